@@ -1,0 +1,99 @@
+// Emits `raw.ts`: C-exact functions returning what C returns (status codes), out-parameters through
+// caller-provided typed arrays, each bound on its first call.
+import type { FunctionDecl } from '../ir/schema';
+import { formatCType } from '../parse/ctype';
+import { safeIdent, type TypeModel } from './model';
+import { Writer } from './writer';
+
+export interface EmitContext {
+  model: TypeModel;
+  banner: string;
+  /** Release that introduced each function, when newer than the oldest stored release. */
+  since: Map<string, string>;
+}
+
+export function cSignature(fn: FunctionDecl): string {
+  const params = fn.params.map((p) => formatCType(p.type, p.name)).join(', ') || 'void';
+  return `${formatCType(fn.returns, `${fn.symbol}(${params}${fn.variadic ? ', ...' : ''})`)}`;
+}
+
+export function ffiParam(model: TypeModel, fn: FunctionDecl, i: number): string {
+  const kind = model.kind(fn.params[i].type);
+  if (kind.k === 'record') return `records.${kind.ts}()`;
+  if (kind.k === 'array') return `'void *'`; // arrays decay to pointers in parameters
+  return `'${model.ffiScalar(kind, 'param')}'`;
+}
+
+export function ffiReturn(model: TypeModel, fn: FunctionDecl): string {
+  const kind = model.kind(fn.returns);
+  if (kind.k === 'record') return `records.${kind.ts}()`;
+  return `'${model.ffiScalar(kind, 'return')}'`;
+}
+
+export function rawParamType(model: TypeModel, fn: FunctionDecl, i: number): string {
+  const t = fn.params[i].type;
+  if (t.kind === 'array') return 'Pointer';
+  return model.tsType(t, 'param');
+}
+
+export function emitRaw(ctx: EmitContext): string {
+  const { model } = ctx;
+  const { ir, spec } = model;
+  const w = new Writer();
+  w.line(ctx.banner);
+  w.line(`// Raw layer of the ${spec.title}: C-exact calls returning status codes. Out-parameters are`);
+  w.line(`// typed arrays you provide (Int32Array, BigUint64Array, …). Functions bind on first call.`);
+  w.line(`import { Binder, type BinderOptions, type NativeFunction } from '../../../src/runtime';`);
+  w.line(`import * as T from './types';`);
+  w.line(`import { records } from './types';`);
+  w.line(`export * from './types';`);
+  w.blank();
+  const [major, minor] = ir.cudaVersion.split('.').map(Number);
+  const sonames = spec.sonames[String(major)] ?? Object.values(spec.sonames).flat();
+  w.line(`/** Library discovery and symbol resolution for this module (CUDA ${ir.cudaVersion}). */`);
+  w.block(`export const binder = new Binder(`, () => {
+    w.line(`module: '${spec.name}',`);
+    w.line(`cudaVersion: '${ir.cudaVersion}',`);
+    w.line(`cudaVersionNumber: ${major * 1000 + minor * 10},`);
+    w.line(`sonames: [${sonames.map((s) => `'${s}'`).join(', ')}],`);
+    w.line(`env: '${spec.env}',`);
+    w.line(`resolve: '${spec.resolve}',`);
+  }, ');');
+  w.blank();
+  w.line(`/** Options that must be set before the first call, e.g. \`{ perThreadDefaultStream: true }\`. */`);
+  w.line(`export function configure(options: BinderOptions): void {`);
+  w.line(`  binder.configure(options);`);
+  w.line(`}`);
+  w.blank();
+  for (const fn of ir.functions) {
+    const cache = `${fn.name}$`;
+    const params = fn.params.map((p, i) => `${safeIdent(p.name)}: ${qualify(rawParamType(model, fn, i))}`);
+    const ret = qualify(model.tsType(fn.returns, 'return'));
+    const since = ctx.since.get(fn.name);
+    const bindArgs = [
+      `'${fn.name}'`,
+      `'${fn.symbol}'`,
+      fn.ptdsSymbol ? `'${fn.ptdsSymbol}'` : 'undefined',
+      ffiReturn(model, fn),
+      `[${fn.params.map((_, i) => ffiParam(model, fn, i)).join(', ')}]`,
+      ...(since ? [`'${since}'`] : []),
+    ];
+    w.line(`let ${cache}: NativeFunction | undefined;`);
+    w.line(`/** \`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''} */`);
+    w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
+      w.line(`${cache} ??= binder.bind(${bindArgs.join(', ')});`);
+      w.line(`return ${cache}(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
+    });
+  }
+  for (const [alias, target] of Object.entries(ir.aliases)) {
+    w.line(`/** Alias of {@link ${target}} (\`#define ${alias} ${target}\`). */`);
+    w.line(`export const ${alias} = ${target};`);
+  }
+  return w.toString();
+}
+
+const PRIMITIVES = /^(number|string|boolean|void|bigint|null|undefined)$/;
+/** Prefixes module type names with `T.` (the types namespace) inside raw and typed files. */
+export function qualify(ts: string): string {
+  return ts.replace(/[A-Za-z_$][\w$]*/g, (name) => (PRIMITIVES.test(name) ? name : `T.${name}`));
+}

@@ -1,0 +1,222 @@
+// Emits `types.ts`: enums (with name↔value lookup), handle brands, typedefs, record interfaces
+// plus their lazily built koffi types, callback prototypes and constants.
+import type { CType, Field, RecordDecl } from '../ir/schema';
+import { formatCType } from '../parse/ctype';
+import { bareName, charArrayIsText, safeIdent, type Kind, type TypeModel } from './model';
+import { Writer } from './writer';
+
+export function fieldTsType(model: TypeModel, f: Field): string {
+  const kind = model.kind(f.type);
+  if (kind.k === 'array') {
+    if (kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind, f.name)) return 'string';
+    return `${model.tsType(kind.ofType, 'field')}[]`;
+  }
+  return model.tsType(f.type, 'field');
+}
+
+/** koffi field spec source: `'uint32_t'`, `records.X`, or with an array length. */
+export function fieldFfi(model: TypeModel, f: Field): string {
+  const kind = model.kind(f.type);
+  if (kind.k === 'array') {
+    const hint = kind.of.k === 'int' && kind.of.isChar && charArrayIsText(kind, f.name) ? 'String' : 'Array';
+    return `${elementFfi(model, kind.of)}, { n: ${kind.length}${hint === 'String' ? `, hint: 'String'` : ''} }`;
+  }
+  return elementFfi(model, kind);
+}
+
+function elementFfi(model: TypeModel, kind: Kind): string {
+  if (kind.k === 'record') return `records.${kind.ts}`;
+  if (kind.k === 'array') return `koffi.array(${elementFfi(model, kind.of)}, ${kind.length})`;
+  return `'${model.ffiScalar(kind, 'field')}'`;
+}
+
+/** Natural C alignment of each field; returns the explicit alignment a field needs, if clang's differs. */
+function explicitAlignments(model: TypeModel, r: RecordDecl): (number | undefined)[] {
+  let offset = 0;
+  let maxAlign = 1;
+  const out: (number | undefined)[] = [];
+  for (const f of r.fields) {
+    const { size, align } = model.sizeAlign(model.kind(f.type));
+    const natural = r.kind === 'union' ? 0 : Math.ceil(offset / align) * align;
+    let explicit: number | undefined;
+    if (natural !== f.offset) explicit = largestPow2Dividing(f.offset, 64);
+    out.push(explicit);
+    offset = (r.kind === 'union' ? 0 : f.offset) + size;
+    maxAlign = Math.max(maxAlign, explicit ?? align);
+  }
+  // an `aligned(N)` record: raise its alignment through the first field
+  if (r.align > maxAlign && r.fields.length) out[0] = r.align;
+  return out;
+}
+
+function largestPow2Dividing(n: number, cap: number): number {
+  if (n === 0) return cap;
+  let p = 1;
+  while (n % (p * 2) === 0 && p * 2 <= cap) p *= 2;
+  return p;
+}
+
+export function emitTypes(model: TypeModel, banner: string): string {
+  const { ir } = model;
+  const w = new Writer();
+  w.line(banner);
+  w.line(`// Types of the ${model.spec.title}: facts from the CUDA ${ir.cudaVersion} headers.`);
+  w.line(`import koffi from 'koffi';`);
+  w.line(`import { lazyRecord, type KoffiType, type DevicePointer, type Handle, type Int64, type Pointer } from '../../../src/runtime';`);
+  w.line(`export type { DevicePointer, Handle, Int64, KoffiType, Pointer };`);
+  w.line(`void koffi; // used by array-of-array fields`);
+  w.blank();
+
+  w.line(`/** The CUDA release these bindings were generated from. */`);
+  w.line(`export const CUDA_RELEASE = '${ir.cudaVersion}';`);
+  w.line(`/** ${model.spec.versionMacro} of the headers these bindings were generated from. */`);
+  w.line(`export const HEADER_VERSION = ${ir.versionNumber};`);
+  w.blank();
+
+  // Enums: TS numeric enums give name ↔ value lookup (`CUresult[0] === 'CUDA_SUCCESS'`).
+  for (const e of ir.enums) {
+    const ts = model.enumTsName.get(e.name)!;
+    w.line(`/** \`${e.name}\` · ${e.header} · CUDA ${ir.cudaVersion} */`);
+    w.block(`export enum ${ts}`, () => {
+      for (const m of e.members) w.line(`${m.name} = ${enumValue(m.value)},`);
+    });
+    if (bareName(e.name) !== ts && !model.typedefs.has(bareName(e.name))) {
+      w.line(`export type ${bareName(e.name)} = ${ts};`);
+      w.line(`export const ${bareName(e.name)} = ${ts};`);
+    }
+    w.blank();
+  }
+
+  // Typedefs: handles are branded numbers; aliases of enums and records keep their target's name.
+  for (const td of ir.typedefs) {
+    if (td.name.startsWith('__') || /^(u?int\d+_t|size_t|ptrdiff_t|wchar_t|u?intptr_t)$/.test(td.name)) continue;
+    const line = typedefLine(model, td.name, td.type);
+    if (line) {
+      w.line(`/** \`typedef ${formatCType(td.type, td.name)}\` · ${td.header} */`);
+      w.lines(line);
+    }
+  }
+  w.blank();
+
+  // Records: an interface for values, and a lazily built koffi type in `records`.
+  for (const r of ir.records) {
+    const ts = bareName(r.name);
+    w.line(`/** \`${r.name}\` · ${r.size} bytes, align ${r.align} · ${r.header} */`);
+    w.block(`export interface ${ts}`, () => {
+      for (const f of r.fields) {
+        const bits = f.bitWidth !== undefined ? ` // bitfield: ${f.bitWidth} bits at bit ${f.bitOffset}` : '';
+        w.line(`${safeProp(f.name)}: ${fieldTsType(model, f)};${bits}`);
+      }
+    });
+  }
+  w.blank();
+  w.line(`/** koffi types of this module's C records, each built on first call: \`records.CUlaunchConfig_st()\`. */`);
+  w.block(`export interface Records`, () => {
+    for (const r of ir.records) w.line(`readonly ${bareName(r.name)}: () => KoffiType;`);
+  });
+  w.block(`export const records: Records =`, () => {
+    for (const r of ir.records) {
+      const aligns = explicitAlignments(model, r);
+      const fields = r.fields.map((f, i) => {
+        const ffi = fieldFfi(model, f);
+        if (!aligns[i]) return `['${f.name}', ${ffi}]`;
+        return ffi.endsWith('}') ? `['${f.name}', ${ffi.slice(0, -2)}, align: ${aligns[i]} }]` : `['${f.name}', ${ffi}, { align: ${aligns[i]} }]`;
+      });
+      w.line(`${bareName(r.name)}: lazyRecord('${r.kind}', () => [${fields.join(', ')}]),`);
+    }
+  }, ';');
+  w.blank();
+
+  const protos = ir.typedefs.filter((td) => td.type.kind === 'pointer' && td.type.to.kind === 'function');
+  if (protos.length) {
+    w.line(`/** Callback prototypes (function-pointer typedefs), built on first call; register with`);
+    w.line(` *  \`koffi.register(fn, koffi.pointer(callbacks.X()))\`. */`);
+    w.block(`export const callbacks =`, () => {
+      for (const td of protos) {
+        const fn = (td.type as CType & { kind: 'pointer' }).to as CType & { kind: 'function' };
+        const ret = ffiOf(model, fn.returns, 'return');
+        const params = fn.params.map((p) => ffiOf(model, p, 'param'));
+        w.line(`${td.name}: once(() => koffi.proto(${ret}, [${params.join(', ')}])),`);
+      }
+    }, ';');
+    w.line(`function once<T>(make: () => T): () => T {`);
+    w.line(`  let value: T | undefined;`);
+    w.line(`  return () => (value ??= make());`);
+    w.line(`}`);
+    w.blank();
+  }
+
+  if (ir.constants.length) {
+    w.line(`// Constants (#define) of the headers.`);
+    for (const c of ir.constants) {
+      if (c.kind === 'pointer') {
+        const ts = c.type && /^\w+$/.test(c.type) && model.typedefs.has(c.type) ? c.type : 'number';
+        w.line(`export const ${c.name} = ${Number(BigInt(c.value))} as ${ts === 'number' ? 'number' : ts};`);
+      } else if (c.kind === 'int') {
+        const v = BigInt(c.value);
+        const safe = v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER);
+        w.line(`export const ${c.name} = ${safe ? c.value : `${c.value}n`};`);
+      } else {
+        w.line(`export const ${c.name} = ${c.value};`);
+      }
+    }
+  }
+  return w.toString();
+}
+
+function ffiOf(model: TypeModel, t: CType, position: 'param' | 'return'): string {
+  const kind = model.kind(t);
+  if (kind.k === 'record') return `records.${kind.ts}()`;
+  return `'${model.ffiScalar(kind, position)}'`;
+}
+
+function enumValue(v: string): string {
+  const n = BigInt(v);
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= -BigInt(Number.MAX_SAFE_INTEGER) ? v : `${v}n as unknown as number`;
+}
+
+function safeProp(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`;
+}
+
+function typedefLine(model: TypeModel, name: string, t: CType): string[] | undefined {
+  if (model.devicePointers.has(name)) return [`export type ${name} = DevicePointer;`];
+  if (model.opaque.has(name)) {
+    const k = model.kind({ kind: 'named', name });
+    return [`export type ${name} = Handle<'${k.k === 'handle' ? k.tag : name}'>;`];
+  }
+  if (t.kind === 'named') {
+    if (t.name.startsWith('enum ')) {
+      const ts = model.enumTsName.get(t.name);
+      if (!ts || ts === name) return undefined;
+      return [`export type ${name} = ${ts};`, `export const ${name} = ${ts};`];
+    }
+    if (t.name.startsWith('struct ') || t.name.startsWith('union ')) {
+      if (!model.records.has(t.name)) return [`export type ${name} = Pointer;`];
+      return bareName(t.name) === name ? undefined : [`export type ${name} = ${bareName(t.name)};`];
+    }
+    const k = model.kind(t);
+    if (k.k === 'enum') return [`export type ${name} = ${t.name};`, `export const ${name} = ${t.name};`];
+    if (k.k === 'handle' || k.k === 'deviceptr') return [`export type ${name} = ${t.name};`];
+  }
+  const k = model.kind(t);
+  switch (k.k) {
+    case 'int':
+      return [`export type ${name} = ${k.bytes === 8 && !k.isSize ? 'number | bigint' : 'number'};`];
+    case 'float':
+      return [`export type ${name} = number;`];
+    case 'bool':
+      return [`export type ${name} = boolean;`];
+    case 'pointer':
+    case 'funcptr':
+      return [`export type ${name} = Pointer;`];
+    case 'record':
+      return bareName(k.decl.name) === name ? undefined : [`export type ${name} = ${bareName(k.decl.name)};`];
+    case 'array':
+      return [`export type ${name} = ${model.tsType(k.ofType, 'field')}[];`];
+    default:
+      return undefined;
+  }
+}
+
+export { safeIdent };

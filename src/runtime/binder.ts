@@ -1,0 +1,124 @@
+// Binds C functions on first call. Importing a generated module loads nothing; the first call of a
+// function loads its library and resolves its symbol, and a missing symbol fails only that call.
+// Driver functions resolve through cuGetProcAddress_v2 at the generated release's version (that is
+// what pinning to a release means at run time); other libraries through their exported symbols.
+import koffi, { type TypeObject } from 'koffi';
+import { CudaSymbolError } from './errors';
+import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
+import { requirement, versionString } from './versions';
+
+/** A koffi type: a type name (`int`, `void *`) or a type object (structs by value). */
+export type FfiType = string | TypeObject;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type NativeFunction = (...args: any[]) => any;
+
+export interface BinderSpec extends LibrarySpec {
+  /** The CUDA release the bindings were generated from ("13.0"). */
+  cudaVersion: string;
+  /** That release as CUDA_VERSION (13000): the version asked of cuGetProcAddress. */
+  cudaVersionNumber: number;
+  resolve: 'procAddress' | 'symbol';
+}
+
+export interface BinderOptions {
+  /** Bind the per-thread-default-stream variants (`_ptds`/`_ptsz`, or cuGetProcAddress's flag). */
+  perThreadDefaultStream?: boolean;
+}
+
+const CU_GET_PROC_ADDRESS_DEFAULT = 0;
+const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2;
+
+export class Binder {
+  private lib: LoadedLibrary | undefined;
+  private options: BinderOptions;
+  private bound = 0;
+  private procAddress: NativeFunction | undefined;
+  private readonly procOut = new BigUint64Array(1);
+  private readonly procStatus = new Int32Array(1);
+  private installedDriver: number | undefined;
+
+  constructor(readonly spec: BinderSpec) {
+    const env = process.env.CUDA_API_PER_THREAD_DEFAULT_STREAM;
+    this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '' };
+  }
+
+  /** Opt in to per-thread default stream variants. Must precede the first call of the module. */
+  configure(options: BinderOptions): void {
+    if (this.bound > 0) throw new Error(`cuda-ts ${this.spec.module}: configure() must be called before the first function call`);
+    this.options = { ...this.options, ...options };
+  }
+
+  get perThreadDefaultStream(): boolean {
+    return !!this.options.perThreadDefaultStream;
+  }
+
+  /** The loaded library (loads it on first use). */
+  library(): LoadedLibrary {
+    return (this.lib ??= loadLibrary(this.spec));
+  }
+
+  /**
+   * Resolves `name` and returns a JS function calling it.
+   * @param name user-facing name (`cuMemAlloc`), also the name asked of cuGetProcAddress
+   * @param symbol exported symbol (`cuMemAlloc_v2`)
+   * @param ptdsSymbol per-thread-default-stream symbol, if any
+   * @param since the release that introduced the function, for messages
+   */
+  bind(name: string, symbol: string, ptdsSymbol: string | undefined, result: FfiType, params: FfiType[], since?: string): NativeFunction {
+    const lib = this.library();
+    const ptds = this.perThreadDefaultStream && ptdsSymbol !== undefined;
+    let fn: NativeFunction | undefined;
+    if (this.spec.resolve === 'procAddress' && !/^cuGetProcAddress/.test(name)) {
+      const address = this.resolveProcAddress(name, ptds);
+      if (address !== 0) fn = koffi.decode(address, koffi.proto(result, params)) as NativeFunction;
+    }
+    if (!fn) {
+      try {
+        fn = lib.func(ptds ? ptdsSymbol! : symbol, result, params) as NativeFunction;
+      } catch {
+        throw new CudaSymbolError(this.spec.module, name, this.missingDetail(since));
+      }
+    }
+    this.bound++;
+    return fn;
+  }
+
+  private resolveProcAddress(name: string, ptds: boolean): number {
+    if (!this.procAddress) {
+      try {
+        this.procAddress = this.library().func('cuGetProcAddress_v2', 'int', ['const char *', 'void *', 'int', 'uint64_t', 'void *']) as NativeFunction;
+      } catch {
+        return 0; // a driver older than 12.0: fall back to exported symbols
+      }
+    }
+    this.procOut[0] = 0n;
+    const flags = ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_DEFAULT;
+    const status = this.procAddress!(name, this.procOut, this.spec.cudaVersionNumber, flags, this.procStatus);
+    return status === 0 ? Number(this.procOut[0]) : 0;
+  }
+
+  /** The CUDA version the installed driver supports (cuDriverGetVersion), or undefined. */
+  driverVersion(): number | undefined {
+    if (this.installedDriver === undefined && this.spec.resolve === 'procAddress') {
+      try {
+        const out = new Int32Array(1);
+        const f = this.library().func('cuDriverGetVersion', 'int', ['void *']) as NativeFunction;
+        if (f(out) === 0) this.installedDriver = out[0];
+      } catch {
+        /* unknown */
+      }
+    }
+    return this.installedDriver;
+  }
+
+  private missingDetail(since: string | undefined): string {
+    const needs = since ? `; it needs ${requirement(since)}` : `; it is part of ${requirement(this.spec.cudaVersion)}`;
+    if (this.spec.resolve === 'procAddress') {
+      const installed = this.driverVersion();
+      const have = installed ? `the installed driver supports CUDA ${versionString(installed)}` : 'the installed driver does not provide it';
+      const newer = installed && installed < this.spec.cudaVersionNumber ? ` (these bindings are pinned to CUDA ${this.spec.cudaVersion}, newer than the driver)` : '';
+      return `${have}${newer}${needs}`;
+    }
+    return `the loaded ${this.spec.sonames[0].replace(/\.so.*/, '')} library does not export it${needs}`;
+  }
+}

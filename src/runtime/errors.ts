@@ -1,0 +1,38 @@
+// Errors thrown by the typed layer. Every module's error class extends CudaError.
+
+export class CudaError extends Error {
+  /** The numeric status (`CUresult`, `cudaError_t`, …). */
+  readonly code: number;
+  /** The status name (`CUDA_ERROR_INVALID_VALUE`). */
+  override readonly name: string;
+  /** The C function that failed. */
+  readonly func: string;
+  /** The cuda-ts module (`driver`, `runtime`, …). */
+  readonly module: string;
+
+  constructor(module: string, func: string, code: number, name: string, description?: string) {
+    super(`${func} failed: ${name} (${code})${description ? `: ${description}` : ''}`);
+    this.module = module;
+    this.func = func;
+    this.code = code;
+    this.name = name;
+  }
+}
+
+/** A function the installed library does not provide (too old, or not exported). */
+export class CudaSymbolError extends CudaError {
+  constructor(module: string, func: string, detail: string) {
+    super(module, func, -1, 'CUDA_TS_SYMBOL_NOT_FOUND');
+    this.message = `${func} is not available: ${detail}`;
+  }
+}
+
+/** The shared library of a module could not be loaded. */
+export class CudaLibraryError extends CudaError {
+  readonly tried: string[];
+  constructor(module: string, detail: string, tried: string[]) {
+    super(module, '(load)', -2, 'CUDA_TS_LIBRARY_NOT_FOUND');
+    this.tried = tried;
+    this.message = `cannot load the ${module} library: ${detail}${tried.length ? `\n  tried:\n    ${tried.join('\n    ')}` : ''}`;
+  }
+}

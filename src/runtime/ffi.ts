@@ -1,0 +1,65 @@
+// koffi type objects for C records, built on first use: defining a struct costs ~20 µs, and a module
+// has hundreds, so importing a module defines none. Types are anonymous in koffi (names are global
+// there, and two releases of one struct must coexist in one process).
+import koffi, { type TypeObject } from 'koffi';
+
+export type KoffiType = TypeObject;
+export type FieldType = string | KoffiType | (() => KoffiType);
+export interface FieldOptions {
+  /** Array length: the field is `type[n]`. */
+  n?: number;
+  /** How koffi decodes an array: as a JS array, or a string (char arrays). */
+  hint?: 'Array' | 'String';
+  /** Explicit alignment where the C layout differs from natural alignment (`aligned(N)`, packing). */
+  align?: number;
+}
+export type FieldSpec = [name: string, type: FieldType, options?: FieldOptions];
+
+function resolve(t: FieldType): string | KoffiType {
+  return typeof t === 'function' ? t() : t;
+}
+
+/** A lazily built koffi struct or union; call it to get the type. */
+export function lazyRecord(kind: 'struct' | 'union', fields: () => FieldSpec[], pack?: number): () => KoffiType {
+  let type: KoffiType | undefined;
+  return () => {
+    if (type) return type;
+    const members: Record<string, string | KoffiType> = {};
+    for (const [name, t, o] of fields()) {
+      const base = resolve(t);
+      const member = o?.n !== undefined ? koffi.array(base, o.n, o.hint ?? 'Array') : base;
+      members[name] = o?.align ? ([o.align, member] as unknown as KoffiType) : member;
+    }
+    type = kind === 'struct' ? (pack ? koffi.pack(members) : koffi.struct(members)) : koffi.union(members);
+    return type;
+  };
+}
+
+/** Encodes `value` (a plain object) as `type` into `into` (or a new buffer). */
+export function encodeRecord(type: KoffiType, value: object, into?: Uint8Array): Uint8Array {
+  const buf = into ?? new Uint8Array(koffi.sizeof(type));
+  koffi.encode(buf, type, value);
+  return buf;
+}
+
+export function decodeRecord<T>(type: KoffiType, from: Uint8Array | ArrayBuffer): T {
+  return koffi.decode(from, type) as T;
+}
+
+/** Reads a NUL-terminated C string at an address. */
+export function readCString(address: number | bigint): string | null {
+  if (!address) return null;
+  return koffi.decode(address, 'char', -1) as string;
+}
+
+/** True for values the typed layer passes through as raw pointers rather than encoding. */
+export function isPointerLike(v: unknown): v is number | bigint | ArrayBufferView | ArrayBuffer | null {
+  return v === null || typeof v === 'number' || typeof v === 'bigint' || ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
+}
+
+const utf8 = new TextDecoder();
+/** Text of a NUL-terminated C string written into a buffer. */
+export function textFrom(bytes: Uint8Array): string {
+  const end = bytes.indexOf(0);
+  return utf8.decode(end < 0 ? bytes : bytes.subarray(0, end));
+}

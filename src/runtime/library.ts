@@ -1,0 +1,103 @@
+// Finds and loads a module's shared library. Search order, first hit wins:
+//   1. the module's environment override (e.g. CUDA_TS_RUNTIME_LIBRARY=/path/libcudart.so.13)
+//   2. $CUDA_HOME / $CUDA_PATH: lib64, lib, targets/<arch>-linux/lib
+//   3. the system loader by soname (LD_LIBRARY_PATH, ldconfig cache)
+//   4. /usr/local/cuda/lib64 and /usr/local/cuda/targets/<arch>-linux/lib
+//   5. NVIDIA's pip wheels (site-packages/nvidia/*/lib) and $CONDA_PREFIX/lib
+// A failure lists every place tried.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import koffi from 'koffi';
+import { CudaLibraryError } from './errors';
+
+export interface LibrarySpec {
+  module: string;
+  /** Sonames, newest-compatible first. */
+  sonames: readonly string[];
+  /** Environment variable naming the library file. */
+  env: string;
+}
+
+export type LoadedLibrary = ReturnType<typeof koffi.load>;
+
+function archDir(): string {
+  return process.arch === 'arm64' ? 'sbsa-linux' : 'x86_64-linux';
+}
+
+function pipWheelDirs(env: NodeJS.ProcessEnv): string[] {
+  const roots = new Set<string>();
+  for (const p of (env.PYTHONPATH ?? '').split(':').filter(Boolean)) roots.add(p);
+  if (env.VIRTUAL_ENV) roots.add(env.VIRTUAL_ENV);
+  const out: string[] = [];
+  for (const root of roots) {
+    for (const sp of [join(root, 'nvidia'), ...['lib', 'lib64'].map((l) => join(root, l))]) {
+      if (!existsSync(sp)) continue;
+      if (sp.endsWith('nvidia')) {
+        for (const d of safeList(sp)) out.push(join(sp, d, 'lib'));
+        continue;
+      }
+      for (const py of safeList(sp).filter((d) => d.startsWith('python'))) {
+        const nv = join(sp, py, 'site-packages', 'nvidia');
+        for (const d of safeList(nv)) out.push(join(nv, d, 'lib'));
+      }
+    }
+  }
+  return out;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Candidate paths in search order (exported for tests and diagnostics). */
+export function libraryCandidates(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): { path: string; how: string }[] {
+  const out: { path: string; how: string }[] = [];
+  const override = env[spec.env];
+  if (override) out.push({ path: override, how: `$${spec.env}` });
+  for (const v of ['CUDA_HOME', 'CUDA_PATH']) {
+    const root = env[v];
+    if (!root) continue;
+    for (const sub of ['lib64', 'lib', join('targets', archDir(), 'lib')]) {
+      for (const so of spec.sonames) out.push({ path: join(root, sub, so), how: `$${v}` });
+    }
+  }
+  for (const so of spec.sonames) out.push({ path: so, how: 'system loader' });
+  for (const dir of ['/usr/local/cuda/lib64', join('/usr/local/cuda/targets', archDir(), 'lib')]) {
+    for (const so of spec.sonames) out.push({ path: join(dir, so), how: 'default toolkit' });
+  }
+  const extra = pipWheelDirs(env);
+  if (env.CONDA_PREFIX) extra.push(join(env.CONDA_PREFIX, 'lib'));
+  for (const dir of extra) for (const so of spec.sonames) out.push({ path: join(dir, so), how: 'python/conda' });
+  return out;
+}
+
+const cache = new Map<string, LoadedLibrary>();
+
+export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LoadedLibrary {
+  const key = `${spec.module}:${spec.sonames.join(',')}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const tried: string[] = [];
+  for (const { path, how } of libraryCandidates(spec, env)) {
+    const isPath = path.includes('/');
+    if (isPath && !existsSync(path)) {
+      tried.push(`${path} (${how}): no such file`);
+      continue;
+    }
+    try {
+      const lib = koffi.load(path);
+      cache.set(key, lib);
+      return lib;
+    } catch (e) {
+      tried.push(`${path} (${how}): ${(e as Error).message.split('\n')[0]}`);
+      if (how.startsWith('$') && how === `$${spec.env}`) {
+        throw new CudaLibraryError(spec.module, `${spec.env} is set but that library does not load`, tried);
+      }
+    }
+  }
+  throw new CudaLibraryError(spec.module, `none of ${spec.sonames.join(', ')} could be loaded (set ${spec.env} to its path)`, tried);
+}
