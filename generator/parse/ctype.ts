@@ -81,7 +81,8 @@ class Parser {
         if (t === 'const') isConst = true;
       } else if (t === 'struct' || t === 'union' || t === 'enum') {
         this.i++;
-        named = `${t} ${this.next()}`;
+        const tag = this.next();
+        named = tag.startsWith('@anon:') ? tag : `${t} ${tag}`; // anonymous: the location is the identity
       } else if (BUILTIN_WORDS.has(t)) {
         this.i++;
         words.push(t);
