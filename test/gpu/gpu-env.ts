@@ -18,6 +18,7 @@ function probe(): string | undefined {
 
 /** Why GPU tests cannot run here, or undefined when they can. */
 export const noGpuReason = probe();
+if (noGpuReason) process.stderr.write(`GPU tests skipped: ${noGpuReason}\n`);
 
 /** `describe` that runs on a GPU machine and otherwise skips with its reason in the title. */
 export const describeGpu = (name: string, fn: () => void): void => {

@@ -1,0 +1,112 @@
+// The run-time support and a real call into this machine's libcudart (no GPU needed).
+import { existsSync } from 'node:fs';
+import { Binder, CudaError, CudaLibraryError, CudaSymbolError, Scratch, libraryCandidates, loadLibrary, toAddress } from '../src/runtime';
+
+function findCudart(): string | undefined {
+  try {
+    loadLibrary({ module: 'runtime', sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY' });
+    return 'found';
+  } catch {
+    return undefined;
+  }
+}
+const cudart = findCudart();
+const hasDriver = ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/local/nvidia/lib64/libcuda.so.1', '/usr/lib64/libcuda.so.1'].some(existsSync);
+const describeCudart = cudart ? describe : describe.skip;
+
+describeCudart(`libcudart 13.0 through the generated runtime module${cudart ? '' : ' — skipped: libcudart.so.13 not found'}`, () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
+  test('cudaRuntimeGetVersion() returns 13000 through the typed layer', () => {
+    expect(rt.cudaRuntimeGetVersion()).toBe(13000);
+  });
+  test('the raw layer returns the status and fills the out-parameter', () => {
+    const out = new Int32Array(1);
+    expect(rt.raw.cudaRuntimeGetVersion(out)).toBe(rt.cudaError.cudaSuccess);
+    expect(out[0]).toBe(13000);
+  });
+  (hasDriver ? test.skip : test)('cudaGetDeviceCount() without a driver throws a named CudaError', () => {
+    let error: unknown;
+    try {
+      rt.cudaGetDeviceCount();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CudaError);
+    expect(error).toBeInstanceOf(rt.RuntimeError);
+    const e = error as CudaError;
+    expect(e.name).toBe('cudaErrorInsufficientDriver');
+    expect(e.code).toBe(35);
+    expect(e.func).toBe('cudaGetDeviceCount');
+    expect(e.message).toMatch(/^cudaGetDeviceCount failed: cudaErrorInsufficientDriver \(35\): .+/);
+  });
+  test('enums map names and values both ways; functions returning strings', () => {
+    expect(rt.cudaError.cudaErrorMemoryAllocation).toBe(2);
+    expect(rt.cudaError_t[2]).toBe('cudaErrorMemoryAllocation');
+    expect(typeof rt.cudaGetErrorName(2)).toBe('string');
+  });
+  test('a record layout decodes from the koffi type (cudaDeviceProp)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const koffi = require('koffi');
+    expect(koffi.sizeof(rt.records.cudaDeviceProp())).toBe(1008);
+  });
+});
+
+describe('library discovery', () => {
+  const spec = { module: 'nothing', sonames: ['libcuda-ts-nothing.so.1'], env: 'CUDA_TS_NOTHING_LIBRARY' };
+  test('search order: override, CUDA_HOME, system loader, default toolkit, python/conda', () => {
+    const c = libraryCandidates(spec, { CUDA_TS_NOTHING_LIBRARY: '/x/libn.so', CUDA_HOME: '/opt/cuda', CONDA_PREFIX: '/conda' });
+    expect(c[0]).toEqual({ path: '/x/libn.so', how: '$CUDA_TS_NOTHING_LIBRARY' });
+    expect(c[1]).toEqual({ path: '/opt/cuda/lib64/libcuda-ts-nothing.so.1', how: '$CUDA_HOME' });
+    const hows = [...new Set(c.map((x) => x.how))];
+    expect(hows).toEqual(['$CUDA_TS_NOTHING_LIBRARY', '$CUDA_HOME', 'system loader', 'default toolkit', 'python/conda']);
+  });
+  test('a library that cannot be found lists every place tried', () => {
+    let error: unknown;
+    try {
+      loadLibrary(spec, { CUDA_HOME: '/opt/none' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CudaLibraryError);
+    const msg = (error as Error).message;
+    expect(msg).toMatch(/cannot load the nothing library/);
+    expect(msg).toMatch(/\/opt\/none\/lib64\/libcuda-ts-nothing\.so\.1 \(\$CUDA_HOME\): no such file/);
+    expect(msg).toMatch(/libcuda-ts-nothing\.so\.1 \(system loader\)/);
+    expect(msg).toMatch(/CUDA_TS_NOTHING_LIBRARY/);
+  });
+});
+
+describeCudart('lazy binding', () => {
+  const binder = () =>
+    new Binder({ module: 'runtime', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY', resolve: 'symbol' });
+  test('a missing symbol fails at call time, naming the release that introduced it', () => {
+    expect(() => binder().bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int', [], '13.1')).toThrow(CudaSymbolError);
+    expect(() => binder().bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int', [], '13.1')).toThrow(
+      /cudaFutureFunction is not available: the loaded libcudart library does not export it; it needs CUDA 13\.1 \/ driver ≥ 590/,
+    );
+  });
+  test('per-thread default stream variants are an opt-in, before the first call', () => {
+    const b = binder();
+    b.configure({ perThreadDefaultStream: true });
+    expect(b.perThreadDefaultStream).toBe(true);
+    const f = b.bind('cudaMemcpy', 'cudaMemcpy', 'cudaMemcpy_ptds', 'int', ['void *', 'void *', 'size_t', 'int']);
+    expect(typeof f).toBe('function');
+    expect(() => b.configure({ perThreadDefaultStream: false })).toThrow(/before the first function call/);
+  });
+});
+
+describe('out-parameter scratch and addresses', () => {
+  test('64-bit slots read as numbers without BigInt', () => {
+    const s = new Scratch(2);
+    s.u64[1] = 0x7fff_1234_5678n;
+    expect(s.address(1)).toBe(0x7fff_1234_5678);
+    s.u64[0] = 2n ** 60n;
+    expect(s.size(0)).toBe(2 ** 60);
+  });
+  test('koffi 64-bit results normalise to numbers, refusing what does not fit', () => {
+    expect(toAddress(12n)).toBe(12);
+    expect(toAddress(34)).toBe(34);
+    expect(() => toAddress(2n ** 60n)).toThrow(RangeError);
+  });
+});
