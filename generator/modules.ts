@@ -26,8 +26,8 @@ export interface ModuleSpec {
   prefixes: string[];
   /** Macro name prefixes kept as constants. */
   macroPrefixes: string[];
-  /** The macro giving the release number (`CUDA_VERSION` → 13000). */
-  versionMacro: string;
+  /** The macro giving the library's version number (`CUDA_VERSION` → 13000); absent: the CUDA release. */
+  versionMacro?: string;
   /** Library sonames by CUDA major release, newest-compatible first. */
   sonames: Record<string, string[]>;
   /** Environment variable naming the library file explicitly. */
@@ -41,8 +41,13 @@ export interface ModuleSpec {
   includeHint?: string;
   /** Extra `-D` defines. */
   defines?: string[];
+  /** Functions the headers declare but the library does not export (known from the real libraries):
+   *  generated, documented as such, and raising CudaSymbolError when called. */
+  notExported?: string[];
+  /** Name prefixes of declarations in own headers that are not part of the API (internal, deprecated). */
+  excludePrefixes?: string[];
   /** Parameters whose direction the heuristics get wrong: `fn.param` → `in` (array/pointer input) or `out`. */
-  paramOverrides?: Record<string, 'in' | 'out'>;
+  paramOverrides?: Record<string, 'in' | 'out' | 'inout'>;
 }
 
 const driverAnswers = ['CUDA_ERROR_NOT_READY'];
@@ -106,6 +111,37 @@ export const MODULES: readonly ModuleSpec[] = [
       'cudaLaunchKernel.args': 'in',
       'cudaLaunchCooperativeKernel.args': 'in',
     },
+  },
+  {
+    name: 'nvrtc',
+    title: 'NVRTC runtime compilation API',
+    includes: ['nvrtc.h'],
+    ownHeaders: ['nvrtc.h'],
+    prefixes: ['nvrtc'],
+    macroPrefixes: ['NVRTC_'],
+    sonames: { '12': ['libnvrtc.so.12'], '13': ['libnvrtc.so.13'] },
+    env: 'CUDA_TS_NVRTC_LIBRARY',
+    resolve: 'symbol',
+    status: {
+      type: 'nvrtcResult',
+      success: 'NVRTC_SUCCESS',
+      errorClass: 'NvrtcError',
+      describe: { fn: 'nvrtcGetErrorString', style: 'return' },
+    },
+    paramOverrides: { 'nvrtcDestroyProgram.prog': 'inout', 'nvrtcGetNumSupportedArchs.numArchs': 'out' },
+  },
+  {
+    name: 'nvjitlink',
+    title: 'nvJitLink JIT linker API',
+    includes: ['nvJitLink.h'],
+    ownHeaders: ['nvJitLink.h'],
+    prefixes: ['nvJitLink'],
+    macroPrefixes: ['NVJITLINK_'],
+    sonames: { '12': ['libnvJitLink.so.12'], '13': ['libnvJitLink.so.13'] },
+    env: 'CUDA_TS_NVJITLINK_LIBRARY',
+    resolve: 'symbol',
+    status: { type: 'nvJitLinkResult', success: 'NVJITLINK_SUCCESS', errorClass: 'NvJitLinkError' },
+    paramOverrides: { 'nvJitLinkDestroy.handle': 'inout' },
   },
 ];
 

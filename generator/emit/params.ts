@@ -10,6 +10,7 @@ export type Plan =
   | { role: 'pointer'; p: Param; ident: string } // passed through as Pointer
   | { role: 'inRecord'; p: Param; ident: string; record: string } // const T* from an object or Pointer
   | { role: 'out'; p: Param; ident: string; kind: Kind; slot: number } // scalar/handle out
+  | { role: 'inout'; p: Param; ident: string; kind: Kind; slot: number } // T* read and written (`Destroy(&handle)`)
   | { role: 'outAddress'; p: Param; ident: string; slot: number } // void** out
   | { role: 'outCString'; p: Param; ident: string; slot: number } // const char** out
   | { role: 'outRecord'; p: Param; ident: string; record: string; size: number }
@@ -52,6 +53,9 @@ export function planParams(model: TypeModel, fn: FunctionDecl): Plan[] {
     const override = overrides[`${fn.name}.${p.name}`];
     if (isConstCharPointer(kind)) return { role: 'string', p, ident };
     const target = kind.toKind;
+    if (override === 'inout' && (target.k === 'handle' || target.k === 'deviceptr' || target.k === 'int' || target.k === 'enum')) {
+      return { role: 'inout', p, ident, kind: target, slot: slot++ };
+    }
     if (kind.constTarget || override === 'in') {
       if (target.k === 'record' && !isPlural(p.name) && override !== 'in') return { role: 'inRecord', p, ident, record: target.ts };
       return { role: 'pointer', p, ident };

@@ -58,6 +58,27 @@ function outType(ctx: EmitContext, plan: Plan): string {
   }
 }
 
+/** The value type of an in/out parameter (the pointee). */
+function inoutType(plan: Plan & { role: 'inout' }): string {
+  const pointee = plan.p.type.kind === 'pointer' ? plan.p.type.to : plan.p.type;
+  const k = plan.kind;
+  if ((k.k === 'handle' || k.k === 'deviceptr' || k.k === 'enum') && pointee.kind === 'named' && !pointee.name.includes(' ')) return `T.${pointee.name}`;
+  if (k.k === 'int' && k.bytes === 8) return 'T.Int64';
+  return 'number';
+}
+
+/** Stores an in/out parameter's value into its scratch slot before the call. */
+function writeInout(plan: Plan & { role: 'inout' }): string {
+  const i = plan.slot;
+  const k = plan.kind;
+  const bytes = k.k === 'int' ? k.bytes : k.k === 'enum' ? k.decl.size : 8;
+  const signed = k.k === 'int' ? k.signed : k.k === 'enum' ? k.decl.signed : false;
+  if (bytes === 8) return `s.${signed ? 'i64' : 'u64'}[${i}] = BigInt(${plan.ident});`;
+  if (bytes === 4) return `s.${signed ? 'i32' : 'u32'}[${2 * i}] = ${plan.ident};`;
+  if (bytes === 2) return `s.${signed ? 'i16' : 'u16'}[${4 * i}] = ${plan.ident};`;
+  return `s.${signed ? 'i8' : 'bytes'}[${8 * i}] = ${plan.ident};`;
+}
+
 function isOut(p: Plan): boolean {
   return p.role === 'out' || p.role === 'outAddress' || p.role === 'outCString' || p.role === 'outRecord' || p.role === 'outText';
 }
@@ -140,6 +161,7 @@ export function emitTyped(ctx: EmitContext): string {
     const sig = ins.map((p) => {
       const i = fn.params.indexOf(p.p);
       if (p.role === 'inRecord') return `${p.ident}: T.${p.record} | T.Pointer`;
+      if (p.role === 'inout') return `${p.ident}: ${inoutType(p)}`;
       return `${p.ident}: ${qualify(rawParamType(model, fn, i))}`;
     });
     const outFields = outs.map((p) => `${p.ident}: ${outType(ctx, p)}`);
@@ -155,6 +177,7 @@ export function emitTyped(ctx: EmitContext): string {
         case 'out':
         case 'outAddress':
         case 'outCString':
+        case 'inout':
           return `s.slot(${p.slot})`;
         case 'inRecord':
           return `isPointerLike(${p.ident}) ? ${p.ident} : encodeRecord(records.${p.record}(), ${p.ident})`;
@@ -174,6 +197,7 @@ export function emitTyped(ctx: EmitContext): string {
     w.line(`/** ${doc.join(' ')} */`);
     w.block(`export function ${fn.name}(${sig.join(', ')}): ${retType}`, () => {
       if (slots) w.line(`const s = (${fn.name}$ ??= new Scratch(${slots}));`);
+      for (const p of plans) if (p.role === 'inout') w.line(writeInout(p));
       for (const p of outs) {
         if (p.role === 'outRecord') w.line(`const ${p.ident}$ = new Uint8Array(${p.size});`);
         if (p.role === 'outText') w.line(`const ${p.ident}$ = new Uint8Array(Math.max(0, ${p.lengthParam}));`);

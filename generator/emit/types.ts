@@ -69,7 +69,7 @@ export function emitTypes(model: TypeModel, banner: string): string {
 
   w.line(`/** The CUDA release these bindings were generated from. */`);
   w.line(`export const CUDA_RELEASE = '${ir.cudaVersion}';`);
-  w.line(`/** ${model.spec.versionMacro} of the headers these bindings were generated from. */`);
+  w.line(`/** ${model.spec.versionMacro ?? 'The CUDA release (as CUDA_VERSION)'} of the headers these bindings were generated from. */`);
   w.line(`export const HEADER_VERSION = ${ir.versionNumber};`);
   w.blank();
 

@@ -68,7 +68,9 @@ class LocationTracker {
 function walkDecls(ast: Node) {
   const tracker = new LocationTracker();
   const functions: (Node & { file: string })[] = [];
-  const typedefs: { name: string; type: CType; file: string }[] = [];
+  const typedefs: { name: string; type: CType; file: string; owned?: string }[] = [];
+  // clang ids of anonymous tag declarations: `typedef enum { … } X` prints its type as `enum X`
+  const anonById = new Map<string, string>();
   const records: RawRecord[] = [];
   const incomplete = new Set<string>();
   const enums: RawEnum[] = [];
@@ -78,6 +80,7 @@ function walkDecls(ast: Node) {
 
   const visitRecord = (node: Node, where: { file: string; line: number; col: number }): void => {
     const key = recordKey(node, where);
+    if (!node.name && node.id) anonById.set(node.id, key);
     if (!node.completeDefinition) {
       incomplete.add(key);
       tracker.visit(node.inner ?? []);
@@ -101,6 +104,7 @@ function walkDecls(ast: Node) {
 
   const visitEnum = (node: Node, where: { file: string; line: number; col: number }): void => {
     const key = node.name ? `enum ${node.name}` : anonKey(`${where.file}:${where.line}:${where.col}`);
+    if (!node.name && node.id) anonById.set(node.id, key);
     const members: RawEnum['members'] = [];
     let next = 0n;
     for (const c of node.inner ?? []) {
@@ -127,7 +131,11 @@ function walkDecls(ast: Node) {
         break;
       case 'TypedefDecl':
         tracker.visit(node.inner ?? []);
-        if (!node.isImplicit) typedefs.push({ name: node.name, type: parseCType(node.type.qualType), file: where.file });
+        if (!node.isImplicit) {
+          const ownedId: string | undefined = node.inner?.[0]?.ownedTagDecl?.id;
+          const owned = ownedId !== undefined ? anonById.get(ownedId) : undefined;
+          typedefs.push({ name: node.name, type: parseCType(node.type.qualType), file: where.file, ...(owned ? { owned } : {}) });
+        }
         break;
       case 'RecordDecl':
         visitRecord(node, where);
@@ -155,6 +163,19 @@ function bitWidthOf(field: Node): number | undefined {
   };
   const v = find(field);
   return v === undefined ? undefined : Number(v);
+}
+
+/** `{ return g(a, b); }` (through implicit casts) → `g`, for a function whose whole body forwards. */
+function forwardedCall(f: Node): string | undefined {
+  const body = (f.inner ?? []).find((c: Node) => c.kind === 'CompoundStmt');
+  const stmts = body?.inner ?? [];
+  if (stmts.length !== 1 || stmts[0].kind !== 'ReturnStmt') return undefined;
+  let e = stmts[0].inner?.[0];
+  while (e && (e.kind === 'ImplicitCastExpr' || e.kind === 'ParenExpr')) e = e.inner?.[0];
+  if (!e || e.kind !== 'CallExpr') return undefined;
+  let callee = e.inner?.[0];
+  while (callee && (callee.kind === 'ImplicitCastExpr' || callee.kind === 'ParenExpr')) callee = callee.inner?.[0];
+  return callee?.kind === 'DeclRefExpr' ? callee.referencedDecl?.name : undefined;
 }
 
 function findConstantValue(c: Node): string | undefined {
@@ -218,6 +239,8 @@ export function lowerModule(input: LowerInput): ModuleIR {
   const typedefByAnon = new Map<string, string>();
   for (const td of decls.typedefs) {
     if (td.type.kind === 'named' && td.type.name.startsWith('@anon:') && !typedefByAnon.has(td.type.name)) typedefByAnon.set(td.type.name, td.name);
+    // `typedef enum { … } X`: clang spells the type `enum X`; the declaration is anonymous
+    if (td.owned && !typedefByAnon.has(td.owned) && td.type.kind === 'named' && td.type.name.endsWith(` ${td.name}`)) typedefByAnon.set(td.owned, td.name);
   }
   const recordKind = new Map(decls.records.map((r) => [r.key, r.kind]));
   for (const r of decls.records) {
@@ -264,30 +287,57 @@ export function lowerModule(input: LowerInput): ModuleIR {
     if (!enums.has(name)) enums.set(name, e);
   }
 
-  // Functions: declared in this module's headers, with its prefix, not inline.
+  // Functions: declared in this module's headers, not inline. A function belongs to the module when
+  // its user-facing name has one of the module's prefixes (the exported symbol may not: nvJitLink
+  // exports `__nvJitLinkCreate_13_0` behind an inline `nvJitLinkCreate`).
   const seen = new Set<string>();
-  const fnNodes = decls.functions.filter((f) => {
-    if (!own.has(basename(f.file)) || !ownsName(f.name) || f.inline || f.storageClass === 'static') return false;
-    if ((f.inner ?? []).some((c: Node) => c.kind === 'CompoundStmt')) return false;
+  const inOwn = (f: Node) => own.has(basename(f.file));
+  const hasBody = (f: Node) => (f.inner ?? []).some((c: Node) => c.kind === 'CompoundStmt');
+  const candidates = decls.functions.filter((f) => {
+    if (!inOwn(f) || f.inline || f.storageClass === 'static' || hasBody(f)) return false;
     if (seen.has(f.name)) return false;
     seen.add(f.name);
     return true;
   });
-  const symbols = new Set(fnNodes.map((f) => f.name));
+  const declared = new Set(candidates.map((f) => f.name));
+  // A documented API name is one with the module's prefix; `__x` and other internal spellings are not.
+  const isApiName = (n: string) => ownsName(n) && !n.startsWith('_');
 
-  // Aliases from macros: a user-facing name standing for a declared function.
+  // Aliases from macros (`#define cuMemAlloc cuMemAlloc_v2`) and from inline forwarding wrappers
+  // (`static inline R f(a, b) { return __f_13_0(a, b); }`): user-facing names for declared functions.
   const aliasTargets = new Map<string, string[]>();
-  for (const name of macros.objects.keys()) {
+  const addAlias = (target: string, name: string) => {
+    const list = aliasTargets.get(target) ?? [];
+    if (!list.includes(name)) aliasTargets.set(target, [...list, name]);
+  };
+  for (const name of [...macros.objects.keys()].sort()) {
     const target = resolveIdentifier(macros, name);
-    if (target && target !== name && symbols.has(target)) aliasTargets.set(target, [...(aliasTargets.get(target) ?? []), name]);
+    if (target && target !== name && declared.has(target)) addAlias(target, name);
   }
+  for (const f of decls.functions) {
+    if (!inOwn(f) || !hasBody(f) || declared.has(f.name)) continue;
+    const target = forwardedCall(f);
+    if (target && declared.has(target) && !isApiName(target)) addAlias(target, f.name);
+  }
+  const userName = (symbol: string): { name: string; others: string[] } => {
+    const names = aliasTargets.get(symbol) ?? [];
+    // `cuMemAlloc` → `cuMemAlloc_v2`: the versionless name is the user-facing one
+    const versionless = names.find((n) => symbol.replace(/_v\d+$/, '') === n);
+    // `nvJitLinkCreate` → `__nvJitLinkCreate_13_0`: an internal symbol takes its API alias's name
+    const api = isApiName(symbol) ? undefined : names.find((n) => isApiName(n));
+    const name = versionless ?? api ?? symbol;
+    return { name, others: names.filter((n) => n !== name) };
+  };
+  const excluded = (n: string) => (spec.excludePrefixes ?? []).some((p) => n.startsWith(p));
+  const fnNodes = candidates.filter((f) => {
+    const n = userName(f.name).name;
+    return isApiName(n) && !excluded(n);
+  });
+
   const aliases: Record<string, string> = {};
   const functions: FunctionDecl[] = fnNodes.map((f) => {
-    const names = aliasTargets.get(f.name) ?? [];
-    // `cuMemAlloc` → `cuMemAlloc_v2`: the versionless name is the user-facing one
-    const versionless = names.find((n) => f.name.replace(/_v\d+$/, '') === n);
-    const name = versionless ?? f.name;
-    for (const n of names) if (n !== name) aliases[n] = name;
+    const { name, others } = userName(f.name);
+    for (const n of others) if (isApiName(n) || ownsName(n)) aliases[n] = name;
     const params = (f.inner ?? [])
       .filter((c: Node) => c.kind === 'ParmVarDecl')
       .map((p: Node, i: number) => ({ name: p.name ?? `arg${i}`, type: fix(parseCType(p.type.qualType)) }));
@@ -397,9 +447,15 @@ export function lowerModule(input: LowerInput): ModuleIR {
     const c = macroConstant(ctx, name);
     if (c) constants.push(c);
   }
-  const version = constants.find((c) => c.name === spec.versionMacro) ?? macroConstant(ctx, spec.versionMacro);
-  if (!version) throw new Error(`${spec.versionMacro} not found: are these the ${spec.title} headers?`);
-  const versionNumber = Number(version.value);
+  let versionNumber: number;
+  if (spec.versionMacro) {
+    const version = constants.find((c) => c.name === spec.versionMacro) ?? macroConstant(ctx, spec.versionMacro);
+    if (!version) throw new Error(`${spec.versionMacro} not found: are these the ${spec.title} headers?`);
+    versionNumber = Number(version.value);
+  } else {
+    const [major, minor] = input.cudaVersion.split('.').map(Number);
+    versionNumber = major * 1000 + minor * 10;
+  }
 
   return {
     irVersion: 1,

@@ -167,7 +167,7 @@ export function cuCtxGetCurrent(pctx: T.Pointer): T.CUresult {
 }
 let cuCtxGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 */
-export function cuCtxGetDevResource(hCtx: T.CUcontext, resource: T.Pointer, type: number): T.CUresult {
+export function cuCtxGetDevResource(hCtx: T.CUcontext, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
   cuCtxGetDevResource$ ??= binder.bind('cuCtxGetDevResource', 'cuCtxGetDevResource', undefined, 'int32_t', ['uintptr_t', 'void *', 'int32_t']);
   return cuCtxGetDevResource$(hCtx, resource, type);
 }
@@ -347,7 +347,7 @@ export function cuDeviceGetDefaultMemPool(pool_out: T.Pointer, dev: number): T.C
 }
 let cuDeviceGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 */
-export function cuDeviceGetDevResource(device: number, resource: T.Pointer, type: number): T.CUresult {
+export function cuDeviceGetDevResource(device: number, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
   cuDeviceGetDevResource$ ??= binder.bind('cuDeviceGetDevResource', 'cuDeviceGetDevResource', undefined, 'int32_t', ['int32_t', 'void *', 'int32_t']);
   return cuDeviceGetDevResource$(device, resource, type);
 }
@@ -1193,7 +1193,7 @@ export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx): T.CUresult {
 }
 let cuGreenCtxGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 */
-export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, resource: T.Pointer, type: number): T.CUresult {
+export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
   cuGreenCtxGetDevResource$ ??= binder.bind('cuGreenCtxGetDevResource', 'cuGreenCtxGetDevResource', undefined, 'int32_t', ['uintptr_t', 'void *', 'int32_t']);
   return cuGreenCtxGetDevResource$(hCtx, resource, type);
 }

@@ -941,16 +941,26 @@ export interface cudaArrayMemoryRequirements {
 }
 /** `struct cudaArraySparseProperties` · 48 bytes, align 8 · driver_types.h */
 export interface cudaArraySparseProperties {
-  tileExtent: void;
+  tileExtent: cudaArraySparseProperties_tileExtent;
   miptailFirstLevel: number;
   miptailSize: number | bigint;
   flags: number;
   reserved: number[];
 }
+/** `struct cudaArraySparseProperties_tileExtent` · 12 bytes, align 4 · driver_types.h */
+export interface cudaArraySparseProperties_tileExtent {
+  width: number;
+  height: number;
+  depth: number;
+}
 /** `struct cudaAsyncNotificationInfo` · 16 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo {
   type: cudaAsyncNotificationType;
-  info: void;
+  info: cudaAsyncNotificationInfo_info;
+}
+/** `struct cudaAsyncNotificationInfo_info_overBudget` · 8 bytes, align 8 · driver_types.h */
+export interface cudaAsyncNotificationInfo_info_overBudget {
+  bytesOverBudget: number | bigint;
 }
 /** `struct cudaChannelFormatDesc` · 20 bytes, align 4 · driver_types.h */
 export interface cudaChannelFormatDesc {
@@ -1093,9 +1103,14 @@ export interface cudaExternalMemoryBufferDesc {
 /** `struct cudaExternalMemoryHandleDesc` · 40 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryHandleDesc {
   type: cudaExternalMemoryHandleType;
-  handle: void;
+  handle: cudaExternalMemoryHandleDesc_handle;
   size: number | bigint;
   flags: number;
+}
+/** `struct cudaExternalMemoryHandleDesc_handle_win32` · 16 bytes, align 8 · driver_types.h */
+export interface cudaExternalMemoryHandleDesc_handle_win32 {
+  handle: number;
+  name: number;
 }
 /** `struct cudaExternalMemoryMipmappedArrayDesc` · 64 bytes, align 8 · driver_types.h */
 export interface cudaExternalMemoryMipmappedArrayDesc {
@@ -1108,8 +1123,13 @@ export interface cudaExternalMemoryMipmappedArrayDesc {
 /** `struct cudaExternalSemaphoreHandleDesc` · 32 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreHandleDesc {
   type: cudaExternalSemaphoreHandleType;
-  handle: void;
+  handle: cudaExternalSemaphoreHandleDesc_handle;
   flags: number;
+}
+/** `struct cudaExternalSemaphoreHandleDesc_handle_win32` · 16 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreHandleDesc_handle_win32 {
+  handle: number;
+  name: number;
 }
 /** `struct cudaExternalSemaphoreSignalNodeParams` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalNodeParams {
@@ -1125,14 +1145,43 @@ export interface cudaExternalSemaphoreSignalNodeParamsV2 {
 }
 /** `struct cudaExternalSemaphoreSignalParams` · 144 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams {
-  params: void;
+  params: cudaExternalSemaphoreSignalParams_params;
   flags: number;
   reserved: number[];
 }
+/** `struct cudaExternalSemaphoreSignalParams_params` · 72 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_params {
+  fence: cudaExternalSemaphoreSignalParams_params_fence;
+  nvSciSync: cudaExternalSemaphoreSignalParams_params_nvSciSync;
+  keyedMutex: cudaExternalSemaphoreSignalParams_params_keyedMutex;
+  reserved: number[];
+}
+/** `struct cudaExternalSemaphoreSignalParams_params_fence` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_params_fence {
+  value: number | bigint;
+}
+/** `struct cudaExternalSemaphoreSignalParams_params_keyedMutex` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_params_keyedMutex {
+  key: number | bigint;
+}
 /** `struct cudaExternalSemaphoreSignalParams_v1` · 32 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalParams_v1 {
-  params: void;
+  params: cudaExternalSemaphoreSignalParams_v1_params;
   flags: number;
+}
+/** `struct cudaExternalSemaphoreSignalParams_v1_params` · 24 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_v1_params {
+  fence: cudaExternalSemaphoreSignalParams_v1_params_fence;
+  nvSciSync: cudaExternalSemaphoreSignalParams_v1_params_nvSciSync;
+  keyedMutex: cudaExternalSemaphoreSignalParams_v1_params_keyedMutex;
+}
+/** `struct cudaExternalSemaphoreSignalParams_v1_params_fence` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_v1_params_fence {
+  value: number | bigint;
+}
+/** `struct cudaExternalSemaphoreSignalParams_v1_params_keyedMutex` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_v1_params_keyedMutex {
+  key: number | bigint;
 }
 /** `struct cudaExternalSemaphoreWaitNodeParams` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitNodeParams {
@@ -1148,14 +1197,45 @@ export interface cudaExternalSemaphoreWaitNodeParamsV2 {
 }
 /** `struct cudaExternalSemaphoreWaitParams` · 144 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams {
-  params: void;
+  params: cudaExternalSemaphoreWaitParams_params;
   flags: number;
   reserved: number[];
 }
+/** `struct cudaExternalSemaphoreWaitParams_params` · 72 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_params {
+  fence: cudaExternalSemaphoreWaitParams_params_fence;
+  nvSciSync: cudaExternalSemaphoreWaitParams_params_nvSciSync;
+  keyedMutex: cudaExternalSemaphoreWaitParams_params_keyedMutex;
+  reserved: number[];
+}
+/** `struct cudaExternalSemaphoreWaitParams_params_fence` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_params_fence {
+  value: number | bigint;
+}
+/** `struct cudaExternalSemaphoreWaitParams_params_keyedMutex` · 16 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_params_keyedMutex {
+  key: number | bigint;
+  timeoutMs: number;
+}
 /** `struct cudaExternalSemaphoreWaitParams_v1` · 40 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitParams_v1 {
-  params: void;
+  params: cudaExternalSemaphoreWaitParams_v1_params;
   flags: number;
+}
+/** `struct cudaExternalSemaphoreWaitParams_v1_params` · 32 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_v1_params {
+  fence: cudaExternalSemaphoreWaitParams_v1_params_fence;
+  nvSciSync: cudaExternalSemaphoreWaitParams_v1_params_nvSciSync;
+  keyedMutex: cudaExternalSemaphoreWaitParams_v1_params_keyedMutex;
+}
+/** `struct cudaExternalSemaphoreWaitParams_v1_params_fence` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_v1_params_fence {
+  value: number | bigint;
+}
+/** `struct cudaExternalSemaphoreWaitParams_v1_params_keyedMutex` · 16 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_v1_params_keyedMutex {
+  key: number | bigint;
+  timeoutMs: number;
 }
 /** `struct cudaFuncAttributes` · 144 bytes, align 8 · driver_types.h */
 export interface cudaFuncAttributes {
@@ -1201,13 +1281,19 @@ export interface cudaGraphInstantiateParams_st {
 export interface cudaGraphKernelNodeUpdate {
   node: cudaGraphDeviceNode_t;
   field: cudaGraphKernelNodeField;
-  updateData: void;
+  updateData: cudaGraphKernelNodeUpdate_updateData;
+}
+/** `struct cudaGraphKernelNodeUpdate_updateData_param` · 24 bytes, align 8 · driver_types.h */
+export interface cudaGraphKernelNodeUpdate_updateData_param {
+  pValue: number;
+  offset: number;
+  size: number;
 }
 /** `struct cudaGraphNodeParams` · 256 bytes, align 8 · driver_types.h */
 export interface cudaGraphNodeParams {
   type: cudaGraphNodeType;
   reserved0: number[];
-  anon2: void;
+  anon2: cudaGraphNodeParams_anon2;
   reserved2: number | bigint;
 }
 /** `struct cudaHostNodeParams` · 16 bytes, align 8 · driver_types.h */
@@ -1245,6 +1331,28 @@ export interface cudaKernelNodeParamsV2 {
   sharedMemBytes: number;
   kernelParams: number;
   extra: number;
+}
+/** `struct cudaLaunchAttributeValue_clusterDim` · 12 bytes, align 4 · driver_types.h */
+export interface cudaLaunchAttributeValue_clusterDim {
+  x: number;
+  y: number;
+  z: number;
+}
+/** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` · 16 bytes, align 8 · driver_types.h */
+export interface cudaLaunchAttributeValue_deviceUpdatableKernelNode {
+  deviceUpdatable: number;
+  devNode: cudaGraphDeviceNode_t;
+}
+/** `struct cudaLaunchAttributeValue_launchCompletionEvent` · 16 bytes, align 8 · driver_types.h */
+export interface cudaLaunchAttributeValue_launchCompletionEvent {
+  event: cudaEvent_t;
+  flags: number;
+}
+/** `struct cudaLaunchAttributeValue_programmaticEvent` · 16 bytes, align 8 · driver_types.h */
+export interface cudaLaunchAttributeValue_programmaticEvent {
+  event: cudaEvent_t;
+  flags: number;
+  triggerAtBlockStart: number;
 }
 /** `struct cudaLaunchAttribute_st` · 72 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttribute_st {
@@ -1393,7 +1501,29 @@ export interface cudaPos {
 /** `struct cudaResourceDesc` · 64 bytes, align 8 · driver_types.h */
 export interface cudaResourceDesc {
   resType: cudaResourceType;
-  res: void;
+  res: cudaResourceDesc_res;
+}
+/** `struct cudaResourceDesc_res_array` · 8 bytes, align 8 · driver_types.h */
+export interface cudaResourceDesc_res_array {
+  array: cudaArray_t;
+}
+/** `struct cudaResourceDesc_res_linear` · 40 bytes, align 8 · driver_types.h */
+export interface cudaResourceDesc_res_linear {
+  devPtr: number;
+  desc: cudaChannelFormatDesc;
+  sizeInBytes: number;
+}
+/** `struct cudaResourceDesc_res_mipmap` · 8 bytes, align 8 · driver_types.h */
+export interface cudaResourceDesc_res_mipmap {
+  mipmap: cudaMipmappedArray_t;
+}
+/** `struct cudaResourceDesc_res_pitch2D` · 56 bytes, align 8 · driver_types.h */
+export interface cudaResourceDesc_res_pitch2D {
+  devPtr: number;
+  desc: cudaChannelFormatDesc;
+  width: number;
+  height: number;
+  pitchInBytes: number;
 }
 /** `struct cudaResourceViewDesc` · 48 bytes, align 8 · driver_types.h */
 export interface cudaResourceViewDesc {
@@ -1670,22 +1800,87 @@ export interface ushort4 {
   z: number;
   w: number;
 }
+/** `union cudaAsyncNotificationInfo_info` · 8 bytes, align 8 · driver_types.h */
+export interface cudaAsyncNotificationInfo_info {
+  overBudget: cudaAsyncNotificationInfo_info_overBudget;
+}
+/** `union cudaExternalMemoryHandleDesc_handle` · 16 bytes, align 8 · driver_types.h */
+export interface cudaExternalMemoryHandleDesc_handle {
+  fd: number;
+  win32: cudaExternalMemoryHandleDesc_handle_win32;
+  nvSciBufObject: number;
+}
+/** `union cudaExternalSemaphoreHandleDesc_handle` · 16 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreHandleDesc_handle {
+  fd: number;
+  win32: cudaExternalSemaphoreHandleDesc_handle_win32;
+  nvSciSyncObj: number;
+}
+/** `union cudaExternalSemaphoreSignalParams_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_params_nvSciSync {
+  fence: number;
+  reserved: number | bigint;
+}
+/** `union cudaExternalSemaphoreSignalParams_v1_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreSignalParams_v1_params_nvSciSync {
+  fence: number;
+  reserved: number | bigint;
+}
+/** `union cudaExternalSemaphoreWaitParams_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_params_nvSciSync {
+  fence: number;
+  reserved: number | bigint;
+}
+/** `union cudaExternalSemaphoreWaitParams_v1_params_nvSciSync` · 8 bytes, align 8 · driver_types.h */
+export interface cudaExternalSemaphoreWaitParams_v1_params_nvSciSync {
+  fence: number;
+  reserved: number | bigint;
+}
+/** `union cudaGraphKernelNodeUpdate_updateData` · 24 bytes, align 8 · driver_types.h */
+export interface cudaGraphKernelNodeUpdate_updateData {
+  gridDim: dim3;
+  param: cudaGraphKernelNodeUpdate_updateData_param;
+  isEnabled: number;
+}
+/** `union cudaGraphNodeParams_anon2` · 232 bytes, align 8 · driver_types.h */
+export interface cudaGraphNodeParams_anon2 {
+  reserved1: number | bigint[];
+  kernel: cudaKernelNodeParamsV2;
+  memcpy: cudaMemcpyNodeParams;
+  memset: cudaMemsetParamsV2;
+  host: cudaHostNodeParamsV2;
+  graph: cudaChildGraphNodeParams;
+  eventWait: cudaEventWaitNodeParams;
+  eventRecord: cudaEventRecordNodeParams;
+  extSemSignal: cudaExternalSemaphoreSignalNodeParamsV2;
+  extSemWait: cudaExternalSemaphoreWaitNodeParamsV2;
+  alloc: cudaMemAllocNodeParamsV2;
+  free: cudaMemFreeNodeParams;
+  conditional: cudaConditionalNodeParams;
+}
 /** `union cudaLaunchAttributeValue` · 64 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue {
   pad: number[];
   accessPolicyWindow: cudaAccessPolicyWindow;
   cooperative: number;
   syncPolicy: cudaSynchronizationPolicy;
-  clusterDim: void;
+  clusterDim: cudaLaunchAttributeValue_clusterDim;
   clusterSchedulingPolicyPreference: cudaClusterSchedulingPolicy;
   programmaticStreamSerializationAllowed: number;
-  programmaticEvent: void;
+  programmaticEvent: cudaLaunchAttributeValue_programmaticEvent;
   priority: number;
   memSyncDomainMap: cudaLaunchMemSyncDomainMap_st;
   memSyncDomain: cudaLaunchMemSyncDomain;
-  launchCompletionEvent: void;
-  deviceUpdatableKernelNode: void;
+  launchCompletionEvent: cudaLaunchAttributeValue_launchCompletionEvent;
+  deviceUpdatableKernelNode: cudaLaunchAttributeValue_deviceUpdatableKernelNode;
   sharedMemCarveout: number;
+}
+/** `union cudaResourceDesc_res` · 56 bytes, align 8 · driver_types.h */
+export interface cudaResourceDesc_res {
+  array: cudaResourceDesc_res_array;
+  mipmap: cudaResourceDesc_res_mipmap;
+  linear: cudaResourceDesc_res_linear;
+  pitch2D: cudaResourceDesc_res_pitch2D;
 }
 
 /** koffi types of this module's C records, each built on first call: `records.CUlaunchConfig_st()`. */
@@ -1698,7 +1893,9 @@ export interface Records {
   readonly cudaAccessPolicyWindow: () => KoffiType;
   readonly cudaArrayMemoryRequirements: () => KoffiType;
   readonly cudaArraySparseProperties: () => KoffiType;
+  readonly cudaArraySparseProperties_tileExtent: () => KoffiType;
   readonly cudaAsyncNotificationInfo: () => KoffiType;
+  readonly cudaAsyncNotificationInfo_info_overBudget: () => KoffiType;
   readonly cudaChannelFormatDesc: () => KoffiType;
   readonly cudaChildGraphNodeParams: () => KoffiType;
   readonly cudaConditionalNodeParams: () => KoffiType;
@@ -1708,21 +1905,36 @@ export interface Records {
   readonly cudaExtent: () => KoffiType;
   readonly cudaExternalMemoryBufferDesc: () => KoffiType;
   readonly cudaExternalMemoryHandleDesc: () => KoffiType;
+  readonly cudaExternalMemoryHandleDesc_handle_win32: () => KoffiType;
   readonly cudaExternalMemoryMipmappedArrayDesc: () => KoffiType;
   readonly cudaExternalSemaphoreHandleDesc: () => KoffiType;
+  readonly cudaExternalSemaphoreHandleDesc_handle_win32: () => KoffiType;
   readonly cudaExternalSemaphoreSignalNodeParams: () => KoffiType;
   readonly cudaExternalSemaphoreSignalNodeParamsV2: () => KoffiType;
   readonly cudaExternalSemaphoreSignalParams: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_params: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_params_fence: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_params_keyedMutex: () => KoffiType;
   readonly cudaExternalSemaphoreSignalParams_v1: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_v1_params: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_v1_params_fence: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_v1_params_keyedMutex: () => KoffiType;
   readonly cudaExternalSemaphoreWaitNodeParams: () => KoffiType;
   readonly cudaExternalSemaphoreWaitNodeParamsV2: () => KoffiType;
   readonly cudaExternalSemaphoreWaitParams: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_params: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_params_fence: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_params_keyedMutex: () => KoffiType;
   readonly cudaExternalSemaphoreWaitParams_v1: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_v1_params: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_v1_params_fence: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_v1_params_keyedMutex: () => KoffiType;
   readonly cudaFuncAttributes: () => KoffiType;
   readonly cudaGraphEdgeData_st: () => KoffiType;
   readonly cudaGraphExecUpdateResultInfo_st: () => KoffiType;
   readonly cudaGraphInstantiateParams_st: () => KoffiType;
   readonly cudaGraphKernelNodeUpdate: () => KoffiType;
+  readonly cudaGraphKernelNodeUpdate_updateData_param: () => KoffiType;
   readonly cudaGraphNodeParams: () => KoffiType;
   readonly cudaHostNodeParams: () => KoffiType;
   readonly cudaHostNodeParamsV2: () => KoffiType;
@@ -1730,6 +1942,10 @@ export interface Records {
   readonly cudaIpcMemHandle_st: () => KoffiType;
   readonly cudaKernelNodeParams: () => KoffiType;
   readonly cudaKernelNodeParamsV2: () => KoffiType;
+  readonly cudaLaunchAttributeValue_clusterDim: () => KoffiType;
+  readonly cudaLaunchAttributeValue_deviceUpdatableKernelNode: () => KoffiType;
+  readonly cudaLaunchAttributeValue_launchCompletionEvent: () => KoffiType;
+  readonly cudaLaunchAttributeValue_programmaticEvent: () => KoffiType;
   readonly cudaLaunchAttribute_st: () => KoffiType;
   readonly cudaLaunchConfig_st: () => KoffiType;
   readonly cudaLaunchMemSyncDomainMap_st: () => KoffiType;
@@ -1751,6 +1967,10 @@ export interface Records {
   readonly cudaPointerAttributes: () => KoffiType;
   readonly cudaPos: () => KoffiType;
   readonly cudaResourceDesc: () => KoffiType;
+  readonly cudaResourceDesc_res_array: () => KoffiType;
+  readonly cudaResourceDesc_res_linear: () => KoffiType;
+  readonly cudaResourceDesc_res_mipmap: () => KoffiType;
+  readonly cudaResourceDesc_res_pitch2D: () => KoffiType;
   readonly cudaResourceViewDesc: () => KoffiType;
   readonly cudaTextureDesc: () => KoffiType;
   readonly dim3: () => KoffiType;
@@ -1798,7 +2018,17 @@ export interface Records {
   readonly ushort2: () => KoffiType;
   readonly ushort3: () => KoffiType;
   readonly ushort4: () => KoffiType;
+  readonly cudaAsyncNotificationInfo_info: () => KoffiType;
+  readonly cudaExternalMemoryHandleDesc_handle: () => KoffiType;
+  readonly cudaExternalSemaphoreHandleDesc_handle: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_params_nvSciSync: () => KoffiType;
+  readonly cudaExternalSemaphoreSignalParams_v1_params_nvSciSync: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_params_nvSciSync: () => KoffiType;
+  readonly cudaExternalSemaphoreWaitParams_v1_params_nvSciSync: () => KoffiType;
+  readonly cudaGraphKernelNodeUpdate_updateData: () => KoffiType;
+  readonly cudaGraphNodeParams_anon2: () => KoffiType;
   readonly cudaLaunchAttributeValue: () => KoffiType;
+  readonly cudaResourceDesc_res: () => KoffiType;
 }
 export const records: Records = {
   CUuuid_st: lazyRecord('struct', () => [['bytes', 'char', { n: 16 }]]),
@@ -1808,8 +2038,10 @@ export const records: Records = {
   char4: lazyRecord('struct', () => [['x', 'int8_t', { align: 4 }], ['y', 'int8_t'], ['z', 'int8_t'], ['w', 'int8_t']]),
   cudaAccessPolicyWindow: lazyRecord('struct', () => [['base_ptr', 'uintptr_t'], ['num_bytes', 'uint64_t'], ['hitRatio', 'float'], ['hitProp', 'int32_t'], ['missProp', 'int32_t']]),
   cudaArrayMemoryRequirements: lazyRecord('struct', () => [['size', 'uint64_t'], ['alignment', 'uint64_t'], ['reserved', 'uint32_t', { n: 4 }]]),
-  cudaArraySparseProperties: lazyRecord('struct', () => [['tileExtent', 'void'], ['miptailFirstLevel', 'uint32_t', { align: 4 }], ['miptailSize', 'uint64_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 4 }]]),
-  cudaAsyncNotificationInfo: lazyRecord('struct', () => [['type', 'int32_t'], ['info', 'void', { align: 8 }]]),
+  cudaArraySparseProperties: lazyRecord('struct', () => [['tileExtent', records.cudaArraySparseProperties_tileExtent], ['miptailFirstLevel', 'uint32_t'], ['miptailSize', 'uint64_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 4 }]]),
+  cudaArraySparseProperties_tileExtent: lazyRecord('struct', () => [['width', 'uint32_t'], ['height', 'uint32_t'], ['depth', 'uint32_t']]),
+  cudaAsyncNotificationInfo: lazyRecord('struct', () => [['type', 'int32_t'], ['info', records.cudaAsyncNotificationInfo_info]]),
+  cudaAsyncNotificationInfo_info_overBudget: lazyRecord('struct', () => [['bytesOverBudget', 'uint64_t']]),
   cudaChannelFormatDesc: lazyRecord('struct', () => [['x', 'int32_t'], ['y', 'int32_t'], ['z', 'int32_t'], ['w', 'int32_t'], ['f', 'int32_t']]),
   cudaChildGraphNodeParams: lazyRecord('struct', () => [['graph', 'uintptr_t']]),
   cudaConditionalNodeParams: lazyRecord('struct', () => [['handle', 'uint64_t'], ['type', 'int32_t'], ['size', 'uint32_t'], ['phGraph_out', 'uintptr_t']]),
@@ -1818,29 +2050,48 @@ export const records: Records = {
   cudaEventWaitNodeParams: lazyRecord('struct', () => [['event', 'uintptr_t']]),
   cudaExtent: lazyRecord('struct', () => [['width', 'uint64_t'], ['height', 'uint64_t'], ['depth', 'uint64_t']]),
   cudaExternalMemoryBufferDesc: lazyRecord('struct', () => [['offset', 'uint64_t'], ['size', 'uint64_t'], ['flags', 'uint32_t']]),
-  cudaExternalMemoryHandleDesc: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', 'void', { align: 8 }], ['size', 'uint64_t', { align: 8 }], ['flags', 'uint32_t']]),
+  cudaExternalMemoryHandleDesc: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', records.cudaExternalMemoryHandleDesc_handle], ['size', 'uint64_t'], ['flags', 'uint32_t']]),
+  cudaExternalMemoryHandleDesc_handle_win32: lazyRecord('struct', () => [['handle', 'uintptr_t'], ['name', 'uintptr_t']]),
   cudaExternalMemoryMipmappedArrayDesc: lazyRecord('struct', () => [['offset', 'uint64_t'], ['formatDesc', records.cudaChannelFormatDesc], ['extent', records.cudaExtent], ['flags', 'uint32_t'], ['numLevels', 'uint32_t']]),
-  cudaExternalSemaphoreHandleDesc: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', 'void', { align: 8 }], ['flags', 'uint32_t', { align: 8 }]]),
+  cudaExternalSemaphoreHandleDesc: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', records.cudaExternalSemaphoreHandleDesc_handle], ['flags', 'uint32_t']]),
+  cudaExternalSemaphoreHandleDesc_handle_win32: lazyRecord('struct', () => [['handle', 'uintptr_t'], ['name', 'uintptr_t']]),
   cudaExternalSemaphoreSignalNodeParams: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
   cudaExternalSemaphoreSignalNodeParamsV2: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
-  cudaExternalSemaphoreSignalParams: lazyRecord('struct', () => [['params', 'void'], ['flags', 'uint32_t', { align: 8 }], ['reserved', 'uint32_t', { n: 16 }]]),
-  cudaExternalSemaphoreSignalParams_v1: lazyRecord('struct', () => [['params', 'void'], ['flags', 'uint32_t', { align: 8 }]]),
+  cudaExternalSemaphoreSignalParams: lazyRecord('struct', () => [['params', records.cudaExternalSemaphoreSignalParams_params], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  cudaExternalSemaphoreSignalParams_params: lazyRecord('struct', () => [['fence', records.cudaExternalSemaphoreSignalParams_params_fence], ['nvSciSync', records.cudaExternalSemaphoreSignalParams_params_nvSciSync], ['keyedMutex', records.cudaExternalSemaphoreSignalParams_params_keyedMutex], ['reserved', 'uint32_t', { n: 12 }]]),
+  cudaExternalSemaphoreSignalParams_params_fence: lazyRecord('struct', () => [['value', 'uint64_t']]),
+  cudaExternalSemaphoreSignalParams_params_keyedMutex: lazyRecord('struct', () => [['key', 'uint64_t']]),
+  cudaExternalSemaphoreSignalParams_v1: lazyRecord('struct', () => [['params', records.cudaExternalSemaphoreSignalParams_v1_params], ['flags', 'uint32_t']]),
+  cudaExternalSemaphoreSignalParams_v1_params: lazyRecord('struct', () => [['fence', records.cudaExternalSemaphoreSignalParams_v1_params_fence], ['nvSciSync', records.cudaExternalSemaphoreSignalParams_v1_params_nvSciSync], ['keyedMutex', records.cudaExternalSemaphoreSignalParams_v1_params_keyedMutex]]),
+  cudaExternalSemaphoreSignalParams_v1_params_fence: lazyRecord('struct', () => [['value', 'uint64_t']]),
+  cudaExternalSemaphoreSignalParams_v1_params_keyedMutex: lazyRecord('struct', () => [['key', 'uint64_t']]),
   cudaExternalSemaphoreWaitNodeParams: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
   cudaExternalSemaphoreWaitNodeParamsV2: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
-  cudaExternalSemaphoreWaitParams: lazyRecord('struct', () => [['params', 'void'], ['flags', 'uint32_t', { align: 8 }], ['reserved', 'uint32_t', { n: 16 }]]),
-  cudaExternalSemaphoreWaitParams_v1: lazyRecord('struct', () => [['params', 'void'], ['flags', 'uint32_t', { align: 32 }]]),
+  cudaExternalSemaphoreWaitParams: lazyRecord('struct', () => [['params', records.cudaExternalSemaphoreWaitParams_params], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  cudaExternalSemaphoreWaitParams_params: lazyRecord('struct', () => [['fence', records.cudaExternalSemaphoreWaitParams_params_fence], ['nvSciSync', records.cudaExternalSemaphoreWaitParams_params_nvSciSync], ['keyedMutex', records.cudaExternalSemaphoreWaitParams_params_keyedMutex], ['reserved', 'uint32_t', { n: 10 }]]),
+  cudaExternalSemaphoreWaitParams_params_fence: lazyRecord('struct', () => [['value', 'uint64_t']]),
+  cudaExternalSemaphoreWaitParams_params_keyedMutex: lazyRecord('struct', () => [['key', 'uint64_t'], ['timeoutMs', 'uint32_t']]),
+  cudaExternalSemaphoreWaitParams_v1: lazyRecord('struct', () => [['params', records.cudaExternalSemaphoreWaitParams_v1_params], ['flags', 'uint32_t']]),
+  cudaExternalSemaphoreWaitParams_v1_params: lazyRecord('struct', () => [['fence', records.cudaExternalSemaphoreWaitParams_v1_params_fence], ['nvSciSync', records.cudaExternalSemaphoreWaitParams_v1_params_nvSciSync], ['keyedMutex', records.cudaExternalSemaphoreWaitParams_v1_params_keyedMutex]]),
+  cudaExternalSemaphoreWaitParams_v1_params_fence: lazyRecord('struct', () => [['value', 'uint64_t']]),
+  cudaExternalSemaphoreWaitParams_v1_params_keyedMutex: lazyRecord('struct', () => [['key', 'uint64_t'], ['timeoutMs', 'uint32_t']]),
   cudaFuncAttributes: lazyRecord('struct', () => [['sharedSizeBytes', 'uint64_t'], ['constSizeBytes', 'uint64_t'], ['localSizeBytes', 'uint64_t'], ['maxThreadsPerBlock', 'int32_t'], ['numRegs', 'int32_t'], ['ptxVersion', 'int32_t'], ['binaryVersion', 'int32_t'], ['cacheModeCA', 'int32_t'], ['maxDynamicSharedSizeBytes', 'int32_t'], ['preferredShmemCarveout', 'int32_t'], ['clusterDimMustBeSet', 'int32_t'], ['requiredClusterWidth', 'int32_t'], ['requiredClusterHeight', 'int32_t'], ['requiredClusterDepth', 'int32_t'], ['clusterSchedulingPolicyPreference', 'int32_t'], ['nonPortableClusterSizeAllowed', 'int32_t'], ['reserved', 'int32_t', { n: 16 }]]),
   cudaGraphEdgeData_st: lazyRecord('struct', () => [['from_port', 'uint8_t'], ['to_port', 'uint8_t'], ['type', 'uint8_t'], ['reserved', 'uint8_t', { n: 5 }]]),
   cudaGraphExecUpdateResultInfo_st: lazyRecord('struct', () => [['result', 'int32_t'], ['errorNode', 'uintptr_t'], ['errorFromNode', 'uintptr_t']]),
   cudaGraphInstantiateParams_st: lazyRecord('struct', () => [['flags', 'uint64_t'], ['uploadStream', 'uintptr_t'], ['errNode_out', 'uintptr_t'], ['result_out', 'int32_t']]),
-  cudaGraphKernelNodeUpdate: lazyRecord('struct', () => [['node', 'uintptr_t'], ['field', 'int32_t'], ['updateData', 'void', { align: 16 }]]),
-  cudaGraphNodeParams: lazyRecord('struct', () => [['type', 'int32_t'], ['reserved0', 'int32_t', { n: 3 }], ['anon2', 'void'], ['reserved2', 'int64_t', { align: 8 }]]),
+  cudaGraphKernelNodeUpdate: lazyRecord('struct', () => [['node', 'uintptr_t'], ['field', 'int32_t'], ['updateData', records.cudaGraphKernelNodeUpdate_updateData]]),
+  cudaGraphKernelNodeUpdate_updateData_param: lazyRecord('struct', () => [['pValue', 'uintptr_t'], ['offset', 'uint64_t'], ['size', 'uint64_t']]),
+  cudaGraphNodeParams: lazyRecord('struct', () => [['type', 'int32_t'], ['reserved0', 'int32_t', { n: 3 }], ['anon2', records.cudaGraphNodeParams_anon2], ['reserved2', 'int64_t']]),
   cudaHostNodeParams: lazyRecord('struct', () => [['fn', 'uintptr_t'], ['userData', 'uintptr_t']]),
   cudaHostNodeParamsV2: lazyRecord('struct', () => [['fn', 'uintptr_t'], ['userData', 'uintptr_t']]),
   cudaIpcEventHandle_st: lazyRecord('struct', () => [['reserved', 'char', { n: 64 }]]),
   cudaIpcMemHandle_st: lazyRecord('struct', () => [['reserved', 'char', { n: 64 }]]),
   cudaKernelNodeParams: lazyRecord('struct', () => [['func', 'uintptr_t'], ['gridDim', records.dim3], ['blockDim', records.dim3], ['sharedMemBytes', 'uint32_t'], ['kernelParams', 'uintptr_t'], ['extra', 'uintptr_t']]),
   cudaKernelNodeParamsV2: lazyRecord('struct', () => [['func', 'uintptr_t'], ['gridDim', records.dim3], ['blockDim', records.dim3], ['sharedMemBytes', 'uint32_t'], ['kernelParams', 'uintptr_t'], ['extra', 'uintptr_t']]),
+  cudaLaunchAttributeValue_clusterDim: lazyRecord('struct', () => [['x', 'uint32_t'], ['y', 'uint32_t'], ['z', 'uint32_t']]),
+  cudaLaunchAttributeValue_deviceUpdatableKernelNode: lazyRecord('struct', () => [['deviceUpdatable', 'int32_t'], ['devNode', 'uintptr_t']]),
+  cudaLaunchAttributeValue_launchCompletionEvent: lazyRecord('struct', () => [['event', 'uintptr_t'], ['flags', 'int32_t']]),
+  cudaLaunchAttributeValue_programmaticEvent: lazyRecord('struct', () => [['event', 'uintptr_t'], ['flags', 'int32_t'], ['triggerAtBlockStart', 'int32_t']]),
   cudaLaunchAttribute_st: lazyRecord('struct', () => [['id', 'int32_t'], ['pad', 'char', { n: 4 }], ['val', records.cudaLaunchAttributeValue]]),
   cudaLaunchConfig_st: lazyRecord('struct', () => [['gridDim', records.dim3], ['blockDim', records.dim3], ['dynamicSmemBytes', 'uint64_t'], ['stream', 'uintptr_t'], ['attrs', 'uintptr_t'], ['numAttrs', 'uint32_t']]),
   cudaLaunchMemSyncDomainMap_st: lazyRecord('struct', () => [['default_', 'uint8_t'], ['remote', 'uint8_t']]),
@@ -1861,7 +2112,11 @@ export const records: Records = {
   cudaPitchedPtr: lazyRecord('struct', () => [['ptr', 'uintptr_t'], ['pitch', 'uint64_t'], ['xsize', 'uint64_t'], ['ysize', 'uint64_t']]),
   cudaPointerAttributes: lazyRecord('struct', () => [['type', 'int32_t'], ['device', 'int32_t'], ['devicePointer', 'uintptr_t'], ['hostPointer', 'uintptr_t']]),
   cudaPos: lazyRecord('struct', () => [['x', 'uint64_t'], ['y', 'uint64_t'], ['z', 'uint64_t']]),
-  cudaResourceDesc: lazyRecord('struct', () => [['resType', 'int32_t'], ['res', 'void', { align: 8 }]]),
+  cudaResourceDesc: lazyRecord('struct', () => [['resType', 'int32_t'], ['res', records.cudaResourceDesc_res]]),
+  cudaResourceDesc_res_array: lazyRecord('struct', () => [['array', 'uintptr_t']]),
+  cudaResourceDesc_res_linear: lazyRecord('struct', () => [['devPtr', 'uintptr_t'], ['desc', records.cudaChannelFormatDesc], ['sizeInBytes', 'uint64_t']]),
+  cudaResourceDesc_res_mipmap: lazyRecord('struct', () => [['mipmap', 'uintptr_t']]),
+  cudaResourceDesc_res_pitch2D: lazyRecord('struct', () => [['devPtr', 'uintptr_t'], ['desc', records.cudaChannelFormatDesc], ['width', 'uint64_t'], ['height', 'uint64_t'], ['pitchInBytes', 'uint64_t']]),
   cudaResourceViewDesc: lazyRecord('struct', () => [['format', 'int32_t'], ['width', 'uint64_t'], ['height', 'uint64_t'], ['depth', 'uint64_t'], ['firstMipmapLevel', 'uint32_t'], ['lastMipmapLevel', 'uint32_t'], ['firstLayer', 'uint32_t'], ['lastLayer', 'uint32_t']]),
   cudaTextureDesc: lazyRecord('struct', () => [['addressMode', 'int32_t', { n: 3 }], ['filterMode', 'int32_t'], ['readMode', 'int32_t'], ['sRGB', 'int32_t'], ['borderColor', 'float', { n: 4 }], ['normalizedCoords', 'int32_t'], ['maxAnisotropy', 'uint32_t'], ['mipmapFilterMode', 'int32_t'], ['mipmapLevelBias', 'float'], ['minMipmapLevelClamp', 'float'], ['maxMipmapLevelClamp', 'float'], ['disableTrilinearOptimization', 'int32_t'], ['seamlessCubemap', 'int32_t']]),
   dim3: lazyRecord('struct', () => [['x', 'uint32_t'], ['y', 'uint32_t'], ['z', 'uint32_t']]),
@@ -1909,7 +2164,17 @@ export const records: Records = {
   ushort2: lazyRecord('struct', () => [['x', 'uint16_t', { align: 4 }], ['y', 'uint16_t']]),
   ushort3: lazyRecord('struct', () => [['x', 'uint16_t'], ['y', 'uint16_t'], ['z', 'uint16_t']]),
   ushort4: lazyRecord('struct', () => [['x', 'uint16_t', { align: 8 }], ['y', 'uint16_t'], ['z', 'uint16_t'], ['w', 'uint16_t']]),
-  cudaLaunchAttributeValue: lazyRecord('union', () => [['pad', 'char', { n: 64 }], ['accessPolicyWindow', records.cudaAccessPolicyWindow], ['cooperative', 'int32_t'], ['syncPolicy', 'int32_t'], ['clusterDim', 'void'], ['clusterSchedulingPolicyPreference', 'int32_t'], ['programmaticStreamSerializationAllowed', 'int32_t'], ['programmaticEvent', 'void'], ['priority', 'int32_t'], ['memSyncDomainMap', records.cudaLaunchMemSyncDomainMap_st], ['memSyncDomain', 'int32_t'], ['launchCompletionEvent', 'void'], ['deviceUpdatableKernelNode', 'void'], ['sharedMemCarveout', 'uint32_t']]),
+  cudaAsyncNotificationInfo_info: lazyRecord('union', () => [['overBudget', records.cudaAsyncNotificationInfo_info_overBudget]]),
+  cudaExternalMemoryHandleDesc_handle: lazyRecord('union', () => [['fd', 'int32_t'], ['win32', records.cudaExternalMemoryHandleDesc_handle_win32], ['nvSciBufObject', 'uintptr_t']]),
+  cudaExternalSemaphoreHandleDesc_handle: lazyRecord('union', () => [['fd', 'int32_t'], ['win32', records.cudaExternalSemaphoreHandleDesc_handle_win32], ['nvSciSyncObj', 'uintptr_t']]),
+  cudaExternalSemaphoreSignalParams_params_nvSciSync: lazyRecord('union', () => [['fence', 'uintptr_t'], ['reserved', 'uint64_t']]),
+  cudaExternalSemaphoreSignalParams_v1_params_nvSciSync: lazyRecord('union', () => [['fence', 'uintptr_t'], ['reserved', 'uint64_t']]),
+  cudaExternalSemaphoreWaitParams_params_nvSciSync: lazyRecord('union', () => [['fence', 'uintptr_t'], ['reserved', 'uint64_t']]),
+  cudaExternalSemaphoreWaitParams_v1_params_nvSciSync: lazyRecord('union', () => [['fence', 'uintptr_t'], ['reserved', 'uint64_t']]),
+  cudaGraphKernelNodeUpdate_updateData: lazyRecord('union', () => [['gridDim', records.dim3], ['param', records.cudaGraphKernelNodeUpdate_updateData_param], ['isEnabled', 'uint32_t']]),
+  cudaGraphNodeParams_anon2: lazyRecord('union', () => [['reserved1', 'int64_t', { n: 29 }], ['kernel', records.cudaKernelNodeParamsV2], ['memcpy', records.cudaMemcpyNodeParams], ['memset', records.cudaMemsetParamsV2], ['host', records.cudaHostNodeParamsV2], ['graph', records.cudaChildGraphNodeParams], ['eventWait', records.cudaEventWaitNodeParams], ['eventRecord', records.cudaEventRecordNodeParams], ['extSemSignal', records.cudaExternalSemaphoreSignalNodeParamsV2], ['extSemWait', records.cudaExternalSemaphoreWaitNodeParamsV2], ['alloc', records.cudaMemAllocNodeParamsV2], ['free', records.cudaMemFreeNodeParams], ['conditional', records.cudaConditionalNodeParams]]),
+  cudaLaunchAttributeValue: lazyRecord('union', () => [['pad', 'char', { n: 64 }], ['accessPolicyWindow', records.cudaAccessPolicyWindow], ['cooperative', 'int32_t'], ['syncPolicy', 'int32_t'], ['clusterDim', records.cudaLaunchAttributeValue_clusterDim], ['clusterSchedulingPolicyPreference', 'int32_t'], ['programmaticStreamSerializationAllowed', 'int32_t'], ['programmaticEvent', records.cudaLaunchAttributeValue_programmaticEvent], ['priority', 'int32_t'], ['memSyncDomainMap', records.cudaLaunchMemSyncDomainMap_st], ['memSyncDomain', 'int32_t'], ['launchCompletionEvent', records.cudaLaunchAttributeValue_launchCompletionEvent], ['deviceUpdatableKernelNode', records.cudaLaunchAttributeValue_deviceUpdatableKernelNode], ['sharedMemCarveout', 'uint32_t']]),
+  cudaResourceDesc_res: lazyRecord('union', () => [['array', records.cudaResourceDesc_res_array], ['mipmap', records.cudaResourceDesc_res_mipmap], ['linear', records.cudaResourceDesc_res_linear], ['pitch2D', records.cudaResourceDesc_res_pitch2D]]),
 };
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with

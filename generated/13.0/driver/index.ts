@@ -227,7 +227,7 @@ export function cuCtxGetCurrent(): T.CUcontext {
   return s.address(0) as T.CUcontext;
 }
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}. */
-export function cuCtxGetDevResource(hCtx: T.CUcontext, type: number): T.CUdevResource_st {
+export function cuCtxGetDevResource(hCtx: T.CUcontext, type: T.CUdevResourceType): T.CUdevResource_st {
   const resource$ = new Uint8Array(144);
   const status = raw.cuCtxGetDevResource(hCtx, resource$, type);
   if (status !== 0) throw fail('cuCtxGetDevResource', status);
@@ -442,7 +442,7 @@ export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   return s.address(0) as T.CUmemoryPool;
 }
 /** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}. */
-export function cuDeviceGetDevResource(device: number, type: number): T.CUdevResource_st {
+export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType): T.CUdevResource_st {
   const resource$ = new Uint8Array(144);
   const status = raw.cuDeviceGetDevResource(device, resource$, type);
   if (status !== 0) throw fail('cuDeviceGetDevResource', status);
@@ -1305,7 +1305,7 @@ export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx): void {
   if (status !== 0) throw fail('cuGreenCtxDestroy', status);
 }
 /** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 Returns `resource`. Throws {@link DriverError}. */
-export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, type: number): T.CUdevResource_st {
+export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, type: T.CUdevResourceType): T.CUdevResource_st {
   const resource$ = new Uint8Array(144);
   const status = raw.cuGreenCtxGetDevResource(hCtx, resource$, type);
   if (status !== 0) throw fail('cuGreenCtxGetDevResource', status);

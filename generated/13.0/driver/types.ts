@@ -235,6 +235,18 @@ export enum CUctx_flags {
 export type CUctx_flags_enum = CUctx_flags;
 export const CUctx_flags_enum = CUctx_flags;
 
+/** `enum CUdevResourceType` · cuda.h · CUDA 13.0 */
+export enum CUdevResourceType {
+  CU_DEV_RESOURCE_TYPE_INVALID = 0,
+  CU_DEV_RESOURCE_TYPE_SM = 1,
+}
+
+/** `enum CUdevSmResourceSplit_flags` · cuda.h · CUDA 13.0 */
+export enum CUdevSmResourceSplit_flags {
+  CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 1,
+  CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 2,
+}
+
 /** `enum CUdeviceNumaConfig_enum` · cuda.h · CUDA 13.0 */
 export enum CUdeviceNumaConfig {
   CU_DEVICE_NUMA_CONFIG_NONE = 0,
@@ -714,6 +726,11 @@ export enum CUgraphicsRegisterFlags {
 }
 export type CUgraphicsRegisterFlags_enum = CUgraphicsRegisterFlags;
 export const CUgraphicsRegisterFlags_enum = CUgraphicsRegisterFlags;
+
+/** `enum CUgreenCtxCreate_flags` · cuda.h · CUDA 13.0 */
+export enum CUgreenCtxCreate_flags {
+  CU_GREEN_CTX_DEFAULT_STREAM = 1,
+}
 
 /** `enum CUipcMem_flags_enum` · cuda.h · CUDA 13.0 */
 export enum CUipcMem_flags {
@@ -1899,11 +1916,17 @@ export interface CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
 }
 /** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st` · 48 bytes, align 8 · cuda.h */
 export interface CUDA_ARRAY_SPARSE_PROPERTIES_st {
-  tileExtent: void;
+  tileExtent: CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent;
   miptailFirstLevel: number;
   miptailSize: number | bigint;
   flags: number;
   reserved: number[];
+}
+/** `struct CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent` · 12 bytes, align 4 · cuda.h */
+export interface CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent {
+  width: number;
+  height: number;
+  depth: number;
 }
 /** `struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
@@ -1950,10 +1973,15 @@ export interface CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
 /** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st` · 104 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
   type: CUexternalMemoryHandleType;
-  handle: void;
+  handle: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle;
   size: number | bigint;
   flags: number;
   reserved: number[];
+}
+/** `struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32` · 16 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32 {
+  handle: number;
+  name: number;
 }
 /** `struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
@@ -1965,21 +1993,57 @@ export interface CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
 /** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st` · 96 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
   type: CUexternalSemaphoreHandleType;
-  handle: void;
+  handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle;
   flags: number;
   reserved: number[];
+}
+/** `struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32` · 16 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32 {
+  handle: number;
+  name: number;
 }
 /** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st {
-  params: void;
+  params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params;
   flags: number;
   reserved: number[];
 }
+/** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params` · 72 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params {
+  fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence;
+  nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync;
+  keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex;
+  reserved: number[];
+}
+/** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence {
+  value: number | bigint;
+}
+/** `struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex {
+  key: number | bigint;
+}
 /** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st {
-  params: void;
+  params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params;
   flags: number;
   reserved: number[];
+}
+/** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params` · 72 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params {
+  fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence;
+  nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync;
+  keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex;
+  reserved: number[];
+}
+/** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence {
+  value: number | bigint;
+}
+/** `struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex` · 16 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex {
+  key: number | bigint;
+  timeoutMs: number;
 }
 /** `struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
@@ -2215,8 +2279,36 @@ export interface CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st {
 /** `struct CUDA_RESOURCE_DESC_st` · 144 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_DESC_st {
   resType: CUresourcetype;
-  res: void;
+  res: CUDA_RESOURCE_DESC_st_res;
   flags: number;
+}
+/** `struct CUDA_RESOURCE_DESC_st_res_array` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_RESOURCE_DESC_st_res_array {
+  hArray: CUarray;
+}
+/** `struct CUDA_RESOURCE_DESC_st_res_linear` · 24 bytes, align 8 · cuda.h */
+export interface CUDA_RESOURCE_DESC_st_res_linear {
+  devPtr: CUdeviceptr;
+  format: CUarray_format;
+  numChannels: number;
+  sizeInBytes: number;
+}
+/** `struct CUDA_RESOURCE_DESC_st_res_mipmap` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_RESOURCE_DESC_st_res_mipmap {
+  hMipmappedArray: CUmipmappedArray;
+}
+/** `struct CUDA_RESOURCE_DESC_st_res_pitch2D` · 40 bytes, align 8 · cuda.h */
+export interface CUDA_RESOURCE_DESC_st_res_pitch2D {
+  devPtr: CUdeviceptr;
+  format: CUarray_format;
+  numChannels: number;
+  width: number;
+  height: number;
+  pitchInBytes: number;
+}
+/** `struct CUDA_RESOURCE_DESC_st_res_reserved` · 128 bytes, align 4 · cuda.h */
+export interface CUDA_RESOURCE_DESC_st_res_reserved {
+  reserved: number[];
 }
 /** `struct CUDA_RESOURCE_VIEW_DESC_st` · 112 bytes, align 8 · cuda.h */
 export interface CUDA_RESOURCE_VIEW_DESC_st {
@@ -2254,21 +2346,42 @@ export interface CUaccessPolicyWindow_st {
 /** `struct CUarrayMapInfo_st` · 96 bytes, align 8 · cuda.h */
 export interface CUarrayMapInfo_st {
   resourceType: CUresourcetype;
-  resource: void;
+  resource: CUarrayMapInfo_st_resource;
   subresourceType: CUarraySparseSubresourceType;
-  subresource: void;
+  subresource: CUarrayMapInfo_st_subresource;
   memOperationType: CUmemOperationType;
   memHandleType: CUmemHandleType;
-  memHandle: void;
+  memHandle: CUarrayMapInfo_st_memHandle;
   offset: number | bigint;
   deviceBitMask: number;
   flags: number;
   reserved: number[];
 }
+/** `struct CUarrayMapInfo_st_subresource_miptail` · 24 bytes, align 8 · cuda.h */
+export interface CUarrayMapInfo_st_subresource_miptail {
+  layer: number;
+  offset: number | bigint;
+  size: number | bigint;
+}
+/** `struct CUarrayMapInfo_st_subresource_sparseLevel` · 32 bytes, align 4 · cuda.h */
+export interface CUarrayMapInfo_st_subresource_sparseLevel {
+  level: number;
+  layer: number;
+  offsetX: number;
+  offsetY: number;
+  offsetZ: number;
+  extentWidth: number;
+  extentHeight: number;
+  extentDepth: number;
+}
 /** `struct CUasyncNotificationInfo_st` · 16 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st {
   type: CUasyncNotificationType;
-  info: void;
+  info: CUasyncNotificationInfo_st_info;
+}
+/** `struct CUasyncNotificationInfo_st_info_overBudget` · 8 bytes, align 8 · cuda.h */
+export interface CUasyncNotificationInfo_st_info_overBudget {
+  bytesOverBudget: number | bigint;
 }
 /** `struct CUcheckpointCheckpointArgs_st` · 64 bytes, align 8 · cuda.h */
 export interface CUcheckpointCheckpointArgs_st {
@@ -2309,9 +2422,9 @@ export interface CUctxCreateParams_st {
 }
 /** `struct CUdevResource_st` · 144 bytes, align 4 · cuda.h */
 export interface CUdevResource_st {
-  type: number;
+  type: CUdevResourceType;
   _internal_padding: number[];
-  anon2: void;
+  anon2: CUdevResource_st_anon2;
 }
 /** `struct CUdevSmResource_st` · 12 bytes, align 4 · cuda.h */
 export interface CUdevSmResource_st {
@@ -2335,7 +2448,7 @@ export interface CUdevprop_st {
 /** `struct CUexecAffinityParam_st` · 8 bytes, align 4 · cuda.h */
 export interface CUexecAffinityParam_st {
   type: CUexecAffinityType;
-  param: void;
+  param: CUexecAffinityParam_st_param;
 }
 /** `struct CUexecAffinitySmCount_st` · 4 bytes, align 4 · cuda.h */
 export interface CUexecAffinitySmCount_st {
@@ -2364,7 +2477,7 @@ export interface CUgraphExecUpdateResultInfo_st {
 export interface CUgraphNodeParams_st {
   type: CUgraphNodeType;
   reserved0: number[];
-  anon2: void;
+  anon2: CUgraphNodeParams_st_anon2;
   reserved2: number | bigint;
 }
 /** `struct CUipcEventHandle_st` · 64 bytes, align 1 · cuda.h */
@@ -2374,6 +2487,34 @@ export interface CUipcEventHandle_st {
 /** `struct CUipcMemHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUipcMemHandle_st {
   reserved: number[];
+}
+/** `struct CUlaunchAttributeValue_union_clusterDim` · 12 bytes, align 4 · cuda.h */
+export interface CUlaunchAttributeValue_union_clusterDim {
+  x: number;
+  y: number;
+  z: number;
+}
+/** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` · 16 bytes, align 8 · cuda.h */
+export interface CUlaunchAttributeValue_union_deviceUpdatableKernelNode {
+  deviceUpdatable: number;
+  devNode: CUgraphDeviceNode;
+}
+/** `struct CUlaunchAttributeValue_union_launchCompletionEvent` · 16 bytes, align 8 · cuda.h */
+export interface CUlaunchAttributeValue_union_launchCompletionEvent {
+  event: CUevent;
+  flags: number;
+}
+/** `struct CUlaunchAttributeValue_union_preferredClusterDim` · 12 bytes, align 4 · cuda.h */
+export interface CUlaunchAttributeValue_union_preferredClusterDim {
+  x: number;
+  y: number;
+  z: number;
+}
+/** `struct CUlaunchAttributeValue_union_programmaticEvent` · 16 bytes, align 8 · cuda.h */
+export interface CUlaunchAttributeValue_union_programmaticEvent {
+  event: CUevent;
+  flags: number;
+  triggerAtBlockStart: number;
 }
 /** `struct CUlaunchAttribute_st` · 72 bytes, align 8 · cuda.h */
 export interface CUlaunchAttribute_st {
@@ -2417,7 +2558,14 @@ export interface CUmemAllocationProp_st {
   requestedHandleTypes: CUmemAllocationHandleType;
   location: CUmemLocation_st;
   win32HandleMetaData: number;
-  allocFlags: void;
+  allocFlags: CUmemAllocationProp_st_allocFlags;
+}
+/** `struct CUmemAllocationProp_st_allocFlags` · 8 bytes, align 2 · cuda.h */
+export interface CUmemAllocationProp_st_allocFlags {
+  compressionType: number;
+  gpuDirectRDMACapable: number;
+  usage: number;
+  reserved: number[];
 }
 /** `struct CUmemDecompressParams_st` · 64 bytes, align 8 · cuda.h */
 export interface CUmemDecompressParams_st {
@@ -2455,7 +2603,19 @@ export interface CUmemPoolPtrExportData_st {
 /** `struct CUmemcpy3DOperand_st` · 40 bytes, align 8 · cuda.h */
 export interface CUmemcpy3DOperand_st {
   type: CUmemcpy3DOperandType;
-  op: void;
+  op: CUmemcpy3DOperand_st_op;
+}
+/** `struct CUmemcpy3DOperand_st_op_array` · 32 bytes, align 8 · cuda.h */
+export interface CUmemcpy3DOperand_st_op_array {
+  array: CUarray;
+  offset: CUoffset3D_st;
+}
+/** `struct CUmemcpy3DOperand_st_op_ptr` · 32 bytes, align 8 · cuda.h */
+export interface CUmemcpy3DOperand_st_op_ptr {
+  ptr: CUdeviceptr;
+  rowLength: number;
+  layerHeight: number;
+  locHint: CUmemLocation_st;
 }
 /** `struct CUmemcpyAttributes_st` · 24 bytes, align 4 · cuda.h */
 export interface CUmemcpyAttributes_st {
@@ -2491,7 +2651,7 @@ export interface CUstreamMemOpMemoryBarrierParams_st {
 export interface CUstreamMemOpWaitValueParams_st {
   operation: CUstreamBatchMemOpType;
   address: CUdeviceptr;
-  anon2: void;
+  anon2: CUstreamMemOpWaitValueParams_st_anon2;
   flags: number;
   alias: CUdeviceptr;
 }
@@ -2499,7 +2659,7 @@ export interface CUstreamMemOpWaitValueParams_st {
 export interface CUstreamMemOpWriteValueParams_st {
   operation: CUstreamBatchMemOpType;
   address: CUdeviceptr;
-  anon2: void;
+  anon2: CUstreamMemOpWriteValueParams_st_anon2;
   flags: number;
   alias: CUdeviceptr;
 }
@@ -2511,24 +2671,103 @@ export interface CUtensorMap_st {
 export interface CUuuid_st {
   bytes: number[];
 }
+/** `union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle` · 16 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle {
+  fd: number;
+  win32: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32;
+  nvSciBufObject: number;
+}
+/** `union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle` · 16 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle {
+  fd: number;
+  win32: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32;
+  nvSciSyncObj: number;
+}
+/** `union CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync {
+  fence: number;
+  reserved: number | bigint;
+}
+/** `union CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync` · 8 bytes, align 8 · cuda.h */
+export interface CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync {
+  fence: number;
+  reserved: number | bigint;
+}
+/** `union CUDA_RESOURCE_DESC_st_res` · 128 bytes, align 8 · cuda.h */
+export interface CUDA_RESOURCE_DESC_st_res {
+  array: CUDA_RESOURCE_DESC_st_res_array;
+  mipmap: CUDA_RESOURCE_DESC_st_res_mipmap;
+  linear: CUDA_RESOURCE_DESC_st_res_linear;
+  pitch2D: CUDA_RESOURCE_DESC_st_res_pitch2D;
+  reserved: CUDA_RESOURCE_DESC_st_res_reserved;
+}
+/** `union CUarrayMapInfo_st_memHandle` · 8 bytes, align 8 · cuda.h */
+export interface CUarrayMapInfo_st_memHandle {
+  memHandle: number | bigint;
+}
+/** `union CUarrayMapInfo_st_resource` · 8 bytes, align 8 · cuda.h */
+export interface CUarrayMapInfo_st_resource {
+  mipmap: CUmipmappedArray;
+  array: CUarray;
+}
+/** `union CUarrayMapInfo_st_subresource` · 32 bytes, align 8 · cuda.h */
+export interface CUarrayMapInfo_st_subresource {
+  sparseLevel: CUarrayMapInfo_st_subresource_sparseLevel;
+  miptail: CUarrayMapInfo_st_subresource_miptail;
+}
+/** `union CUasyncNotificationInfo_st_info` · 8 bytes, align 8 · cuda.h */
+export interface CUasyncNotificationInfo_st_info {
+  overBudget: CUasyncNotificationInfo_st_info_overBudget;
+}
+/** `union CUdevResource_st_anon2` · 48 bytes, align 4 · cuda.h */
+export interface CUdevResource_st_anon2 {
+  sm: CUdevSmResource_st;
+  _oversize: number[];
+}
+/** `union CUexecAffinityParam_st_param` · 4 bytes, align 4 · cuda.h */
+export interface CUexecAffinityParam_st_param {
+  smCount: CUexecAffinitySmCount_st;
+}
+/** `union CUgraphNodeParams_st_anon2` · 232 bytes, align 8 · cuda.h */
+export interface CUgraphNodeParams_st_anon2 {
+  reserved1: number | bigint[];
+  kernel: CUDA_KERNEL_NODE_PARAMS_v3_st;
+  memcpy: CUDA_MEMCPY_NODE_PARAMS_st;
+  memset: CUDA_MEMSET_NODE_PARAMS_v2_st;
+  host: CUDA_HOST_NODE_PARAMS_v2_st;
+  graph: CUDA_CHILD_GRAPH_NODE_PARAMS_st;
+  eventWait: CUDA_EVENT_WAIT_NODE_PARAMS_st;
+  eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS_st;
+  extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st;
+  extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st;
+  alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2_st;
+  free: CUDA_MEM_FREE_NODE_PARAMS_st;
+  memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st;
+  conditional: CUDA_CONDITIONAL_NODE_PARAMS;
+}
 /** `union CUlaunchAttributeValue_union` · 64 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union {
   pad: number[];
   accessPolicyWindow: CUaccessPolicyWindow_st;
   cooperative: number;
   syncPolicy: CUsynchronizationPolicy;
-  clusterDim: void;
+  clusterDim: CUlaunchAttributeValue_union_clusterDim;
   clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy;
   programmaticStreamSerializationAllowed: number;
-  programmaticEvent: void;
-  launchCompletionEvent: void;
+  programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent;
+  launchCompletionEvent: CUlaunchAttributeValue_union_launchCompletionEvent;
   priority: number;
   memSyncDomainMap: CUlaunchMemSyncDomainMap_st;
   memSyncDomain: CUlaunchMemSyncDomain;
-  preferredClusterDim: void;
-  deviceUpdatableKernelNode: void;
+  preferredClusterDim: CUlaunchAttributeValue_union_preferredClusterDim;
+  deviceUpdatableKernelNode: CUlaunchAttributeValue_union_deviceUpdatableKernelNode;
   sharedMemCarveout: number;
   nvlinkUtilCentricScheduling: number;
+}
+/** `union CUmemcpy3DOperand_st_op` · 32 bytes, align 8 · cuda.h */
+export interface CUmemcpy3DOperand_st_op {
+  ptr: CUmemcpy3DOperand_st_op_ptr;
+  array: CUmemcpy3DOperand_st_op_array;
 }
 /** `union CUstreamBatchMemOpParams_union` · 48 bytes, align 8 · cuda.h */
 export interface CUstreamBatchMemOpParams_union {
@@ -2539,6 +2778,16 @@ export interface CUstreamBatchMemOpParams_union {
   memoryBarrier: CUstreamMemOpMemoryBarrierParams_st;
   pad: number | bigint[];
 }
+/** `union CUstreamMemOpWaitValueParams_st_anon2` · 8 bytes, align 8 · cuda.h */
+export interface CUstreamMemOpWaitValueParams_st_anon2 {
+  value: number;
+  value64: number | bigint;
+}
+/** `union CUstreamMemOpWriteValueParams_st_anon2` · 8 bytes, align 8 · cuda.h */
+export interface CUstreamMemOpWriteValueParams_st_anon2 {
+  value: number;
+  value64: number | bigint;
+}
 
 /** koffi types of this module's C records, each built on first call: `records.CUlaunchConfig_st()`. */
 export interface Records {
@@ -2546,6 +2795,7 @@ export interface Records {
   readonly CUDA_ARRAY_DESCRIPTOR_st: () => KoffiType;
   readonly CUDA_ARRAY_MEMORY_REQUIREMENTS_st: () => KoffiType;
   readonly CUDA_ARRAY_SPARSE_PROPERTIES_st: () => KoffiType;
+  readonly CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent: () => KoffiType;
   readonly CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st: () => KoffiType;
   readonly CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st: () => KoffiType;
   readonly CUDA_CHILD_GRAPH_NODE_PARAMS_st: () => KoffiType;
@@ -2554,10 +2804,18 @@ export interface Records {
   readonly CUDA_EVENT_WAIT_NODE_PARAMS_st: () => KoffiType;
   readonly CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st: () => KoffiType;
   readonly CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st: () => KoffiType;
+  readonly CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32: () => KoffiType;
   readonly CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st: () => KoffiType;
   readonly CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32: () => KoffiType;
   readonly CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex: () => KoffiType;
   readonly CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex: () => KoffiType;
   readonly CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st: () => KoffiType;
   readonly CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st: () => KoffiType;
   readonly CUDA_EXT_SEM_WAIT_NODE_PARAMS_st: () => KoffiType;
@@ -2581,11 +2839,19 @@ export interface Records {
   readonly CUDA_MEM_FREE_NODE_PARAMS_st: () => KoffiType;
   readonly CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st: () => KoffiType;
   readonly CUDA_RESOURCE_DESC_st: () => KoffiType;
+  readonly CUDA_RESOURCE_DESC_st_res_array: () => KoffiType;
+  readonly CUDA_RESOURCE_DESC_st_res_linear: () => KoffiType;
+  readonly CUDA_RESOURCE_DESC_st_res_mipmap: () => KoffiType;
+  readonly CUDA_RESOURCE_DESC_st_res_pitch2D: () => KoffiType;
+  readonly CUDA_RESOURCE_DESC_st_res_reserved: () => KoffiType;
   readonly CUDA_RESOURCE_VIEW_DESC_st: () => KoffiType;
   readonly CUDA_TEXTURE_DESC_st: () => KoffiType;
   readonly CUaccessPolicyWindow_st: () => KoffiType;
   readonly CUarrayMapInfo_st: () => KoffiType;
+  readonly CUarrayMapInfo_st_subresource_miptail: () => KoffiType;
+  readonly CUarrayMapInfo_st_subresource_sparseLevel: () => KoffiType;
   readonly CUasyncNotificationInfo_st: () => KoffiType;
+  readonly CUasyncNotificationInfo_st_info_overBudget: () => KoffiType;
   readonly CUcheckpointCheckpointArgs_st: () => KoffiType;
   readonly CUcheckpointGpuPair_st: () => KoffiType;
   readonly CUcheckpointLockArgs_st: () => KoffiType;
@@ -2604,18 +2870,26 @@ export interface Records {
   readonly CUgraphNodeParams_st: () => KoffiType;
   readonly CUipcEventHandle_st: () => KoffiType;
   readonly CUipcMemHandle_st: () => KoffiType;
+  readonly CUlaunchAttributeValue_union_clusterDim: () => KoffiType;
+  readonly CUlaunchAttributeValue_union_deviceUpdatableKernelNode: () => KoffiType;
+  readonly CUlaunchAttributeValue_union_launchCompletionEvent: () => KoffiType;
+  readonly CUlaunchAttributeValue_union_preferredClusterDim: () => KoffiType;
+  readonly CUlaunchAttributeValue_union_programmaticEvent: () => KoffiType;
   readonly CUlaunchAttribute_st: () => KoffiType;
   readonly CUlaunchConfig_st: () => KoffiType;
   readonly CUlaunchMemSyncDomainMap_st: () => KoffiType;
   readonly CUlibraryHostUniversalFunctionAndDataTable_st: () => KoffiType;
   readonly CUmemAccessDesc_st: () => KoffiType;
   readonly CUmemAllocationProp_st: () => KoffiType;
+  readonly CUmemAllocationProp_st_allocFlags: () => KoffiType;
   readonly CUmemDecompressParams_st: () => KoffiType;
   readonly CUmemFabricHandle_st: () => KoffiType;
   readonly CUmemLocation_st: () => KoffiType;
   readonly CUmemPoolProps_st: () => KoffiType;
   readonly CUmemPoolPtrExportData_st: () => KoffiType;
   readonly CUmemcpy3DOperand_st: () => KoffiType;
+  readonly CUmemcpy3DOperand_st_op_array: () => KoffiType;
+  readonly CUmemcpy3DOperand_st_op_ptr: () => KoffiType;
   readonly CUmemcpyAttributes_st: () => KoffiType;
   readonly CUmulticastObjectProp_st: () => KoffiType;
   readonly CUoffset3D_st: () => KoffiType;
@@ -2625,14 +2899,30 @@ export interface Records {
   readonly CUstreamMemOpWriteValueParams_st: () => KoffiType;
   readonly CUtensorMap_st: () => KoffiType;
   readonly CUuuid_st: () => KoffiType;
+  readonly CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync: () => KoffiType;
+  readonly CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync: () => KoffiType;
+  readonly CUDA_RESOURCE_DESC_st_res: () => KoffiType;
+  readonly CUarrayMapInfo_st_memHandle: () => KoffiType;
+  readonly CUarrayMapInfo_st_resource: () => KoffiType;
+  readonly CUarrayMapInfo_st_subresource: () => KoffiType;
+  readonly CUasyncNotificationInfo_st_info: () => KoffiType;
+  readonly CUdevResource_st_anon2: () => KoffiType;
+  readonly CUexecAffinityParam_st_param: () => KoffiType;
+  readonly CUgraphNodeParams_st_anon2: () => KoffiType;
   readonly CUlaunchAttributeValue_union: () => KoffiType;
+  readonly CUmemcpy3DOperand_st_op: () => KoffiType;
   readonly CUstreamBatchMemOpParams_union: () => KoffiType;
+  readonly CUstreamMemOpWaitValueParams_st_anon2: () => KoffiType;
+  readonly CUstreamMemOpWriteValueParams_st_anon2: () => KoffiType;
 }
 export const records: Records = {
   CUDA_ARRAY3D_DESCRIPTOR_st: lazyRecord('struct', () => [['Width', 'uint64_t'], ['Height', 'uint64_t'], ['Depth', 'uint64_t'], ['Format', 'int32_t'], ['NumChannels', 'uint32_t'], ['Flags', 'uint32_t']]),
   CUDA_ARRAY_DESCRIPTOR_st: lazyRecord('struct', () => [['Width', 'uint64_t'], ['Height', 'uint64_t'], ['Format', 'int32_t'], ['NumChannels', 'uint32_t']]),
   CUDA_ARRAY_MEMORY_REQUIREMENTS_st: lazyRecord('struct', () => [['size', 'uint64_t'], ['alignment', 'uint64_t'], ['reserved', 'uint32_t', { n: 4 }]]),
-  CUDA_ARRAY_SPARSE_PROPERTIES_st: lazyRecord('struct', () => [['tileExtent', 'void'], ['miptailFirstLevel', 'uint32_t', { align: 4 }], ['miptailSize', 'uint64_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 4 }]]),
+  CUDA_ARRAY_SPARSE_PROPERTIES_st: lazyRecord('struct', () => [['tileExtent', records.CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent], ['miptailFirstLevel', 'uint32_t'], ['miptailSize', 'uint64_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 4 }]]),
+  CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent: lazyRecord('struct', () => [['width', 'uint32_t'], ['height', 'uint32_t'], ['depth', 'uint32_t']]),
   CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st: lazyRecord('struct', () => [['ctx', 'uintptr_t'], ['count', 'uint32_t'], ['paramArray', 'uintptr_t'], ['flags', 'uint32_t']]),
   CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st: lazyRecord('struct', () => [['ctx', 'uintptr_t'], ['count', 'uint32_t'], ['paramArray', 'uintptr_t'], ['flags', 'uint32_t']]),
   CUDA_CHILD_GRAPH_NODE_PARAMS_st: lazyRecord('struct', () => [['graph', 'uintptr_t'], ['ownership', 'int32_t']]),
@@ -2640,11 +2930,19 @@ export const records: Records = {
   CUDA_EVENT_RECORD_NODE_PARAMS_st: lazyRecord('struct', () => [['event', 'uintptr_t']]),
   CUDA_EVENT_WAIT_NODE_PARAMS_st: lazyRecord('struct', () => [['event', 'uintptr_t']]),
   CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st: lazyRecord('struct', () => [['offset', 'uint64_t'], ['size', 'uint64_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
-  CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', 'void', { align: 8 }], ['size', 'uint64_t', { align: 8 }], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle], ['size', 'uint64_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32: lazyRecord('struct', () => [['handle', 'uintptr_t'], ['name', 'uintptr_t']]),
   CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st: lazyRecord('struct', () => [['offset', 'uint64_t'], ['arrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st], ['numLevels', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
-  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', 'void', { align: 8 }], ['flags', 'uint32_t', { align: 8 }], ['reserved', 'uint32_t', { n: 16 }]]),
-  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st: lazyRecord('struct', () => [['params', 'void'], ['flags', 'uint32_t', { align: 8 }], ['reserved', 'uint32_t', { n: 16 }]]),
-  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st: lazyRecord('struct', () => [['params', 'void'], ['flags', 'uint32_t', { align: 8 }], ['reserved', 'uint32_t', { n: 16 }]]),
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st: lazyRecord('struct', () => [['type', 'int32_t'], ['handle', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32: lazyRecord('struct', () => [['handle', 'uintptr_t'], ['name', 'uintptr_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st: lazyRecord('struct', () => [['params', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params: lazyRecord('struct', () => [['fence', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence], ['nvSciSync', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync], ['keyedMutex', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex], ['reserved', 'uint32_t', { n: 12 }]]),
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_fence: lazyRecord('struct', () => [['value', 'uint64_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_keyedMutex: lazyRecord('struct', () => [['key', 'uint64_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st: lazyRecord('struct', () => [['params', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params: lazyRecord('struct', () => [['fence', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence], ['nvSciSync', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync], ['keyedMutex', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex], ['reserved', 'uint32_t', { n: 10 }]]),
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_fence: lazyRecord('struct', () => [['value', 'uint64_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_keyedMutex: lazyRecord('struct', () => [['key', 'uint64_t'], ['timeoutMs', 'uint32_t']]),
   CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
   CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
   CUDA_EXT_SEM_WAIT_NODE_PARAMS_st: lazyRecord('struct', () => [['extSemArray', 'uintptr_t'], ['paramsArray', 'uintptr_t'], ['numExtSems', 'uint32_t']]),
@@ -2667,12 +2965,20 @@ export const records: Records = {
   CUDA_MEM_ALLOC_NODE_PARAMS_v2_st: lazyRecord('struct', () => [['poolProps', records.CUmemPoolProps_st], ['accessDescs', 'uintptr_t'], ['accessDescCount', 'uint64_t'], ['bytesize', 'uint64_t'], ['dptr', 'uintptr_t']]),
   CUDA_MEM_FREE_NODE_PARAMS_st: lazyRecord('struct', () => [['dptr', 'uintptr_t']]),
   CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st: lazyRecord('struct', () => [['p2pToken', 'uint64_t'], ['vaSpaceToken', 'uint32_t']]),
-  CUDA_RESOURCE_DESC_st: lazyRecord('struct', () => [['resType', 'int32_t'], ['res', 'void', { align: 8 }], ['flags', 'uint32_t', { align: 8 }]]),
+  CUDA_RESOURCE_DESC_st: lazyRecord('struct', () => [['resType', 'int32_t'], ['res', records.CUDA_RESOURCE_DESC_st_res], ['flags', 'uint32_t']]),
+  CUDA_RESOURCE_DESC_st_res_array: lazyRecord('struct', () => [['hArray', 'uintptr_t']]),
+  CUDA_RESOURCE_DESC_st_res_linear: lazyRecord('struct', () => [['devPtr', 'uintptr_t'], ['format', 'int32_t'], ['numChannels', 'uint32_t'], ['sizeInBytes', 'uint64_t']]),
+  CUDA_RESOURCE_DESC_st_res_mipmap: lazyRecord('struct', () => [['hMipmappedArray', 'uintptr_t']]),
+  CUDA_RESOURCE_DESC_st_res_pitch2D: lazyRecord('struct', () => [['devPtr', 'uintptr_t'], ['format', 'int32_t'], ['numChannels', 'uint32_t'], ['width', 'uint64_t'], ['height', 'uint64_t'], ['pitchInBytes', 'uint64_t']]),
+  CUDA_RESOURCE_DESC_st_res_reserved: lazyRecord('struct', () => [['reserved', 'int32_t', { n: 32 }]]),
   CUDA_RESOURCE_VIEW_DESC_st: lazyRecord('struct', () => [['format', 'int32_t'], ['width', 'uint64_t'], ['height', 'uint64_t'], ['depth', 'uint64_t'], ['firstMipmapLevel', 'uint32_t'], ['lastMipmapLevel', 'uint32_t'], ['firstLayer', 'uint32_t'], ['lastLayer', 'uint32_t'], ['reserved', 'uint32_t', { n: 16 }]]),
   CUDA_TEXTURE_DESC_st: lazyRecord('struct', () => [['addressMode', 'int32_t', { n: 3 }], ['filterMode', 'int32_t'], ['flags', 'uint32_t'], ['maxAnisotropy', 'uint32_t'], ['mipmapFilterMode', 'int32_t'], ['mipmapLevelBias', 'float'], ['minMipmapLevelClamp', 'float'], ['maxMipmapLevelClamp', 'float'], ['borderColor', 'float', { n: 4 }], ['reserved', 'int32_t', { n: 12 }]]),
   CUaccessPolicyWindow_st: lazyRecord('struct', () => [['base_ptr', 'uintptr_t'], ['num_bytes', 'uint64_t'], ['hitRatio', 'float'], ['hitProp', 'int32_t'], ['missProp', 'int32_t']]),
-  CUarrayMapInfo_st: lazyRecord('struct', () => [['resourceType', 'int32_t'], ['resource', 'void', { align: 8 }], ['subresourceType', 'int32_t', { align: 16 }], ['subresource', 'void', { align: 8 }], ['memOperationType', 'int32_t', { align: 8 }], ['memHandleType', 'int32_t'], ['memHandle', 'void'], ['offset', 'uint64_t', { align: 8 }], ['deviceBitMask', 'uint32_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 2 }]]),
-  CUasyncNotificationInfo_st: lazyRecord('struct', () => [['type', 'int32_t'], ['info', 'void', { align: 8 }]]),
+  CUarrayMapInfo_st: lazyRecord('struct', () => [['resourceType', 'int32_t'], ['resource', records.CUarrayMapInfo_st_resource], ['subresourceType', 'int32_t'], ['subresource', records.CUarrayMapInfo_st_subresource], ['memOperationType', 'int32_t'], ['memHandleType', 'int32_t'], ['memHandle', records.CUarrayMapInfo_st_memHandle], ['offset', 'uint64_t'], ['deviceBitMask', 'uint32_t'], ['flags', 'uint32_t'], ['reserved', 'uint32_t', { n: 2 }]]),
+  CUarrayMapInfo_st_subresource_miptail: lazyRecord('struct', () => [['layer', 'uint32_t'], ['offset', 'uint64_t'], ['size', 'uint64_t']]),
+  CUarrayMapInfo_st_subresource_sparseLevel: lazyRecord('struct', () => [['level', 'uint32_t'], ['layer', 'uint32_t'], ['offsetX', 'uint32_t'], ['offsetY', 'uint32_t'], ['offsetZ', 'uint32_t'], ['extentWidth', 'uint32_t'], ['extentHeight', 'uint32_t'], ['extentDepth', 'uint32_t']]),
+  CUasyncNotificationInfo_st: lazyRecord('struct', () => [['type', 'int32_t'], ['info', records.CUasyncNotificationInfo_st_info]]),
+  CUasyncNotificationInfo_st_info_overBudget: lazyRecord('struct', () => [['bytesOverBudget', 'uint64_t']]),
   CUcheckpointCheckpointArgs_st: lazyRecord('struct', () => [['reserved', 'uint64_t', { n: 8 }]]),
   CUcheckpointGpuPair_st: lazyRecord('struct', () => [['oldUuid', records.CUuuid_st], ['newUuid', records.CUuuid_st]]),
   CUcheckpointLockArgs_st: lazyRecord('struct', () => [['timeoutMs', 'uint32_t'], ['reserved0', 'uint32_t'], ['reserved1', 'uint64_t', { n: 7 }]]),
@@ -2680,40 +2986,63 @@ export const records: Records = {
   CUcheckpointUnlockArgs_st: lazyRecord('struct', () => [['reserved', 'uint64_t', { n: 8 }]]),
   CUctxCigParam_st: lazyRecord('struct', () => [['sharedDataType', 'int32_t'], ['sharedData', 'uintptr_t']]),
   CUctxCreateParams_st: lazyRecord('struct', () => [['execAffinityParams', 'uintptr_t'], ['numExecAffinityParams', 'int32_t'], ['cigParams', 'uintptr_t']]),
-  CUdevResource_st: lazyRecord('struct', () => [['type', 'int32_t'], ['_internal_padding', 'uint8_t', { n: 92 }], ['anon2', 'void']]),
+  CUdevResource_st: lazyRecord('struct', () => [['type', 'int32_t'], ['_internal_padding', 'uint8_t', { n: 92 }], ['anon2', records.CUdevResource_st_anon2]]),
   CUdevSmResource_st: lazyRecord('struct', () => [['smCount', 'uint32_t'], ['minSmPartitionSize', 'uint32_t'], ['smCoscheduledAlignment', 'uint32_t']]),
   CUdevprop_st: lazyRecord('struct', () => [['maxThreadsPerBlock', 'int32_t'], ['maxThreadsDim', 'int32_t', { n: 3 }], ['maxGridSize', 'int32_t', { n: 3 }], ['sharedMemPerBlock', 'int32_t'], ['totalConstantMemory', 'int32_t'], ['SIMDWidth', 'int32_t'], ['memPitch', 'int32_t'], ['regsPerBlock', 'int32_t'], ['clockRate', 'int32_t'], ['textureAlign', 'int32_t']]),
-  CUexecAffinityParam_st: lazyRecord('struct', () => [['type', 'int32_t'], ['param', 'void']]),
+  CUexecAffinityParam_st: lazyRecord('struct', () => [['type', 'int32_t'], ['param', records.CUexecAffinityParam_st_param]]),
   CUexecAffinitySmCount_st: lazyRecord('struct', () => [['val', 'uint32_t']]),
   CUextent3D_st: lazyRecord('struct', () => [['width', 'uint64_t'], ['height', 'uint64_t'], ['depth', 'uint64_t']]),
   CUgraphEdgeData_st: lazyRecord('struct', () => [['from_port', 'uint8_t'], ['to_port', 'uint8_t'], ['type', 'uint8_t'], ['reserved', 'uint8_t', { n: 5 }]]),
   CUgraphExecUpdateResultInfo_st: lazyRecord('struct', () => [['result', 'int32_t'], ['errorNode', 'uintptr_t'], ['errorFromNode', 'uintptr_t']]),
-  CUgraphNodeParams_st: lazyRecord('struct', () => [['type', 'int32_t'], ['reserved0', 'int32_t', { n: 3 }], ['anon2', 'void'], ['reserved2', 'int64_t', { align: 8 }]]),
+  CUgraphNodeParams_st: lazyRecord('struct', () => [['type', 'int32_t'], ['reserved0', 'int32_t', { n: 3 }], ['anon2', records.CUgraphNodeParams_st_anon2], ['reserved2', 'int64_t']]),
   CUipcEventHandle_st: lazyRecord('struct', () => [['reserved', 'char', { n: 64 }]]),
   CUipcMemHandle_st: lazyRecord('struct', () => [['reserved', 'char', { n: 64 }]]),
+  CUlaunchAttributeValue_union_clusterDim: lazyRecord('struct', () => [['x', 'uint32_t'], ['y', 'uint32_t'], ['z', 'uint32_t']]),
+  CUlaunchAttributeValue_union_deviceUpdatableKernelNode: lazyRecord('struct', () => [['deviceUpdatable', 'int32_t'], ['devNode', 'uintptr_t']]),
+  CUlaunchAttributeValue_union_launchCompletionEvent: lazyRecord('struct', () => [['event', 'uintptr_t'], ['flags', 'int32_t']]),
+  CUlaunchAttributeValue_union_preferredClusterDim: lazyRecord('struct', () => [['x', 'uint32_t'], ['y', 'uint32_t'], ['z', 'uint32_t']]),
+  CUlaunchAttributeValue_union_programmaticEvent: lazyRecord('struct', () => [['event', 'uintptr_t'], ['flags', 'int32_t'], ['triggerAtBlockStart', 'int32_t']]),
   CUlaunchAttribute_st: lazyRecord('struct', () => [['id', 'int32_t'], ['pad', 'char', { n: 4 }], ['value', records.CUlaunchAttributeValue_union]]),
   CUlaunchConfig_st: lazyRecord('struct', () => [['gridDimX', 'uint32_t'], ['gridDimY', 'uint32_t'], ['gridDimZ', 'uint32_t'], ['blockDimX', 'uint32_t'], ['blockDimY', 'uint32_t'], ['blockDimZ', 'uint32_t'], ['sharedMemBytes', 'uint32_t'], ['hStream', 'uintptr_t'], ['attrs', 'uintptr_t'], ['numAttrs', 'uint32_t']]),
   CUlaunchMemSyncDomainMap_st: lazyRecord('struct', () => [['default_', 'uint8_t'], ['remote', 'uint8_t']]),
   CUlibraryHostUniversalFunctionAndDataTable_st: lazyRecord('struct', () => [['functionTable', 'uintptr_t'], ['functionWindowSize', 'uint64_t'], ['dataTable', 'uintptr_t'], ['dataWindowSize', 'uint64_t']]),
   CUmemAccessDesc_st: lazyRecord('struct', () => [['location', records.CUmemLocation_st], ['flags', 'int32_t']]),
-  CUmemAllocationProp_st: lazyRecord('struct', () => [['type', 'int32_t'], ['requestedHandleTypes', 'int32_t'], ['location', records.CUmemLocation_st], ['win32HandleMetaData', 'uintptr_t'], ['allocFlags', 'void']]),
+  CUmemAllocationProp_st: lazyRecord('struct', () => [['type', 'int32_t'], ['requestedHandleTypes', 'int32_t'], ['location', records.CUmemLocation_st], ['win32HandleMetaData', 'uintptr_t'], ['allocFlags', records.CUmemAllocationProp_st_allocFlags]]),
+  CUmemAllocationProp_st_allocFlags: lazyRecord('struct', () => [['compressionType', 'uint8_t'], ['gpuDirectRDMACapable', 'uint8_t'], ['usage', 'uint16_t'], ['reserved', 'uint8_t', { n: 4 }]]),
   CUmemDecompressParams_st: lazyRecord('struct', () => [['srcNumBytes', 'uint64_t'], ['dstNumBytes', 'uint64_t'], ['dstActBytes', 'uintptr_t'], ['src', 'uintptr_t'], ['dst', 'uintptr_t'], ['algo', 'int32_t'], ['padding', 'uint8_t', { n: 20 }]]),
   CUmemFabricHandle_st: lazyRecord('struct', () => [['data', 'uint8_t', { n: 64 }]]),
   CUmemLocation_st: lazyRecord('struct', () => [['type', 'int32_t'], ['id', 'int32_t']]),
   CUmemPoolProps_st: lazyRecord('struct', () => [['allocType', 'int32_t'], ['handleTypes', 'int32_t'], ['location', records.CUmemLocation_st], ['win32SecurityAttributes', 'uintptr_t'], ['maxSize', 'uint64_t'], ['usage', 'uint16_t'], ['reserved', 'uint8_t', { n: 54 }]]),
   CUmemPoolPtrExportData_st: lazyRecord('struct', () => [['reserved', 'uint8_t', { n: 64 }]]),
-  CUmemcpy3DOperand_st: lazyRecord('struct', () => [['type', 'int32_t'], ['op', 'void', { align: 8 }]]),
+  CUmemcpy3DOperand_st: lazyRecord('struct', () => [['type', 'int32_t'], ['op', records.CUmemcpy3DOperand_st_op]]),
+  CUmemcpy3DOperand_st_op_array: lazyRecord('struct', () => [['array', 'uintptr_t'], ['offset', records.CUoffset3D_st]]),
+  CUmemcpy3DOperand_st_op_ptr: lazyRecord('struct', () => [['ptr', 'uintptr_t'], ['rowLength', 'uint64_t'], ['layerHeight', 'uint64_t'], ['locHint', records.CUmemLocation_st]]),
   CUmemcpyAttributes_st: lazyRecord('struct', () => [['srcAccessOrder', 'int32_t'], ['srcLocHint', records.CUmemLocation_st], ['dstLocHint', records.CUmemLocation_st], ['flags', 'uint32_t']]),
   CUmulticastObjectProp_st: lazyRecord('struct', () => [['numDevices', 'uint32_t'], ['size', 'uint64_t'], ['handleTypes', 'uint64_t'], ['flags', 'uint64_t']]),
   CUoffset3D_st: lazyRecord('struct', () => [['x', 'uint64_t'], ['y', 'uint64_t'], ['z', 'uint64_t']]),
   CUstreamMemOpFlushRemoteWritesParams_st: lazyRecord('struct', () => [['operation', 'int32_t'], ['flags', 'uint32_t']]),
   CUstreamMemOpMemoryBarrierParams_st: lazyRecord('struct', () => [['operation', 'int32_t'], ['flags', 'uint32_t']]),
-  CUstreamMemOpWaitValueParams_st: lazyRecord('struct', () => [['operation', 'int32_t'], ['address', 'uintptr_t'], ['anon2', 'void'], ['flags', 'uint32_t', { align: 8 }], ['alias', 'uintptr_t']]),
-  CUstreamMemOpWriteValueParams_st: lazyRecord('struct', () => [['operation', 'int32_t'], ['address', 'uintptr_t'], ['anon2', 'void'], ['flags', 'uint32_t', { align: 8 }], ['alias', 'uintptr_t']]),
+  CUstreamMemOpWaitValueParams_st: lazyRecord('struct', () => [['operation', 'int32_t'], ['address', 'uintptr_t'], ['anon2', records.CUstreamMemOpWaitValueParams_st_anon2], ['flags', 'uint32_t'], ['alias', 'uintptr_t']]),
+  CUstreamMemOpWriteValueParams_st: lazyRecord('struct', () => [['operation', 'int32_t'], ['address', 'uintptr_t'], ['anon2', records.CUstreamMemOpWriteValueParams_st_anon2], ['flags', 'uint32_t'], ['alias', 'uintptr_t']]),
   CUtensorMap_st: lazyRecord('struct', () => [['opaque', 'uint64_t', { n: 16, align: 128 }]]),
   CUuuid_st: lazyRecord('struct', () => [['bytes', 'char', { n: 16 }]]),
-  CUlaunchAttributeValue_union: lazyRecord('union', () => [['pad', 'char', { n: 64 }], ['accessPolicyWindow', records.CUaccessPolicyWindow_st], ['cooperative', 'int32_t'], ['syncPolicy', 'int32_t'], ['clusterDim', 'void'], ['clusterSchedulingPolicyPreference', 'int32_t'], ['programmaticStreamSerializationAllowed', 'int32_t'], ['programmaticEvent', 'void'], ['launchCompletionEvent', 'void'], ['priority', 'int32_t'], ['memSyncDomainMap', records.CUlaunchMemSyncDomainMap_st], ['memSyncDomain', 'int32_t'], ['preferredClusterDim', 'void'], ['deviceUpdatableKernelNode', 'void'], ['sharedMemCarveout', 'uint32_t'], ['nvlinkUtilCentricScheduling', 'uint32_t']]),
+  CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle: lazyRecord('union', () => [['fd', 'int32_t'], ['win32', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st_handle_win32], ['nvSciBufObject', 'uintptr_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle: lazyRecord('union', () => [['fd', 'int32_t'], ['win32', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st_handle_win32], ['nvSciSyncObj', 'uintptr_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st_params_nvSciSync: lazyRecord('union', () => [['fence', 'uintptr_t'], ['reserved', 'uint64_t']]),
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st_params_nvSciSync: lazyRecord('union', () => [['fence', 'uintptr_t'], ['reserved', 'uint64_t']]),
+  CUDA_RESOURCE_DESC_st_res: lazyRecord('union', () => [['array', records.CUDA_RESOURCE_DESC_st_res_array], ['mipmap', records.CUDA_RESOURCE_DESC_st_res_mipmap], ['linear', records.CUDA_RESOURCE_DESC_st_res_linear], ['pitch2D', records.CUDA_RESOURCE_DESC_st_res_pitch2D], ['reserved', records.CUDA_RESOURCE_DESC_st_res_reserved]]),
+  CUarrayMapInfo_st_memHandle: lazyRecord('union', () => [['memHandle', 'uint64_t']]),
+  CUarrayMapInfo_st_resource: lazyRecord('union', () => [['mipmap', 'uintptr_t'], ['array', 'uintptr_t']]),
+  CUarrayMapInfo_st_subresource: lazyRecord('union', () => [['sparseLevel', records.CUarrayMapInfo_st_subresource_sparseLevel], ['miptail', records.CUarrayMapInfo_st_subresource_miptail]]),
+  CUasyncNotificationInfo_st_info: lazyRecord('union', () => [['overBudget', records.CUasyncNotificationInfo_st_info_overBudget]]),
+  CUdevResource_st_anon2: lazyRecord('union', () => [['sm', records.CUdevSmResource_st], ['_oversize', 'uint8_t', { n: 48 }]]),
+  CUexecAffinityParam_st_param: lazyRecord('union', () => [['smCount', records.CUexecAffinitySmCount_st]]),
+  CUgraphNodeParams_st_anon2: lazyRecord('union', () => [['reserved1', 'int64_t', { n: 29 }], ['kernel', records.CUDA_KERNEL_NODE_PARAMS_v3_st], ['memcpy', records.CUDA_MEMCPY_NODE_PARAMS_st], ['memset', records.CUDA_MEMSET_NODE_PARAMS_v2_st], ['host', records.CUDA_HOST_NODE_PARAMS_v2_st], ['graph', records.CUDA_CHILD_GRAPH_NODE_PARAMS_st], ['eventWait', records.CUDA_EVENT_WAIT_NODE_PARAMS_st], ['eventRecord', records.CUDA_EVENT_RECORD_NODE_PARAMS_st], ['extSemSignal', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st], ['extSemWait', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st], ['alloc', records.CUDA_MEM_ALLOC_NODE_PARAMS_v2_st], ['free', records.CUDA_MEM_FREE_NODE_PARAMS_st], ['memOp', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st], ['conditional', records.CUDA_CONDITIONAL_NODE_PARAMS]]),
+  CUlaunchAttributeValue_union: lazyRecord('union', () => [['pad', 'char', { n: 64 }], ['accessPolicyWindow', records.CUaccessPolicyWindow_st], ['cooperative', 'int32_t'], ['syncPolicy', 'int32_t'], ['clusterDim', records.CUlaunchAttributeValue_union_clusterDim], ['clusterSchedulingPolicyPreference', 'int32_t'], ['programmaticStreamSerializationAllowed', 'int32_t'], ['programmaticEvent', records.CUlaunchAttributeValue_union_programmaticEvent], ['launchCompletionEvent', records.CUlaunchAttributeValue_union_launchCompletionEvent], ['priority', 'int32_t'], ['memSyncDomainMap', records.CUlaunchMemSyncDomainMap_st], ['memSyncDomain', 'int32_t'], ['preferredClusterDim', records.CUlaunchAttributeValue_union_preferredClusterDim], ['deviceUpdatableKernelNode', records.CUlaunchAttributeValue_union_deviceUpdatableKernelNode], ['sharedMemCarveout', 'uint32_t'], ['nvlinkUtilCentricScheduling', 'uint32_t']]),
+  CUmemcpy3DOperand_st_op: lazyRecord('union', () => [['ptr', records.CUmemcpy3DOperand_st_op_ptr], ['array', records.CUmemcpy3DOperand_st_op_array]]),
   CUstreamBatchMemOpParams_union: lazyRecord('union', () => [['operation', 'int32_t'], ['waitValue', records.CUstreamMemOpWaitValueParams_st], ['writeValue', records.CUstreamMemOpWriteValueParams_st], ['flushRemoteWrites', records.CUstreamMemOpFlushRemoteWritesParams_st], ['memoryBarrier', records.CUstreamMemOpMemoryBarrierParams_st], ['pad', 'uint64_t', { n: 6 }]]),
+  CUstreamMemOpWaitValueParams_st_anon2: lazyRecord('union', () => [['value', 'uint32_t'], ['value64', 'uint64_t']]),
+  CUstreamMemOpWriteValueParams_st_anon2: lazyRecord('union', () => [['value', 'uint32_t'], ['value64', 'uint64_t']]),
 };
 
 /** Callback prototypes (function-pointer typedefs), built on first call; register with
