@@ -1,6 +1,6 @@
 // Two projects: `unit` runs everywhere (CI has no GPU); `gpu` needs a CUDA driver and device and
 // skips each suite with a one-line reason where there is none.
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }];
 module.exports = {
   projects: [
     {
