@@ -1,0 +1,154 @@
+// Context: the primary context of a device (retained once, shared) or a created one. Binding to the
+// calling thread is cheap: cuCtxGetCurrent through a preallocated slot, cuCtxSetCurrent only when it
+// differs. A sticky device error (illegal address, …) marks the context unusable.
+import * as cu from '../generated/13.0/driver';
+import { CudaError } from './runtime';
+import { Resource, assertMayBlock } from './lifecycle';
+
+const { raw } = cu;
+
+let initialised = false;
+/** cuInit(0), once. */
+export function init(): void {
+  if (initialised) return;
+  cu.cuInit(0);
+  initialised = true;
+}
+
+/** Status codes after which a context cannot be used again (the device state is corrupt). */
+export const STICKY_ERRORS: ReadonlySet<number> = new Set([
+  cu.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS,
+  cu.CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
+  cu.CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
+  cu.CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
+  cu.CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
+  cu.CUresult.CUDA_ERROR_INVALID_ADDRESS_SPACE,
+  cu.CUresult.CUDA_ERROR_INVALID_PC,
+  cu.CUresult.CUDA_ERROR_LAUNCH_FAILED,
+]);
+
+/** Thrown by any call on a context that a sticky device error made unusable. */
+export class ContextUnusableError extends CudaError {
+  readonly cause: CudaError;
+  constructor(cause: CudaError) {
+    super('objects', cause.func, cause.code, cause.name);
+    this.message = `the CUDA context is unusable after a sticky device error (${cause.message}); the process must create a new context or restart`;
+    this.cause = cause;
+  }
+}
+
+const currentSlot = new BigUint64Array(1);
+function currentHandle(): number {
+  const status = raw.cuCtxGetCurrent(currentSlot);
+  if (status !== 0) throw new cu.DriverError('cuCtxGetCurrent', status);
+  return Number(currentSlot[0]);
+}
+
+const known = new Map<number, WeakRef<Context>>();
+const primaries = new Map<number, Context>();
+
+export class Context extends Resource {
+  readonly handle: cu.CUcontext;
+  /** Device ordinal. */
+  readonly device: number;
+  readonly primary: boolean;
+  /** The sticky error that made this context unusable, if any. */
+  unusable: CudaError | undefined;
+
+  private constructor(handle: cu.CUcontext, device: number, primary: boolean, destroy: (() => void) | undefined) {
+    super(primary ? 'Context (primary)' : 'Context', destroy);
+    this.handle = handle;
+    this.device = device;
+    this.primary = primary;
+    known.set(handle, new WeakRef(this));
+  }
+
+  /** The primary context of device `ordinal` (retained once per process, shared). */
+  static primary(ordinal = 0): Context {
+    init();
+    const hit = primaries.get(ordinal);
+    if (hit && !hit.closed) return hit;
+    const dev = cu.cuDeviceGet(ordinal);
+    const handle = cu.cuDevicePrimaryCtxRetain(dev);
+    const ctx = new Context(handle, ordinal, true, () => {
+      primaries.delete(ordinal);
+      known.delete(handle);
+      cu.cuDevicePrimaryCtxRelease(dev);
+    });
+    primaries.set(ordinal, ctx);
+    return ctx;
+  }
+
+  /** Creates a new context on device `ordinal` (cuCtxCreate) and makes it current. */
+  static create(ordinal = 0, flags = 0): Context {
+    init();
+    const dev = cu.cuDeviceGet(ordinal);
+    const handle = cu.cuCtxCreate(null, flags, dev);
+    return new Context(handle, ordinal, false, () => {
+      known.delete(handle);
+      assertMayBlock('Context.close()');
+      cu.cuCtxDestroy(handle);
+    });
+  }
+
+  /**
+   * The context current on this thread. With none current, device 0's primary context is made current
+   * (what the runtime API does). A context created elsewhere is wrapped without owning it.
+   */
+  static current(): Context {
+    init();
+    const h = currentHandle();
+    if (h !== 0) {
+      const hit = known.get(h)?.deref();
+      if (hit && !hit.core.destroyed) return hit;
+      const dev = cu.cuCtxGetDevice();
+      return new Context(h as cu.CUcontext, dev, false, undefined);
+    }
+    const ctx = Context.primary(0);
+    ctx.bind();
+    return ctx;
+  }
+
+  /** Makes this context current on the calling thread unless it already is (one cuCtxGetCurrent). */
+  bind(): this {
+    if (this.core.destroyed) throw new Error(`${this.core.kind} is closed`);
+    if (this.unusable) throw new ContextUnusableError(this.unusable);
+    if (currentHandle() !== this.handle) cu.cuCtxSetCurrent(this.handle);
+    return this;
+  }
+
+  /** Blocks until all work in this context is done. Refuses while a JS host callback is pending. */
+  synchronize(): void {
+    this.assertOpen();
+    assertMayBlock('Context.synchronize()');
+    this.bind();
+    try {
+      cu.cuCtxSynchronize();
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  /** Free and total device memory as seen from this context. */
+  memoryInfo(): { free: number; total: number } {
+    this.bind();
+    return cu.cuMemGetInfo();
+  }
+
+  /** Records a sticky error (marking the context unusable) and returns the error to throw. */
+  fail(e: unknown): unknown {
+    if (e instanceof CudaError && STICKY_ERRORS.has(e.code) && !this.unusable) this.unusable = e;
+    return e;
+  }
+
+  /** Throws if closed or unusable. */
+  check(): void {
+    this.assertOpen();
+    if (this.unusable) throw new ContextUnusableError(this.unusable);
+  }
+}
+
+/** The context to use when none is given: the current one (device 0's primary if none). */
+export function contextOf(ctx: Context | undefined): Context {
+  return ctx ?? Context.current();
+}

@@ -1,0 +1,101 @@
+// Device: a CUDA device by ordinal. Stateless apart from its primary context, retained on first use.
+import * as cu from '../generated/13.0/driver';
+import { Context, init } from './context';
+import { assertMayBlock } from './lifecycle';
+
+const A = cu.CUdevice_attribute;
+const devices = new Map<number, Device>();
+
+export class Device {
+  /** The CUdevice handle (equal to the ordinal on every driver so far, but kept distinct). */
+  readonly handle: number;
+
+  private constructor(
+    readonly ordinal: number,
+    handle: number,
+  ) {
+    this.handle = handle;
+  }
+
+  /** Number of CUDA devices. */
+  static count(): number {
+    init();
+    return cu.cuDeviceGetCount();
+  }
+
+  /** Device `ordinal` (RangeError outside 0..count-1). */
+  static get(ordinal = 0): Device {
+    if (!Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`device ordinal must be a non-negative integer, got ${ordinal}`);
+    const hit = devices.get(ordinal);
+    if (hit) return hit;
+    const n = Device.count();
+    if (ordinal >= n) throw new RangeError(`device ordinal ${ordinal} out of range: ${n} device(s)`);
+    const d = new Device(ordinal, cu.cuDeviceGet(ordinal));
+    devices.set(ordinal, d);
+    return d;
+  }
+
+  /** The device of the current context (device 0 when none is current). */
+  static current(): Device {
+    return Device.get(Context.current().device);
+  }
+
+  get name(): string {
+    return cu.cuDeviceGetName(256, this.handle);
+  }
+
+  /** UUID as the usual 8-4-4-4-12 hex string (`GPU-` prefix not included). */
+  get uuid(): string {
+    const { bytes } = cu.cuDeviceGetUuid(this.handle);
+    const hex = bytes.map((b) => (b & 0xff).toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  /** `[major, minor]`. */
+  get computeCapability(): [number, number] {
+    return [this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), this.attribute(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)];
+  }
+
+  /** `sm_90`-style architecture name. */
+  get arch(): string {
+    const [major, minor] = this.computeCapability;
+    return `sm_${major}${minor}`;
+  }
+
+  get totalMemory(): number {
+    return cu.cuDeviceTotalMem(this.handle);
+  }
+
+  /** Free memory now (through the primary context). */
+  get freeMemory(): number {
+    return this.primaryContext().memoryInfo().free;
+  }
+
+  attribute(attr: cu.CUdevice_attribute): number {
+    return cu.cuDeviceGetAttribute(attr, this.handle);
+  }
+
+  get multiprocessorCount(): number {
+    return this.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  }
+
+  /** The primary context (retained on first use). */
+  primaryContext(): Context {
+    return Context.primary(this.ordinal);
+  }
+
+  /** Makes the primary context current on this thread and returns it. */
+  setCurrent(): Context {
+    return this.primaryContext().bind();
+  }
+
+  /** Waits for all work on the primary context. Refuses while a JS host callback is pending. */
+  synchronize(): void {
+    assertMayBlock('Device.synchronize()');
+    this.primaryContext().synchronize();
+  }
+
+  toString(): string {
+    return `Device(${this.ordinal})`;
+  }
+}

@@ -1,0 +1,185 @@
+// Life cycle shared by every object of the objects layer.
+//
+// Each object owns a small `Core` (handle state, reference count, destroy function). The core never
+// references the wrapper object, so a FinalizationRegistry can hold it and free what users forget.
+// A core holds its parents' cores (a buffer its stream/pool/context): a parent's native destroy runs
+// only once it is closed and every child is gone, so closing a stream while a stream-ordered buffer
+// still lives defers cuStreamDestroy until that buffer is freed.
+//
+// Errors raised while freeing where nobody can catch them (finalizers, deferred destroys) are queued
+// and thrown by the next call into the objects layer (`throwDeferred`), never lost.
+import { CudaError } from './runtime';
+
+/** Errors from frees nobody could catch; thrown at the next call. */
+const deferred: unknown[] = [];
+
+/** Thrown by the next call after a free failed where it could not be reported (finalizer, deferred free). */
+export class DeferredFreeError extends Error {
+  readonly errors: unknown[];
+  constructor(errors: unknown[]) {
+    super(`cuda-ts: ${errors.length} error(s) while freeing resources earlier: ${errors.map((e) => (e as Error)?.message ?? String(e)).join('; ')}`);
+    this.name = 'DeferredFreeError';
+    this.errors = errors;
+  }
+}
+
+export function deferError(e: unknown): void {
+  deferred.push(e);
+}
+
+/** Throws queued free errors, once. Cheap when there are none (one length check). */
+export function throwDeferred(): void {
+  if (deferred.length === 0) return;
+  const errors = deferred.splice(0, deferred.length);
+  throw errors.length === 1 && errors[0] instanceof CudaError ? withPrefix(errors[0]) : new DeferredFreeError(errors);
+}
+
+function withPrefix(e: CudaError): CudaError {
+  e.message = `(reported late, from an earlier free) ${e.message}`;
+  return e;
+}
+
+/** Pending JS host callbacks (cuLaunchHostFunc) in the process, and work waiting for them to drain. */
+export const hostFuncs = { pending: 0 };
+const afterHostFuncs: (() => void)[] = [];
+
+/** Runs `fn` now, or once no JS host callback is pending (frees that may block go through here). */
+export function whenNoHostFuncs(fn: () => void): void {
+  if (hostFuncs.pending === 0) fn();
+  else afterHostFuncs.push(fn);
+}
+
+/** Called by the host-callback trampoline when the pending count drops to zero. */
+export function drainAfterHostFuncs(): void {
+  while (hostFuncs.pending === 0 && afterHostFuncs.length > 0) {
+    const fn = afterHostFuncs.shift()!;
+    try {
+      fn();
+    } catch (e) {
+      deferError(e);
+    }
+  }
+}
+
+/** Thrown instead of a blocking wait that could never return because a JS host callback is pending. */
+export class HostCallbackPendingError extends Error {
+  constructor(op: string) {
+    super(
+      `${op} would block the event loop while ${hostFuncs.pending} JS host callback(s) from launchHostFunc() are pending: ` +
+        'the callback runs on the event loop, so a blocking wait would deadlock. Use `await stream.synchronized()` ' +
+        '(or `await event.synchronized()`, pinned host buffers for copies) instead.',
+    );
+    this.name = 'HostCallbackPendingError';
+  }
+}
+
+/** Throws unless a blocking wait is safe (no JS host callback pending anywhere in the process). */
+export function assertMayBlock(op: string): void {
+  if (hostFuncs.pending !== 0) throw new HostCallbackPendingError(op);
+}
+
+export class Core {
+  closed = false;
+  destroyed = false;
+  refs = 0;
+  /** Pending destroy work: undefined for non-owning (wrapped) objects. */
+  private destroyFn: (() => void) | undefined;
+
+  constructor(
+    readonly kind: string,
+    destroy: (() => void) | undefined,
+    readonly parents: readonly Core[] = [],
+  ) {
+    this.destroyFn = destroy;
+    for (const p of parents) p.refs++;
+  }
+
+  /** Marks the object closed and destroys it now if nothing depends on it. Throws what the destroy threw. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.maybeDestroy();
+  }
+
+  private maybeDestroy(): void {
+    if (!this.closed || this.refs > 0 || this.destroyed) return;
+    this.destroyed = true;
+    const fn = this.destroyFn;
+    this.destroyFn = undefined;
+    let error: unknown;
+    try {
+      fn?.();
+    } catch (e) {
+      error = e;
+    }
+    for (const p of this.parents) {
+      p.refs--;
+      try {
+        p.maybeDestroy();
+      } catch (e) {
+        deferError(e);
+      }
+    }
+    if (error !== undefined) throw error;
+  }
+}
+
+const registry = new FinalizationRegistry<Core>((core) => {
+  try {
+    core.close();
+  } catch (e) {
+    deferError(e);
+  }
+});
+
+/** Base class: idempotent close(), use-after-close errors, `using`, and GC reclamation. */
+export abstract class Resource {
+  /** @internal */
+  readonly core: Core;
+
+  protected constructor(kind: string, destroy: (() => void) | undefined, parents: readonly (Resource | undefined)[] = []) {
+    this.core = new Core(kind, destroy, parents.filter((p): p is Resource => p !== undefined).map((p) => p.core));
+    if (destroy) registry.register(this, this.core, this.core);
+  }
+
+  /** True once close() was called (or the owner was closed, for views). */
+  get closed(): boolean {
+    return this.core.closed;
+  }
+
+  /** Frees the native object. Idempotent. Objects that depend on this one keep it alive until they go. */
+  close(): void {
+    if (this.core.closed) return;
+    registry.unregister(this.core);
+    this.core.close();
+  }
+
+  /** Throws if closed, or if an earlier free failed unseen. */
+  protected assertOpen(): void {
+    if (this.core.closed) throw new Error(`${this.core.kind} is closed`);
+    if (deferredLength() !== 0) throwDeferred();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+  }
+}
+
+function deferredLength(): number {
+  return deferred.length;
+}
+
+/** True for a typed array or DataView (not a Node Buffer pool slice: those are fine too). */
+export function isView(v: unknown): v is ArrayBufferView {
+  return ArrayBuffer.isView(v);
+}
+
+/** A non-negative safe integer, or RangeError. */
+export function checkSize(name: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RangeError(`${name} must be a non-negative integer, got ${String(v)}`);
+  return v;
+}
