@@ -1,0 +1,352 @@
+// Kernel launch. Arguments are written into one preallocated ArrayBuffer per argument layout (a kernel
+// signature): a DataView writes each value at its aligned offset, and a BigUint64Array holding the
+// native address of each slot is the `kernelParams` table, filled once. A launch validates, writes the
+// values and calls cuLaunchKernel (or cuLaunchKernelEx with a CUlaunchConfig encoded once per
+// LaunchConfig, for clusters and cooperative launches): no allocation besides the rest-args array
+// (use `launchArgs` with a reused array to avoid even that).
+import koffi from 'koffi';
+import * as cu from '../generated/13.0/driver';
+import { DeviceBuffer, PinnedHostBuffer } from './memory';
+import { Stream, streamHandle, type StreamLike } from './stream';
+import type { Kernel } from './module';
+
+const { raw } = cu;
+
+/** Scalar kernel parameter types. `ptr` takes DeviceBuffer, PinnedHostBuffer, a device address or null. */
+export type ScalarType = 'ptr' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f32' | 'f64';
+/** A struct passed by value: its bytes (a TypedArray/ArrayBuffer of exactly `struct` bytes). */
+export interface StructType {
+  struct: number;
+  align?: number;
+}
+export type ArgType = ScalarType | StructType;
+
+const SIZES: Record<ScalarType, number> = { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8 };
+const INT_RANGE: Partial<Record<ScalarType, [number, number]>> = {
+  i8: [-128, 127], u8: [0, 255], i16: [-32768, 32767], u16: [0, 65535], i32: [-2147483648, 2147483647], u32: [0, 4294967295],
+};
+
+/** An explicitly typed argument (for kernels without a declared signature). */
+export interface TypedArg {
+  readonly type: ArgType;
+  readonly value: unknown;
+}
+const typed = (type: ArgType) => (value: unknown): TypedArg => ({ type, value });
+/** Typed argument helpers: `launch(s, cfg, k, arg.ptr(buf), arg.f32(2), arg.u32(n))`. */
+export const arg = {
+  ptr: typed('ptr'), i8: typed('i8'), u8: typed('u8'), i16: typed('i16'), u16: typed('u16'), i32: typed('i32'), u32: typed('u32'),
+  i64: typed('i64'), u64: typed('u64'), f32: typed('f32'), f64: typed('f64'),
+  struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => ({ type: { struct: bytes.byteLength, align }, value: bytes }),
+};
+
+function isTypedArg(v: unknown): v is TypedArg {
+  return typeof v === 'object' && v !== null && 'type' in v && 'value' in v && !(v instanceof DeviceBuffer);
+}
+
+function describeType(t: ArgType): string {
+  return typeof t === 'string' ? t : `struct(${t.struct} bytes)`;
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
+  return `${typeof v} ${String(v)}`;
+}
+
+/** Validates a signature; throws TypeError. */
+export function checkSignature(sig: readonly ArgType[]): void {
+  if (!Array.isArray(sig)) throw new TypeError('a kernel signature is an array of argument types');
+  sig.forEach((t, i) => {
+    if (typeof t === 'string') {
+      if (!(t in SIZES)) throw new TypeError(`signature[${i}]: unknown type '${t}' (expected ${Object.keys(SIZES).join(', ')} or { struct: bytes })`);
+    } else if (typeof t !== 'object' || t === null || !Number.isInteger(t.struct) || t.struct <= 0) {
+      throw new TypeError(`signature[${i}]: a struct type is { struct: byteSize, align? }`);
+    }
+  });
+}
+
+/** Argument storage for one signature: one ArrayBuffer and the kernelParams table, reused per launch. */
+export class ArgPack {
+  readonly types: readonly ArgType[];
+  readonly offsets: number[];
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+  /** `void *kernelParams[]`: the native address of each argument slot. */
+  readonly table: BigUint64Array;
+  readonly byteLength: number;
+
+  constructor(types: readonly ArgType[]) {
+    checkSignature(types);
+    this.types = types.slice();
+    this.offsets = [];
+    let off = 0;
+    for (const t of types) {
+      const size = typeof t === 'string' ? SIZES[t] : t.struct;
+      const align = typeof t === 'string' ? size : (t.align ?? 8);
+      off = Math.ceil(off / align) * align;
+      this.offsets.push(off);
+      off += size;
+    }
+    this.byteLength = Math.max(8, Math.ceil(off / 8) * 8);
+    // An ArrayBuffer's backing store is off the V8 heap and never moves: its address is stable.
+    const buffer = new ArrayBuffer(this.byteLength);
+    this.bytes = new Uint8Array(buffer);
+    this.view = new DataView(buffer);
+    const base = koffi.address(buffer);
+    this.table = new BigUint64Array(new ArrayBuffer(8 * Math.max(1, types.length)));
+    for (let i = 0; i < types.length; i++) this.table[i] = base + BigInt(this.offsets[i]);
+  }
+
+  /** Validates and writes `args[from..]`; throws TypeError/RangeError before any native call. */
+  write(args: ArrayLike<unknown>, from: number, what: string): void {
+    const n = args.length - from;
+    const types = this.types;
+    if (n !== types.length) throw new TypeError(`${what}: expected ${types.length} argument(s) (${types.map(describeType).join(', ')}), got ${n}`);
+    const dv = this.view;
+    for (let i = 0; i < types.length; i++) {
+      let v = args[from + i];
+      const t = types[i];
+      const off = this.offsets[i];
+      if (isTypedArg(v)) {
+        if (describeType(v.type) !== describeType(t)) throw new TypeError(`${what}: argument ${i} is declared ${describeType(t)} but was given arg.${describeType(v.type)}()`);
+        v = v.value;
+      }
+      switch (t) {
+        case 'ptr':
+          writeU64(dv, off, pointerOf(v, i, what));
+          break;
+        case 'f32':
+          if (typeof v !== 'number') throw badArg(what, i, t, v);
+          dv.setFloat32(off, v, true);
+          break;
+        case 'f64':
+          if (typeof v !== 'number') throw badArg(what, i, t, v);
+          dv.setFloat64(off, v, true);
+          break;
+        case 'i64':
+        case 'u64':
+          if (typeof v === 'bigint') {
+            if (t === 'u64' ? v < 0n || v >= 1n << 64n : v < -(1n << 63n) || v >= 1n << 63n) throw new RangeError(`${what}: argument ${i} (${t}) out of range: ${v}`);
+            if (t === 'u64') dv.setBigUint64(off, v, true);
+            else dv.setBigInt64(off, v, true);
+          } else if (typeof v === 'number' && Number.isSafeInteger(v)) {
+            if (t === 'u64' && v < 0) throw new RangeError(`${what}: argument ${i} (u64) out of range: ${v}`);
+            writeI64(dv, off, v);
+          } else throw badArg(what, i, t, v);
+          break;
+        default:
+          if (typeof t === 'string') {
+            if (typeof v !== 'number' || !Number.isInteger(v)) throw badArg(what, i, t, v);
+            const [lo, hi] = INT_RANGE[t]!;
+            if (v < lo || v > hi) throw new RangeError(`${what}: argument ${i} (${t}) out of range [${lo}, ${hi}]: ${v}`);
+            if (t === 'i8') dv.setInt8(off, v);
+            else if (t === 'u8') dv.setUint8(off, v);
+            else if (t === 'i16') dv.setInt16(off, v, true);
+            else if (t === 'u16') dv.setUint16(off, v, true);
+            else if (t === 'i32') dv.setInt32(off, v, true);
+            else dv.setUint32(off, v, true);
+          } else {
+            let src: Uint8Array;
+            if (v instanceof ArrayBuffer) src = new Uint8Array(v);
+            else if (ArrayBuffer.isView(v)) src = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+            else throw badArg(what, i, t, v);
+            if (src.byteLength !== t.struct) throw new TypeError(`${what}: argument ${i} is a ${t.struct}-byte struct, got ${src.byteLength} bytes`);
+            this.bytes.set(src, off);
+          }
+      }
+    }
+  }
+}
+
+function badArg(what: string, i: number, t: ArgType, v: unknown): TypeError {
+  const expects = t === 'ptr' ? 'a DeviceBuffer, PinnedHostBuffer, device address or null' : t === 'f32' || t === 'f64' ? 'a number' : typeof t === 'string' ? (t.endsWith('64') ? 'an integer (number or bigint)' : 'an integer') : 'bytes (TypedArray or ArrayBuffer)';
+  return new TypeError(`${what}: argument ${i} (${describeType(t)}) expects ${expects}, got ${describeValue(v)}`);
+}
+
+function pointerOf(v: unknown, i: number, what: string): number {
+  if (v instanceof DeviceBuffer) return v.ptr;
+  if (v instanceof PinnedHostBuffer) return v.devicePointer;
+  if (v === null || v === undefined) {
+    if (v === undefined) throw badArg(what, i, 'ptr', v);
+    return 0;
+  }
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v) || v < 0) throw badArg(what, i, 'ptr', v);
+    return v;
+  }
+  if (typeof v === 'bigint') {
+    if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw badArg(what, i, 'ptr', v);
+    return Number(v);
+  }
+  throw badArg(what, i, 'ptr', v);
+}
+
+const TWO32 = 0x100000000;
+function writeU64(dv: DataView, off: number, v: number): void {
+  dv.setUint32(off, v >>> 0, true);
+  dv.setUint32(off + 4, Math.floor(v / TWO32) >>> 0, true);
+}
+function writeI64(dv: DataView, off: number, v: number): void {
+  const hi = Math.floor(v / TWO32);
+  dv.setUint32(off, (v - hi * TWO32) >>> 0, true);
+  dv.setInt32(off + 4, hi | 0, true);
+}
+
+export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number] | { x: number; y?: number; z?: number };
+
+function dim3(name: string, d: Dim3 | undefined, dflt = 1): [number, number, number] {
+  if (d === undefined) return [dflt, 1, 1];
+  let r: [number, number, number];
+  if (typeof d === 'number') r = [d, 1, 1];
+  else if (Array.isArray(d)) r = [d[0] ?? 1, d[1] ?? 1, d[2] ?? 1];
+  else if (typeof d === 'object') {
+    const o = d as { x: number; y?: number; z?: number };
+    r = [o.x, o.y ?? 1, o.z ?? 1];
+  } else throw new TypeError(`${name} must be a number, [x, y, z] or { x, y, z }`);
+  for (const v of r) if (!Number.isInteger(v) || v < 1 || v > 0xffffffff) throw new RangeError(`${name} dimensions must be positive 32-bit integers, got [${r.join(', ')}]`);
+  return r;
+}
+
+export interface LaunchConfigInit {
+  grid: Dim3;
+  block: Dim3;
+  /** Dynamic shared memory per block, bytes. */
+  sharedMemBytes?: number;
+  /** Thread block cluster dimensions (sm_90+). */
+  cluster?: Dim3;
+  /** Cooperative launch (grid-wide sync). */
+  cooperative?: boolean;
+}
+
+const CONFIG_BYTES = 56;
+const ATTR_BYTES = 72;
+
+/** Grid/block/shared memory/cluster/cooperative, validated and encoded once. */
+export class LaunchConfig {
+  readonly gx: number; readonly gy: number; readonly gz: number;
+  readonly bx: number; readonly by: number; readonly bz: number;
+  readonly sharedMemBytes: number;
+  readonly cluster: readonly [number, number, number] | undefined;
+  readonly cooperative: boolean;
+  /** Encoded CUlaunchConfig + attributes, when cuLaunchKernelEx is needed. @internal */
+  readonly ex: { view: DataView; bytes: Uint8Array } | undefined;
+
+  constructor(init: LaunchConfigInit) {
+    if (typeof init !== 'object' || init === null) throw new TypeError('LaunchConfig expects { grid, block, sharedMemBytes?, cluster?, cooperative? }');
+    [this.gx, this.gy, this.gz] = dim3('grid', init.grid);
+    [this.bx, this.by, this.bz] = dim3('block', init.block);
+    const smem = init.sharedMemBytes ?? 0;
+    if (!Number.isInteger(smem) || smem < 0 || smem > 0xffffffff) throw new RangeError(`sharedMemBytes must be a non-negative 32-bit integer, got ${smem}`);
+    this.sharedMemBytes = smem;
+    this.cluster = init.cluster !== undefined ? dim3('cluster', init.cluster) : undefined;
+    this.cooperative = !!init.cooperative;
+    if (this.cluster) {
+      const [cx, cy, cz] = this.cluster;
+      if (this.gx % cx || this.gy % cy || this.gz % cz) throw new RangeError(`grid [${this.gx}, ${this.gy}, ${this.gz}] is not a multiple of cluster [${cx}, ${cy}, ${cz}]`);
+    }
+    if (this.cluster || this.cooperative) {
+      const numAttrs = (this.cluster ? 1 : 0) + (this.cooperative ? 1 : 0);
+      const buffer = new ArrayBuffer(CONFIG_BYTES + numAttrs * ATTR_BYTES);
+      const dv = new DataView(buffer);
+      const fields = [this.gx, this.gy, this.gz, this.bx, this.by, this.bz, this.sharedMemBytes];
+      fields.forEach((v, i) => dv.setUint32(i * 4, v, true));
+      const base = Number(koffi.address(buffer));
+      writeU64(dv, 40, base + CONFIG_BYTES); // attrs
+      dv.setUint32(48, numAttrs, true);
+      let a = CONFIG_BYTES;
+      if (this.cluster) {
+        dv.setInt32(a, cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, true);
+        this.cluster.forEach((v, i) => dv.setUint32(a + 8 + i * 4, v, true));
+        a += ATTR_BYTES;
+      }
+      if (this.cooperative) {
+        dv.setInt32(a, cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, true);
+        dv.setInt32(a + 8, 1, true);
+      }
+      this.ex = { view: dv, bytes: new Uint8Array(buffer) };
+    }
+    Object.freeze(this);
+  }
+
+  /** Threads per block. */
+  get blockThreads(): number {
+    return this.bx * this.by * this.bz;
+  }
+
+  /** A 1-D config covering `n` items with `blockSize` threads per block. */
+  static linear(n: number, blockSize = 256, sharedMemBytes = 0): LaunchConfig {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`n must be a positive integer, got ${n}`);
+    return new LaunchConfig({ grid: Math.ceil(n / blockSize), block: blockSize, sharedMemBytes });
+  }
+}
+
+function configOf(c: LaunchConfig | LaunchConfigInit): LaunchConfig {
+  return c instanceof LaunchConfig ? c : new LaunchConfig(c);
+}
+
+const packCache = new Map<string, ArgPack>();
+function packForTypedArgs(args: ArrayLike<unknown>, from: number, what: string): ArgPack {
+  const types: ArgType[] = [];
+  for (let i = from; i < args.length; i++) {
+    const v = args[i];
+    if (isTypedArg(v)) types.push(v.type);
+    else if (v instanceof DeviceBuffer || v instanceof PinnedHostBuffer) types.push('ptr');
+    else {
+      throw new TypeError(
+        `${what}: argument ${i - from} (${describeValue(v)}) has no type: declare the kernel's signature (module.kernel(name, ['ptr', 'f32', ...])) or pass arg.f32(x)/arg.u32(n)/...`,
+      );
+    }
+  }
+  const key = types.map(describeType).join(',');
+  let pack = packCache.get(key);
+  if (!pack) {
+    pack = new ArgPack(types);
+    if (packCache.size < 256) packCache.set(key, pack);
+  }
+  return pack;
+}
+
+/** Launches `kernel` on `stream` with `args` (the hot path: validates, writes, one FFI call). */
+export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, args: ArrayLike<unknown>, from = 0): void {
+  const cfg = config instanceof LaunchConfig ? config : configOf(config);
+  const ctx = kernel.check();
+  let h: cu.CUstream;
+  if (stream instanceof Stream) {
+    stream.check();
+    h = stream.handle;
+  } else h = streamHandle(stream);
+  const what = `launch ${kernel.name}`;
+  const pack = kernel.argPack ?? packForTypedArgs(args, from, what);
+  pack.write(args, from, what);
+  ctx.bind();
+  let status: number;
+  if (cfg.ex === undefined) {
+    status = raw.cuLaunchKernel(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
+  } else {
+    writeU64(cfg.ex.view, 32, h);
+    status = raw.cuLaunchKernelEx(cfg.ex.bytes, kernel.handle, pack.table, null);
+  }
+  if (status !== 0) throw ctx.fail(new cu.DriverError(cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status));
+}
+
+/** `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`. */
+export function launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, ...args: unknown[]): void {
+  launchArgs(stream, config, kernel, args, 0);
+}
+
+/** @internal: encodes kernel node params (CUDA_KERNEL_NODE_PARAMS_v2, 72 bytes) for graphs. */
+export function encodeKernelNodeParams(kernel: Kernel, config: LaunchConfig, pack: ArgPack, into = new Uint8Array(72)): Uint8Array {
+  const dv = new DataView(into.buffer, into.byteOffset, 72);
+  into.fill(0);
+  writeU64(dv, 0, kernel.handle);
+  [config.gx, config.gy, config.gz, config.bx, config.by, config.bz, config.sharedMemBytes].forEach((v, i) => dv.setUint32(8 + i * 4, v, true));
+  writeU64(dv, 40, Number(koffi.address(pack.table.buffer)) + pack.table.byteOffset);
+  return into;
+}
+
+/** @internal */
+export function packFor(kernel: Kernel, args: ArrayLike<unknown>, what: string): ArgPack {
+  const pack = kernel.argPack ?? packForTypedArgs(args, 0, what);
+  pack.write(args, 0, what);
+  return pack;
+}

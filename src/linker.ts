@@ -1,0 +1,190 @@
+// Linker: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries → CUBIN), falling back to the
+// driver linker (cuLink*) where libnvJitLink cannot be loaded (no LTO-IR then).
+import { readFileSync } from 'node:fs';
+import koffi from 'koffi';
+import * as cu from '../generated/13.0/driver';
+import * as jit from '../generated/13.0/nvjitlink';
+import { CudaLibraryError, CudaSymbolError } from './runtime';
+import { Context, contextOf } from './context';
+import { cStringArray, cText } from './cstrings';
+import { Device } from './device';
+import { Resource } from './lifecycle';
+import { Module, type ModuleOptions } from './module';
+
+export type LinkInput = 'ptx' | 'cubin' | 'ltoir' | 'fatbin' | 'object' | 'library';
+
+/** Linking failed: `log` holds the linker's error log. */
+export class LinkError extends Error {
+  readonly log: string;
+  constructor(message: string, log: string, cause?: unknown) {
+    super(`${message}${log ? `:\n${log.trim()}` : ''}`);
+    this.name = 'LinkError';
+    this.log = log;
+    (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+export interface LinkerOptions {
+  /** Target `sm_XY` (default: the current device's). */
+  arch?: string;
+  /** Link-time optimization (needed for LTO-IR inputs; nvJitLink only). */
+  lto?: boolean;
+  /** Further nvJitLink options (`-O3`, `-lineinfo`, …); ignored by the driver fallback. */
+  options?: readonly string[];
+  /** Force the driver linker (cuLink*). */
+  driver?: boolean;
+  context?: Context;
+}
+
+const JIT_INPUT: Record<LinkInput, jit.nvJitLinkInputType> = {
+  ptx: jit.nvJitLinkInputType.NVJITLINK_INPUT_PTX,
+  cubin: jit.nvJitLinkInputType.NVJITLINK_INPUT_CUBIN,
+  ltoir: jit.nvJitLinkInputType.NVJITLINK_INPUT_LTOIR,
+  fatbin: jit.nvJitLinkInputType.NVJITLINK_INPUT_FATBIN,
+  object: jit.nvJitLinkInputType.NVJITLINK_INPUT_OBJECT,
+  library: jit.nvJitLinkInputType.NVJITLINK_INPUT_LIBRARY,
+};
+const CU_INPUT: Record<LinkInput, cu.CUjitInputType | undefined> = {
+  ptx: cu.CUjitInputType.CU_JIT_INPUT_PTX,
+  cubin: cu.CUjitInputType.CU_JIT_INPUT_CUBIN,
+  ltoir: undefined,
+  fatbin: cu.CUjitInputType.CU_JIT_INPUT_FATBINARY,
+  object: cu.CUjitInputType.CU_JIT_INPUT_OBJECT,
+  library: cu.CUjitInputType.CU_JIT_INPUT_LIBRARY,
+};
+
+const LOG_BYTES = 16384;
+
+function bytesOf(data: string | Uint8Array | ArrayBuffer): Uint8Array {
+  if (typeof data === 'string') return Buffer.from(data.endsWith('\0') ? data : `${data}\0`, 'utf8');
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (data instanceof Uint8Array) return data;
+  throw new TypeError('link input must be PTX text or bytes (Uint8Array/ArrayBuffer)');
+}
+
+export class Linker extends Resource {
+  /** Which linker is in use. */
+  readonly backend: 'nvJitLink' | 'driver';
+  readonly arch: string;
+  private readonly jitHandle: jit.nvJitLinkHandle | undefined;
+  private readonly cuState: cu.CUlinkState | undefined;
+  private readonly logs: { error: Uint8Array; info: Uint8Array } | undefined;
+  private readonly keep: unknown[] = [];
+  private result: Uint8Array | undefined;
+  readonly context: Context | undefined;
+
+  constructor(options: LinkerOptions = {}) {
+    const arch = options.arch ?? Device.current().arch;
+    if (!/^sm_\d+[a-z]?$/.test(arch)) throw new TypeError(`Linker arch must be sm_XY, got '${arch}'`);
+    let jitHandle: jit.nvJitLinkHandle | undefined;
+    let cuState: cu.CUlinkState | undefined;
+    let logs: { error: Uint8Array; info: Uint8Array; opts: Int32Array; values: BigUint64Array } | undefined;
+    let context: Context | undefined;
+    if (!options.driver) {
+      const opts = cStringArray([`-arch=${arch}`, ...(options.lto ? ['-lto'] : []), ...(options.options ?? [])]);
+      try {
+        jitHandle = jit.nvJitLinkCreate(opts.count, opts.pointers);
+      } catch (e) {
+        if (!(e instanceof CudaLibraryError || e instanceof CudaSymbolError)) throw e;
+        if (options.lto) throw new LinkError('link-time optimization needs libnvJitLink, which could not be loaded', '', e);
+      }
+    }
+    if (jitHandle === undefined) {
+      if (options.lto) throw new LinkError('link-time optimization needs nvJitLink (the driver linker has no LTO)', '');
+      context = contextOf(options.context);
+      context.bind();
+      const error = new Uint8Array(LOG_BYTES);
+      const info = new Uint8Array(LOG_BYTES);
+      const J = cu.CUjit_option;
+      const opts = new Int32Array([J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, J.CU_JIT_INFO_LOG_BUFFER, J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES]);
+      const values = new BigUint64Array([koffi.address(error.buffer) + BigInt(error.byteOffset), BigInt(LOG_BYTES), koffi.address(info.buffer) + BigInt(info.byteOffset), BigInt(LOG_BYTES)]);
+      cuState = cu.cuLinkCreate(4, opts, values);
+      logs = { error, info, opts, values };
+    }
+    const ctx = context;
+    super('Linker', jitHandle !== undefined ? () => jit.nvJitLinkDestroy(jitHandle!) : () => {
+      ctx!.bind();
+      cu.cuLinkDestroy(cuState!);
+    }, [context]);
+    this.backend = jitHandle !== undefined ? 'nvJitLink' : 'driver';
+    this.arch = arch;
+    this.jitHandle = jitHandle;
+    this.cuState = cuState;
+    this.logs = logs;
+    this.context = context;
+    if (logs) this.keep.push(logs);
+  }
+
+  private errorLog(): string {
+    try {
+      if (this.jitHandle !== undefined) {
+        const n = jit.nvJitLinkGetErrorLogSize(this.jitHandle);
+        if (n <= 1) return '';
+        const buf = new Uint8Array(n);
+        jit.nvJitLinkGetErrorLog(this.jitHandle, buf);
+        return cText(buf);
+      }
+      return cText(this.logs!.error);
+    } catch {
+      return '';
+    }
+  }
+
+  /** Adds an input (`ptx` text, or bytes). */
+  add(kind: LinkInput, data: string | Uint8Array | ArrayBuffer, name = `input.${kind}`): this {
+    this.assertOpen();
+    if (this.result) throw new Error('Linker: add() after complete()');
+    if (!(kind in JIT_INPUT)) throw new TypeError(`unknown link input kind '${kind}' (expected ${Object.keys(JIT_INPUT).join(', ')})`);
+    const bytes = bytesOf(data);
+    this.keep.push(bytes);
+    try {
+      if (this.jitHandle !== undefined) jit.nvJitLinkAddData(this.jitHandle, JIT_INPUT[kind], bytes, bytes.byteLength, name);
+      else {
+        const t = CU_INPUT[kind];
+        if (t === undefined) throw new LinkError(`the driver linker cannot link ${kind} (needs nvJitLink)`, '');
+        this.context!.bind();
+        cu.cuLinkAddData(this.cuState!, t, bytes, bytes.byteLength, name, 0, null, null);
+      }
+    } catch (e) {
+      if (e instanceof LinkError) throw e;
+      throw new LinkError(`adding ${name} failed`, this.errorLog(), e);
+    }
+    return this;
+  }
+
+  /** Adds a file; the kind comes from the extension unless given. */
+  addFile(path: string, kind?: LinkInput): this {
+    const ext = path.split('.').pop() ?? '';
+    const k = kind ?? ({ ptx: 'ptx', cubin: 'cubin', ltoir: 'ltoir', fatbin: 'fatbin', o: 'object', a: 'library' } as Record<string, LinkInput>)[ext];
+    if (!k) throw new TypeError(`cannot tell the link input kind of ${path}: pass it`);
+    const data = readFileSync(path);
+    return this.add(k, k === 'ptx' ? data.toString('utf8') : new Uint8Array(data), path);
+  }
+
+  /** Links and returns the CUBIN (copied out; valid after close()). */
+  complete(): Uint8Array {
+    this.assertOpen();
+    if (this.result) return this.result;
+    try {
+      if (this.jitHandle !== undefined) {
+        jit.nvJitLinkComplete(this.jitHandle);
+        const n = jit.nvJitLinkGetLinkedCubinSize(this.jitHandle);
+        const out = new Uint8Array(n);
+        jit.nvJitLinkGetLinkedCubin(this.jitHandle, out);
+        this.result = out;
+      } else {
+        this.context!.bind();
+        const { cubinOut, sizeOut } = cu.cuLinkComplete(this.cuState!);
+        this.result = new Uint8Array(koffi.view(cubinOut, sizeOut).slice(0));
+      }
+    } catch (e) {
+      throw new LinkError('linking failed', this.errorLog(), e);
+    }
+    return this.result;
+  }
+
+  /** Links and loads the result. */
+  load(options?: ModuleOptions): Module {
+    return Module.load(this.complete(), options);
+  }
+}

@@ -1,0 +1,36 @@
+// Profiler range: cuProfilerStart/Stop as a `using` scope.
+import * as cu from '../generated/13.0/driver';
+import { Context, contextOf } from './context';
+
+export class ProfilerScope {
+  private stopped = false;
+  private constructor(private readonly context: Context) {}
+
+  /** Starts profiler collection; stop() or leaving the `using` scope stops it. */
+  static start(context?: Context): ProfilerScope {
+    const ctx = contextOf(context);
+    ctx.bind();
+    cu.cuProfilerStart();
+    return new ProfilerScope(ctx);
+  }
+
+  get active(): boolean {
+    return !this.stopped;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.context.bind();
+    cu.cuProfilerStop();
+  }
+
+  [Symbol.dispose](): void {
+    this.stop();
+  }
+}
+
+/** `using _ = profile();` — profiles until the end of the scope. */
+export function profile(context?: Context): ProfilerScope {
+  return ProfilerScope.start(context);
+}

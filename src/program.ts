@@ -1,0 +1,194 @@
+// Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
+import * as nvrtc from '../generated/13.0/nvrtc';
+import { cStringArray, cText } from './cstrings';
+import { Device } from './device';
+import { Resource } from './lifecycle';
+import { Module, type ModuleOptions } from './module';
+
+/** Compilation failed: `log` is NVRTC's full log. */
+export class CompileError extends Error {
+  readonly log: string;
+  readonly programName: string;
+  readonly options: readonly string[];
+  constructor(programName: string, log: string, options: readonly string[], cause: unknown) {
+    super(`compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`);
+    this.name = 'CompileError';
+    this.log = log;
+    this.programName = programName;
+    this.options = options;
+    (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+export interface ProgramOptions {
+  /** File name used in messages and `#line` (default `program.cu`). */
+  name?: string;
+  /** Headers by include name: `{ 'util.h': '...source...' }`. */
+  headers?: Record<string, string>;
+  /** Name expressions (e.g. `saxpy<float>`) whose lowered names you need: see loweredName(). */
+  nameExpressions?: readonly string[];
+}
+
+export interface CompileOptions {
+  /**
+   * Target: `sm_90` (CUBIN; the default is the current device's sm_XY), `compute_90` (PTX only), or
+   * `native`-free explicit values. With `lto: true` the output is LTO-IR.
+   */
+  arch?: string;
+  /** Emit LTO-IR (`-dlto`) for Linker. */
+  lto?: boolean;
+  /** Further nvrtc options (`-std=c++17`, `-default-device`, `-lineinfo`, `-DNAME=1`, …). */
+  options?: readonly string[];
+}
+
+/** The current device's `sm_XY`, or undefined without a usable driver. */
+function currentArch(): string | undefined {
+  try {
+    return Device.current().arch;
+  } catch {
+    return undefined;
+  }
+}
+
+export class Program extends Resource {
+  readonly handle: nvrtc.nvrtcProgram;
+  readonly name: string;
+  private compiledWith: readonly string[] | undefined;
+  private readonly expressions: string[] = [];
+  private lastLog = '';
+
+  constructor(source: string, options: ProgramOptions = {}) {
+    if (typeof source !== 'string') throw new TypeError('Program expects CUDA C++ source text');
+    const name = options.name ?? 'program.cu';
+    const headers = Object.entries(options.headers ?? {});
+    for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`header ${k} must be source text`);
+    const contents = cStringArray(headers.map(([, v]) => v));
+    const names = cStringArray(headers.map(([k]) => k));
+    const handle = nvrtc.nvrtcCreateProgram(source, name, headers.length, contents.pointers, names.pointers);
+    super('Program', () => nvrtc.nvrtcDestroyProgram(handle));
+    this.handle = handle;
+    this.name = name;
+    for (const e of options.nameExpressions ?? []) this.addNameExpression(e);
+  }
+
+  /** Registers a name expression (before compile) whose lowered (mangled) name loweredName() returns. */
+  addNameExpression(expression: string): this {
+    this.assertOpen();
+    if (this.compiledWith) throw new Error('addNameExpression must precede compile()');
+    nvrtc.nvrtcAddNameExpression(this.handle, expression);
+    this.expressions.push(expression);
+    return this;
+  }
+
+  /** Compiles; throws CompileError with the full log on failure. Returns this. */
+  compile(options: CompileOptions = {}): this {
+    this.assertOpen();
+    const opts = [...(options.options ?? [])];
+    const hasArch = opts.some((o) => /^(-arch|--gpu-architecture)(=|$)/.test(o));
+    if (!hasArch) {
+      const arch = options.arch ?? currentArch();
+      if (arch) opts.push(`--gpu-architecture=${arch}`);
+    }
+    if (options.lto) opts.push('-dlto');
+    const args = cStringArray(opts);
+    try {
+      nvrtc.nvrtcCompileProgram(this.handle, args.count, args.pointers);
+    } catch (e) {
+      this.lastLog = this.readLog();
+      throw new CompileError(this.name, this.lastLog, opts, e);
+    }
+    this.lastLog = this.readLog();
+    this.compiledWith = opts;
+    return this;
+  }
+
+  private readLog(): string {
+    try {
+      const n = nvrtc.nvrtcGetProgramLogSize(this.handle);
+      if (n <= 1) return '';
+      const buf = new Uint8Array(n);
+      nvrtc.nvrtcGetProgramLog(this.handle, buf);
+      return cText(buf);
+    } catch {
+      return '';
+    }
+  }
+
+  /** The compile log (warnings on success). */
+  get log(): string {
+    this.assertOpen();
+    return this.lastLog;
+  }
+
+  private assertCompiled(what: string): void {
+    this.assertOpen();
+    if (!this.compiledWith) throw new Error(`${what}: compile() the program first`);
+  }
+
+  /** PTX text (needs a `compute_XY` arch or a virtual arch in the options). */
+  get ptx(): string {
+    this.assertCompiled('ptx');
+    const n = nvrtc.nvrtcGetPTXSize(this.handle);
+    const buf = new Uint8Array(n);
+    nvrtc.nvrtcGetPTX(this.handle, buf);
+    return cText(buf);
+  }
+
+  /** CUBIN bytes (needs a real `sm_XY` arch: the default). */
+  get cubin(): Uint8Array {
+    this.assertCompiled('cubin');
+    const n = nvrtc.nvrtcGetCUBINSize(this.handle);
+    if (n === 0) throw new Error(`${this.name} has no CUBIN: compile for a real architecture (sm_XY), not ${this.compiledWith!.find((o) => o.includes('arch')) ?? 'a virtual one'}`);
+    const buf = new Uint8Array(n);
+    nvrtc.nvrtcGetCUBIN(this.handle, buf);
+    return buf;
+  }
+
+  /** LTO-IR bytes (compile with `{ lto: true }`). */
+  get ltoir(): Uint8Array {
+    this.assertCompiled('ltoir');
+    const n = nvrtc.nvrtcGetLTOIRSize(this.handle);
+    if (n === 0) throw new Error(`${this.name} has no LTO-IR: compile with { lto: true }`);
+    const buf = new Uint8Array(n);
+    nvrtc.nvrtcGetLTOIR(this.handle, buf);
+    return buf;
+  }
+
+  /** The mangled name of a registered name expression, e.g. for Module.kernel(). */
+  loweredName(expression: string): string {
+    this.assertCompiled('loweredName');
+    if (!this.expressions.includes(expression)) throw new Error(`'${expression}' was not registered with addNameExpression()`);
+    const name = nvrtc.nvrtcGetLoweredName(this.handle, expression);
+    if (!name) throw new Error(`no lowered name for '${expression}'`);
+    return name;
+  }
+
+  /** Loads the compiled program: CUBIN when there is one, else PTX. */
+  load(options?: ModuleOptions): Module {
+    this.assertCompiled('load');
+    let cubinSize = 0;
+    try {
+      cubinSize = nvrtc.nvrtcGetCUBINSize(this.handle);
+    } catch {
+      cubinSize = 0;
+    }
+    return cubinSize > 0 ? Module.load(this.cubin, options) : Module.load(this.ptx, options);
+  }
+
+  /** NVRTC's version. */
+  static version(): { major: number; minor: number } {
+    return nvrtc.nvrtcVersion();
+  }
+}
+
+/** Compiles `source` and loads it: the short path for examples and tests. */
+export function compile(source: string, options: ProgramOptions & CompileOptions & ModuleOptions = {}): { program: Program; module: Module } {
+  const program = new Program(source, options);
+  try {
+    program.compile(options);
+    return { program, module: program.load(options) };
+  } catch (e) {
+    program.close();
+    throw e;
+  }
+}
