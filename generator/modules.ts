@@ -11,6 +11,8 @@ export interface StatusSpec {
   /** How to get a readable message from the library: `return` = `const char* f(status)`,
    *  `out` = `status f(status, const char** out)`. */
   describe?: { fn: string; style: 'return' | 'out' };
+  /** When the status is a struct (cuFile's `CUfileError_t`): the field holding the enum code. */
+  field?: string;
   /** Functions for which these statuses are answers, not errors: the typed layer returns them. */
   answers?: Record<string, string[]>;
 }
@@ -44,6 +46,11 @@ export interface ModuleSpec {
   /** Functions the headers declare but the library does not export (known from the real libraries):
    *  generated, documented as such, and raising CudaSymbolError when called. */
   notExported?: string[];
+  /** The headers have per-thread-default-stream variants (`CUDA_API_PER_THREAD_DEFAULT_STREAM`);
+   *  undefined: detected from `…PTDS(api)`/`…PTSZ(api)` macros (one more clang run). */
+  perThreadDefaultStream?: boolean;
+  /** Functions whose callback argument the library may call from a thread of its own. */
+  foreignThreadCallbacks?: string[];
   /** Name prefixes of declarations in own headers that are not part of the API (internal, deprecated). */
   excludePrefixes?: string[];
   /** Parameters whose direction the heuristics get wrong: `fn.param` → `in` (array/pointer input) or `out`. */
@@ -73,6 +80,8 @@ export const MODULES: readonly ModuleSpec[] = [
       answers: { cuStreamQuery: driverAnswers, cuEventQuery: driverAnswers },
     },
     devicePointers: ['CUdeviceptr', 'CUdeviceptr_v2'],
+    perThreadDefaultStream: true,
+    foreignThreadCallbacks: ['cuLaunchHostFunc', 'cuStreamAddCallback', 'cuUserObjectCreate'],
     paramOverrides: {
       'cuLaunchKernel.kernelParams': 'in',
       'cuLaunchKernel.extra': 'in',
@@ -107,6 +116,8 @@ export const MODULES: readonly ModuleSpec[] = [
       describe: { fn: 'cudaGetErrorString', style: 'return' },
       answers: { cudaStreamQuery: runtimeAnswers, cudaEventQuery: runtimeAnswers },
     },
+    perThreadDefaultStream: true,
+    foreignThreadCallbacks: ['cudaLaunchHostFunc', 'cudaStreamAddCallback', 'cudaUserObjectCreate'],
     paramOverrides: {
       'cudaLaunchKernel.args': 'in',
       'cudaLaunchCooperativeKernel.args': 'in',
@@ -122,6 +133,7 @@ export const MODULES: readonly ModuleSpec[] = [
     sonames: { '12': ['libnvrtc.so.12'], '13': ['libnvrtc.so.13'] },
     env: 'CUDA_TS_NVRTC_LIBRARY',
     resolve: 'symbol',
+    perThreadDefaultStream: false,
     status: {
       type: 'nvrtcResult',
       success: 'NVRTC_SUCCESS',
@@ -140,8 +152,226 @@ export const MODULES: readonly ModuleSpec[] = [
     sonames: { '12': ['libnvJitLink.so.12'], '13': ['libnvJitLink.so.13'] },
     env: 'CUDA_TS_NVJITLINK_LIBRARY',
     resolve: 'symbol',
+    perThreadDefaultStream: false,
     status: { type: 'nvJitLinkResult', success: 'NVJITLINK_SUCCESS', errorClass: 'NvJitLinkError' },
     paramOverrides: { 'nvJitLinkDestroy.handle': 'inout' },
+  },
+  {
+    name: 'nvfatbin',
+    title: 'nvFatbin fatbinary creation API',
+    includes: ['nvFatbin.h'],
+    ownHeaders: ['nvFatbin.h'],
+    prefixes: ['nvFatbin'],
+    macroPrefixes: ['NVFATBIN_'],
+    sonames: { '12': ['libnvfatbin.so.12'], '13': ['libnvfatbin.so.13'] },
+    env: 'CUDA_TS_NVFATBIN_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'nvFatbinResult',
+      success: 'NVFATBIN_SUCCESS',
+      errorClass: 'NvFatbinError',
+      describe: { fn: 'nvFatbinGetErrorString', style: 'return' },
+    },
+    paramOverrides: { 'nvFatbinDestroy.handle_indirect': 'inout' },
+  },
+  {
+    name: 'cublas',
+    title: 'cuBLAS (v2 API)',
+    includes: ['cublas_v2.h'],
+    ownHeaders: ['cublas_v2.h', 'cublas_api.h'],
+    prefixes: ['cublas'],
+    excludePrefixes: ['cublasLt', 'cublasXt'],
+    macroPrefixes: ['CUBLAS_'],
+    versionMacro: 'CUBLAS_VERSION',
+    sonames: { '12': ['libcublas.so.12'], '13': ['libcublas.so.13'] },
+    env: 'CUDA_TS_CUBLAS_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'cublasStatus_t',
+      success: 'CUBLAS_STATUS_SUCCESS',
+      errorClass: 'CublasError',
+      describe: { fn: 'cublasGetStatusString', style: 'return' },
+    },
+  },
+  {
+    name: 'cublaslt',
+    title: 'cuBLASLt',
+    includes: ['cublasLt.h'],
+    ownHeaders: ['cublasLt.h'],
+    prefixes: ['cublasLt'],
+    macroPrefixes: ['CUBLASLT_'],
+    sonames: { '12': ['libcublasLt.so.12'], '13': ['libcublasLt.so.13'] },
+    env: 'CUDA_TS_CUBLASLT_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'cublasStatus_t',
+      success: 'CUBLAS_STATUS_SUCCESS',
+      errorClass: 'CublasLtError',
+      describe: { fn: 'cublasLtGetStatusString', style: 'return' },
+    },
+  },
+  {
+    name: 'curand',
+    title: 'cuRAND host API',
+    includes: ['curand.h'],
+    ownHeaders: ['curand.h'],
+    prefixes: ['curand'],
+    macroPrefixes: ['CURAND_'],
+    versionMacro: 'CURAND_VERSION',
+    sonames: { '12': ['libcurand.so.10'], '13': ['libcurand.so.10'] },
+    env: 'CUDA_TS_CURAND_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: { type: 'curandStatus_t', success: 'CURAND_STATUS_SUCCESS', errorClass: 'CurandError' },
+  },
+  {
+    name: 'cufft',
+    title: 'cuFFT (with cuFFTXt)',
+    includes: ['cufft.h', 'cufftXt.h'],
+    ownHeaders: ['cufft.h', 'cufftXt.h', 'cudalibxt.h'],
+    prefixes: ['cufft'],
+    macroPrefixes: ['CUFFT_', 'MAX_CUDA_DESCRIPTOR_GPUS'],
+    versionMacro: 'CUFFT_VERSION',
+    sonames: { '12': ['libcufft.so.11'], '13': ['libcufft.so.12'] },
+    env: 'CUDA_TS_CUFFT_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: { type: 'cufftResult', success: 'CUFFT_SUCCESS', errorClass: 'CufftError' },
+  },
+  {
+    name: 'cusparse',
+    title: 'cuSPARSE',
+    includes: ['cusparse.h'],
+    ownHeaders: ['cusparse.h'],
+    prefixes: ['cusparse'],
+    macroPrefixes: ['CUSPARSE_'],
+    versionMacro: 'CUSPARSE_VERSION',
+    sonames: { '12': ['libcusparse.so.12'], '13': ['libcusparse.so.12'] },
+    env: 'CUDA_TS_CUSPARSE_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'cusparseStatus_t',
+      success: 'CUSPARSE_STATUS_SUCCESS',
+      errorClass: 'CusparseError',
+      describe: { fn: 'cusparseGetErrorString', style: 'return' },
+    },
+  },
+  {
+    name: 'cusolver',
+    title: 'cuSOLVER (Dn, Sp, Rf)',
+    includes: ['cusolverDn.h', 'cusolverSp.h', 'cusolverRf.h'],
+    ownHeaders: ['cusolverDn.h', 'cusolverSp.h', 'cusolverRf.h', 'cusolver_common.h'],
+    prefixes: ['cusolver'],
+    macroPrefixes: ['CUSOLVER'],
+    versionMacro: 'CUSOLVER_VERSION',
+    sonames: { '12': ['libcusolver.so.11'], '13': ['libcusolver.so.12'] },
+    env: 'CUDA_TS_CUSOLVER_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: { type: 'cusolverStatus_t', success: 'CUSOLVER_STATUS_SUCCESS', errorClass: 'CusolverError' },
+  },
+  {
+    name: 'nvml',
+    title: 'NVML management library',
+    includes: ['nvml.h'],
+    ownHeaders: ['nvml.h'],
+    prefixes: ['nvml'],
+    macroPrefixes: ['NVML_', 'nvml'],
+    versionMacro: 'NVML_API_VERSION',
+    sonames: { '12': ['libnvidia-ml.so.1'], '13': ['libnvidia-ml.so.1'] },
+    env: 'CUDA_TS_NVML_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'nvmlReturn_t',
+      success: 'NVML_SUCCESS',
+      errorClass: 'NvmlError',
+      describe: { fn: 'nvmlErrorString', style: 'return' },
+    },
+  },
+  {
+    name: 'cufile',
+    title: 'cuFile (GPUDirect Storage)',
+    includes: ['cufile.h'],
+    ownHeaders: ['cufile.h'],
+    prefixes: ['cuFile'],
+    macroPrefixes: ['CU_FILE_', 'CUFILE_'],
+    sonames: { '12': ['libcufile.so.0'], '13': ['libcufile.so.0'] },
+    env: 'CUDA_TS_CUFILE_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: { type: 'CUfileError_t', field: 'err', success: 'CU_FILE_SUCCESS', errorClass: 'CufileError' },
+  },
+  {
+    name: 'cupti',
+    title: 'CUPTI profiling tools interface',
+    includes: ['cupti.h'],
+    ownHeaders: [
+      'cupti.h', 'cupti_result.h', 'cupti_version.h', 'cupti_activity.h', 'cupti_activity_deprecated.h', 'cupti_callbacks.h',
+      'cupti_events.h', 'cupti_metrics.h', 'cupti_common.h', 'cupti_driver_cbid.h', 'cupti_runtime_cbid.h', 'cupti_nvtx_cbid.h',
+    ],
+    prefixes: ['cupti'],
+    macroPrefixes: ['CUPTI_'],
+    versionMacro: 'CUPTI_API_VERSION',
+    sonames: { '12': ['libcupti.so.12'], '13': ['libcupti.so.13'] },
+    env: 'CUDA_TS_CUPTI_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'CUptiResult',
+      success: 'CUPTI_SUCCESS',
+      errorClass: 'CuptiError',
+      describe: { fn: 'cuptiGetResultString', style: 'out' },
+    },
+    foreignThreadCallbacks: ['cuptiSubscribe', 'cuptiActivityRegisterCallbacks'],
+  },
+  {
+    name: 'cudnn',
+    title: 'cuDNN',
+    includes: ['cudnn.h'],
+    ownHeaders: ['cudnn.h', 'cudnn_version.h', 'cudnn_graph.h', 'cudnn_ops.h', 'cudnn_cnn.h', 'cudnn_adv.h', 'cudnn_backend.h'],
+    prefixes: ['cudnn'],
+    macroPrefixes: ['CUDNN_'],
+    versionMacro: 'CUDNN_VERSION',
+    sonames: { '12': ['libcudnn.so.9'], '13': ['libcudnn.so.9'] },
+    env: 'CUDA_TS_CUDNN_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'cudnnStatus_t',
+      success: 'CUDNN_STATUS_SUCCESS',
+      errorClass: 'CudnnError',
+      describe: { fn: 'cudnnGetErrorString', style: 'return' },
+    },
+    includeHint:
+      'cuDNN ships outside the toolkit: pass --include with the directory holding cudnn.h, e.g. /usr/include, ' +
+      '$CONDA_PREFIX/include or site-packages/nvidia/cudnn/include',
+  },
+  {
+    name: 'nccl',
+    title: 'NCCL collective communications',
+    includes: ['nccl.h'],
+    ownHeaders: ['nccl.h'],
+    prefixes: ['nccl'],
+    macroPrefixes: ['NCCL_'],
+    versionMacro: 'NCCL_VERSION_CODE',
+    sonames: { '12': ['libnccl.so.2'], '13': ['libnccl.so.2'] },
+    env: 'CUDA_TS_NCCL_LIBRARY',
+    resolve: 'symbol',
+    perThreadDefaultStream: false,
+    status: {
+      type: 'ncclResult_t',
+      success: 'ncclSuccess',
+      errorClass: 'NcclError',
+      describe: { fn: 'ncclGetErrorString', style: 'return' },
+    },
+    includeHint:
+      'NCCL ships outside the toolkit: pass --include with the directory holding nccl.h, e.g. /usr/include, ' +
+      '$CONDA_PREFIX/include or site-packages/nvidia/nccl/include',
   },
 ];
 

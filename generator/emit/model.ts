@@ -19,6 +19,7 @@ export type Kind =
 const BUILTINS: Record<string, Kind> = {
   void: { k: 'void' },
   _Bool: { k: 'bool' },
+  bool: { k: 'bool' },
   char: { k: 'int', bytes: 1, signed: true, isChar: true },
   'signed char': { k: 'int', bytes: 1, signed: true },
   'unsigned char': { k: 'int', bytes: 1, signed: false },

@@ -43,11 +43,15 @@ function inArrayGroup(fn: FunctionDecl, p: Param): boolean {
   return false;
 }
 
+/** Names the typed layer's function bodies use for themselves: parameters must not shadow them. */
+const TYPED_LOCALS = new Set(['s', 'status', 'raw', 'T', 'records', 'fail', 'result', 'describe']);
+
 export function planParams(model: TypeModel, fn: FunctionDecl): Plan[] {
   const overrides = model.spec.paramOverrides ?? {};
   let slot = 0;
   return fn.params.map((p, i): Plan => {
-    const ident = safeIdent(p.name);
+    const base = safeIdent(p.name);
+    const ident = TYPED_LOCALS.has(base) ? `${base}_` : base;
     const kind = model.kind(p.type);
     if (kind.k !== 'pointer') return { role: 'value', p, ident, kind };
     const override = overrides[`${fn.name}.${p.name}`];
@@ -66,7 +70,7 @@ export function planParams(model: TypeModel, fn: FunctionDecl): Plan[] {
         if (target.isChar) {
           const next = fn.params[i + 1];
           if (next && /^(len|length|size|bufferSize|maxLen|length)$/i.test(next.name) && model.kind(next.type).k === 'int') {
-            return { role: 'outText', p, ident, lengthParam: safeIdent(next.name) };
+            return { role: 'outText', p, ident, lengthParam: TYPED_LOCALS.has(safeIdent(next.name)) ? `${safeIdent(next.name)}_` : safeIdent(next.name) };
           }
           return { role: 'pointer', p, ident };
         }

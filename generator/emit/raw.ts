@@ -17,6 +17,28 @@ export function cSignature(fn: FunctionDecl): string {
   return `${formatCType(fn.returns, `${fn.symbol}(${params}${fn.variadic ? ', ...' : ''})`)}`;
 }
 
+/** Doc sentences for a function: callbacks it takes (and whether they may run on a foreign thread),
+ *  and whether its library is known not to export it. */
+export function functionNotes(model: TypeModel, fn: FunctionDecl): string[] {
+  const notes: string[] = [];
+  const cbs = fn.params.filter((p) => model.kind(p.type).k === 'funcptr');
+  if (cbs.length) {
+    const names = cbs.map((p) => (p.type.kind === 'named' ? `\`${p.name}\` (callbacks.${p.type.name})` : `\`${p.name}\``));
+    notes.push(`Takes a C callback ${names.join(', ')}: pass \`koffi.register(jsFn, koffi.pointer(proto))\` and unregister it when done.`);
+    if ((model.spec.foreignThreadCallbacks ?? []).includes(fn.name)) {
+      notes.push(
+        'The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block ' +
+          'the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. ' +
+          'Poll (stream query) or use an async synchronize instead.',
+      );
+    }
+  }
+  if ((model.spec.notExported ?? []).includes(fn.name)) {
+    notes.push('Declared by the headers but not exported by the library: calling it throws CudaSymbolError.');
+  }
+  return notes;
+}
+
 export function ffiParam(model: TypeModel, fn: FunctionDecl, i: number): string {
   const kind = model.kind(fn.params[i].type);
   if (kind.k === 'record') return `records.${kind.ts}()`;
@@ -79,7 +101,8 @@ export function emitRaw(ctx: EmitContext): string {
       ...(since ? [`'${since}'`] : []),
     ];
     w.line(`let ${cache}: NativeFunction | undefined;`);
-    w.line(`/** \`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''} */`);
+    const notes = functionNotes(model, fn);
+    w.line(`/** \`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')} */`);
     w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
       w.line(`${cache} ??= binder.bind(${bindArgs.join(', ')});`);
       w.line(`return ${cache}(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);

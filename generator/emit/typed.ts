@@ -4,7 +4,7 @@
 import type { FunctionDecl } from '../ir/schema';
 import type { Kind } from './model';
 import { planParams, slotCount, type Plan } from './params';
-import { cSignature, qualify, rawParamType, type EmitContext } from './raw';
+import { cSignature, functionNotes, qualify, rawParamType, type EmitContext } from './raw';
 import { Writer } from './writer';
 
 function readOut(plan: Plan & { slot: number }): string {
@@ -87,20 +87,31 @@ export function emitTyped(ctx: EmitContext): string {
   const { model } = ctx;
   const { ir, spec } = model;
   const status = spec.status;
-  const statusKind = model.kind({ kind: 'named', name: status.type });
-  if (statusKind.k !== 'enum') throw new Error(`status type ${status.type} of ${spec.name} is not an enum`);
-  const successMember = statusKind.decl.members.find((m) => m.name === status.success);
+  // The status: an enum (`CUresult`), or a struct whose `status.field` is one (cuFile's CUfileError_t).
+  const declaredStatus = model.kind({ kind: 'named', name: status.type });
+  let statusKind = declaredStatus;
+  if (declaredStatus.k === 'record') {
+    const f = status.field ? declaredStatus.decl.fields.find((x) => x.name === status.field) : undefined;
+    if (!f) throw new Error(`status type ${status.type} of ${spec.name} is a struct: the catalog must name its code field (status.field)`);
+    statusKind = model.kind(f.type);
+  }
+  if (statusKind.k !== 'enum') throw new Error(`status type ${status.type} of ${spec.name} is not an enum (nor a struct holding one)`);
+  const statusEnum = statusKind;
+  const codeType = statusEnum.ts;
+  const successMember = statusEnum.decl.members.find((m) => m.name === status.success);
   if (!successMember) throw new Error(`${status.success} not found in ${status.type}`);
   const success = successMember.value;
   const valueOf = (name: string) => {
-    const m = statusKind.decl.members.find((x) => x.name === name);
+    const m = statusEnum.decl.members.find((x) => x.name === name);
     if (!m) throw new Error(`status ${name} not found in ${status.type}`);
     return m.value;
   };
   const returnsStatus = (fn: FunctionDecl) => {
     const k = model.kind(fn.returns);
-    return k.k === 'enum' && k.decl === statusKind.decl;
+    if (declaredStatus.k === 'record') return k.k === 'record' && k.decl === declaredStatus.decl;
+    return k.k === 'enum' && k.decl === statusEnum.decl;
   };
+  const statusOf = (call: string) => (declaredStatus.k === 'record' ? `(${call} as { ${status.field}: number }).${status.field}` : call);
 
   const w = new Writer();
   w.line(ctx.banner);
@@ -120,7 +131,7 @@ export function emitTyped(ctx: EmitContext): string {
   w.line(`/** A failing ${status.type} from the ${spec.title}. \`name\` is the status name, \`func\` the C function. */`);
   w.block(`export class ${status.errorClass} extends CudaError`, () => {
     w.block(`constructor(func: string, code: number)`, () => {
-      w.line(`super('${spec.name}', func, code, T.${status.type}[code] ?? \`${status.type}(\${code})\`, describe(code));`);
+      w.line(`super('${spec.name}', func, code, T.${codeType}[code] ?? \`${codeType}(\${code})\`, describe(code));`);
     });
   });
   w.blank();
@@ -166,7 +177,7 @@ export function emitTyped(ctx: EmitContext): string {
     });
     const outFields = outs.map((p) => `${p.ident}: ${outType(ctx, p)}`);
     let retType: string;
-    if (isStatus) retType = outs.length === 0 ? (answers.length ? `T.${status.type}` : 'void') : outs.length === 1 ? outType(ctx, outs[0]) : `{ ${outFields.join('; ')} }`;
+    if (isStatus) retType = outs.length === 0 ? (answers.length ? `T.${codeType}` : 'void') : outs.length === 1 ? outType(ctx, outs[0]) : `{ ${outFields.join('; ')} }`;
     else {
       const r = qualify(model.tsType(fn.returns, 'return'));
       retType = outs.length === 0 ? r : `{ result: ${r}; ${outFields.join('; ')} }`;
@@ -191,6 +202,7 @@ export function emitTyped(ctx: EmitContext): string {
 
     const doc = [`\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}`];
     if (outs.length) doc.push(`Returns ${outs.length === 1 ? `\`${outs[0].p.name}\`` : outs.map((o) => `\`${o.p.name}\``).join(', ')}.`);
+    doc.push(...functionNotes(model, fn));
     if (isStatus) doc.push(`Throws {@link ${status.errorClass}}${answers.length ? ` unless the status is ${status.answers![fn.name].join(' or ')}` : ''}.`);
 
     if (slots) w.line(`let ${fn.name}$: Scratch | undefined;`);
@@ -210,7 +222,7 @@ export function emitTyped(ctx: EmitContext): string {
       });
       const packed = outs.length === 1 ? values[0] : `{ ${outs.map((p, k) => `${p.ident}: ${values[k]}`).join(', ')} }`;
       if (isStatus) {
-        w.line(`const status = ${call};`);
+        w.line(`const status = ${statusOf(call)};`);
         const cond = [`status !== ${success}`, ...answers.map((a) => `status !== ${a}`)].join(' && ');
         w.line(`if (${cond}) throw fail('${fn.name}', status);`);
         if (outs.length) w.line(`return ${packed};`);

@@ -56,6 +56,60 @@ function largestPow2Dividing(n: number, cap: number): number {
   return p;
 }
 
+export interface BitfieldMember {
+  name: string;
+  unit: string;
+  shift: number;
+  width: number;
+}
+
+const UNIT_TYPES: Record<number, string> = { 1: 'unsigned char', 2: 'unsigned short', 4: 'unsigned int', 8: 'unsigned long long' };
+
+/**
+ * The fields koffi sees. koffi has no bitfields, so each run of bitfields sharing a storage unit
+ * becomes one unsigned integer field `_bitsN` (N = its byte offset); `members` says where each
+ * bitfield sits in its unit, for the generated accessors.
+ */
+export function storageFields(model: TypeModel, r: RecordDecl): { fields: Field[]; members: BitfieldMember[] } {
+  const fields: Field[] = [];
+  const members: BitfieldMember[] = [];
+  let unit: { offset: number; size: number; field: Field; members: (BitfieldMember & { bit: number })[] } | undefined;
+  const close = () => {
+    if (!unit) return;
+    unit.field.name = `_bits${unit.offset}`;
+    unit.field.type = { kind: 'builtin', name: UNIT_TYPES[unit.size] };
+    unit.field.offset = unit.offset;
+    for (const m of unit.members) members.push({ name: m.name, unit: unit.field.name, shift: m.bit - unit.offset * 8, width: m.width });
+    unit = undefined;
+  };
+  for (const f of r.fields) {
+    if (f.bitWidth === undefined || f.bitOffset === undefined) {
+      close();
+      fields.push(f);
+      continue;
+    }
+    const size = Math.max(1, model.sizeAlign(model.kind(f.type)).size);
+    const offset = Math.floor(f.bitOffset / (size * 8)) * size;
+    if (unit && offset < unit.offset + unit.size && offset + size > unit.offset) {
+      // overlaps the open unit: widen it to a naturally aligned unit covering both
+      const lo = Math.min(unit.offset, offset);
+      const hi = Math.max(unit.offset + unit.size, offset + size);
+      let sz = 1;
+      while (sz < hi - lo || lo % sz !== 0) sz *= 2;
+      unit.offset = Math.floor(lo / sz) * sz;
+      unit.size = sz;
+    } else {
+      close();
+      const field: Field = { name: '', type: f.type, offset };
+      fields.push(field);
+      unit = { offset, size, field, members: [] };
+    }
+    if (f.bitWidth > 0 && f.name && !/^anon\d+$/.test(f.name)) unit.members.push({ name: f.name, unit: '', shift: 0, bit: f.bitOffset, width: f.bitWidth });
+  }
+  close();
+  return { fields, members };
+}
+
 export function emitTypes(model: TypeModel, banner: string): string {
   const { ir } = model;
   const w = new Writer();
@@ -102,12 +156,41 @@ export function emitTypes(model: TypeModel, banner: string): string {
   for (const r of ir.records) {
     const ts = bareName(r.name);
     w.line(`/** \`${r.name}\` · ${r.size} bytes, align ${r.align} · ${r.header} */`);
+    const { fields, members } = storageFields(model, r);
     w.block(`export interface ${ts}`, () => {
-      for (const f of r.fields) {
-        const bits = f.bitWidth !== undefined ? ` // bitfield: ${f.bitWidth} bits at bit ${f.bitOffset}` : '';
+      for (const f of fields) {
+        const inUnit = members.filter((m) => m.unit === f.name);
+        const bits = inUnit.length ? ` // bitfields ${inUnit.map((m) => `${m.name}:${m.width}@${m.shift}`).join(', ')}: use bitfields.${ts}` : '';
         w.line(`${safeProp(f.name)}: ${fieldTsType(model, f)};${bits}`);
       }
     });
+  }
+  const withBits = ir.records.map((r) => ({ r, members: storageFields(model, r).members })).filter((x) => x.members.length);
+  if (withBits.length) {
+    w.blank();
+    w.line(`/** A bitfield inside an integer storage unit field (koffi has no bitfields). */`);
+    w.block(`export class Bitfield`, () => {
+      w.line(`constructor(readonly unit: string, readonly shift: number, readonly width: number) {}`);
+      w.line(`/** Reads the bitfield from a decoded record value. */`);
+      w.block(`get(value: object): number`, () => {
+        w.line(`const u = (value as Record<string, number | bigint>)[this.unit];`);
+        w.line(`return Number((BigInt(u) >> BigInt(this.shift)) & ((1n << BigInt(this.width)) - 1n));`);
+      });
+      w.line(`/** Writes the bitfield into a record value (its unit must already be a number or bigint). */`);
+      w.block(`set(value: object, bits: number): void`, () => {
+        w.line(`const v = value as Record<string, number | bigint>;`);
+        w.line(`const u = BigInt(v[this.unit] ?? 0);`);
+        w.line(`const mask = ((1n << BigInt(this.width)) - 1n) << BigInt(this.shift);`);
+        w.line(`const next = (u & ~mask) | ((BigInt(bits) << BigInt(this.shift)) & mask);`);
+        w.line(`v[this.unit] = typeof v[this.unit] === 'bigint' ? next : Number(next);`);
+      });
+    });
+    w.line(`/** Bitfield accessors per record: \`bitfields.X.field.get(value)\`. */`);
+    w.block(`export const bitfields =`, () => {
+      for (const { r, members } of withBits) {
+        w.line(`${bareName(r.name)}: { ${members.map((m) => `${safeProp(m.name)}: new Bitfield('${m.unit}', ${m.shift}, ${m.width})`).join(', ')} },`);
+      }
+    }, ';');
   }
   w.blank();
   w.line(`/** koffi types of this module's C records, each built on first call: \`records.CUlaunchConfig_st()\`. */`);
@@ -115,7 +198,8 @@ export function emitTypes(model: TypeModel, banner: string): string {
     for (const r of ir.records) w.line(`readonly ${bareName(r.name)}: () => KoffiType;`);
   });
   w.block(`export const records: Records =`, () => {
-    for (const r of ir.records) {
+    for (const record of ir.records) {
+      const r = { ...record, fields: storageFields(model, record).fields };
       const aligns = explicitAlignments(model, r);
       const fields = r.fields.map((f, i) => {
         const ffi = fieldFfi(model, f);

@@ -256,10 +256,12 @@ export function lowerModule(input: LowerInput): ModuleIR {
       const parent = rename.get(r.key) ?? (r.key.startsWith('@anon:') ? undefined : r.key);
       if (!parent) continue;
       r.fields.forEach((f, i) => {
-        if (f.type.kind === 'named' && f.type.name.startsWith('@anon:') && !rename.has(f.type.name)) {
-          const kind = recordKind.get(f.type.name) ?? 'struct';
+        let t = f.type;
+        while (t.kind === 'array') t = t.of; // `struct { … } utilization[4]`
+        if (t.kind === 'named' && t.name.startsWith('@anon:') && !rename.has(t.name)) {
+          const kind = recordKind.get(t.name) ?? 'struct';
           const bare = parent.replace(/^(struct|union|enum) /, '');
-          rename.set(f.type.name, `${kind} ${bare}_${f.name || `anon${i}`}`);
+          rename.set(t.name, `${kind} ${bare}_${f.name || `anon${i}`}`);
           changed = true;
         }
       });
@@ -355,6 +357,14 @@ export function lowerModule(input: LowerInput): ModuleIR {
     if (ptds && ptds !== f.name && /_pt(ds|sz)$/.test(ptds)) decl.ptdsSymbol = ptds;
     return decl;
   });
+  // A name declared both plainly and behind a renaming macro (`cuFileDriverClose` before
+  // `#define cuFileDriverClose cuFileDriverClose_v2`): C code calls the macro's target, so do we.
+  const byName = new Map<string, FunctionDecl>();
+  for (const f of functions) {
+    const prev = byName.get(f.name);
+    if (!prev || (prev.symbol === prev.name && f.symbol !== f.name)) byName.set(f.name, f);
+  }
+  functions.splice(0, functions.length, ...byName.values());
   functions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   // Types: everything declared in own headers plus whatever functions reach.

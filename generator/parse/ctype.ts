@@ -3,7 +3,7 @@
 import type { CType } from '../ir/schema';
 
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict', '__restrict', '_Nonnull', '_Nullable', '__unaligned']);
-const BUILTIN_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', '_Bool', '__int128', '_Float16', '__fp16']);
+const BUILTIN_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', '_Bool', 'bool', '__int128', '_Float16', '__fp16']);
 
 /** Anonymous records print as `struct (unnamed struct at FILE:L:C)`; we name them `@anon:FILE:L:C`. */
 const ANON = /\((?:unnamed|anonymous)(?: (?:struct|union|enum))? at ([^)]+)\)/g;
@@ -34,7 +34,7 @@ export function canonicalBuiltin(words: string[]): string {
   const has = (w: string) => words.includes(w);
   const longs = words.filter((w) => w === 'long').length;
   if (has('void')) return 'void';
-  if (has('_Bool')) return '_Bool';
+  if (has('_Bool') || has('bool')) return '_Bool';
   if (has('float')) return 'float';
   if (has('_Float16') || has('__fp16')) return '_Float16';
   if (has('double')) return longs ? 'long double' : 'double';

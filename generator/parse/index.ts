@@ -29,7 +29,10 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
   const job: ClangJob = { clang: opts.clang, includeDirs: opts.includeDirs, includes: spec.includes, defines: spec.defines };
   const ast = clangAst(job);
   const macros = parseMacroDefinitions(clangMacros(job));
-  const ptdsMacros = parseMacroDefinitions(clangMacros({ ...job, defines: [...(job.defines ?? []), 'CUDA_API_PER_THREAD_DEFAULT_STREAM'] }));
+  const ptds = spec.perThreadDefaultStream ?? [...macros.functions.keys()].some((n) => /PT(DS|SZ)$/.test(n));
+  const ptdsMacros = ptds
+    ? parseMacroDefinitions(clangMacros({ ...job, defines: [...(job.defines ?? []), 'CUDA_API_PER_THREAD_DEFAULT_STREAM'] }))
+    : macros;
   const layouts = parseRecordLayouts(clangLayouts(job));
   return lowerModule({ spec, cudaVersion: opts.cudaVersion, ast, layouts, macros, ptdsMacros });
 }

@@ -460,7 +460,7 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): T.CUresu
   return cuDevicePrimaryCtxSetFlags$(dev, flags);
 }
 let cuDeviceRegisterAsyncNotification$: NativeFunction | undefined;
-/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 */
+/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer, callback: T.Pointer): T.CUresult {
   cuDeviceRegisterAsyncNotification$ ??= binder.bind('cuDeviceRegisterAsyncNotification', 'cuDeviceRegisterAsyncNotification', undefined, 'int32_t', ['int32_t', 'void *', 'void *', 'void *']);
   return cuDeviceRegisterAsyncNotification$(device, callbackFunc, userData, callback);
@@ -1336,7 +1336,7 @@ export function cuLaunchGridAsync(f: T.CUfunction, grid_width: number, grid_heig
   return cuLaunchGridAsync$(f, grid_width, grid_height, hStream);
 }
 let cuLaunchHostFunc$: NativeFunction | undefined;
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 */
+/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 Takes a C callback `fn` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer, userData: T.Pointer): T.CUresult {
   cuLaunchHostFunc$ ??= binder.bind('cuLaunchHostFunc', 'cuLaunchHostFunc', 'cuLaunchHostFunc_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *']);
   return cuLaunchHostFunc$(hStream, fn, userData);
@@ -2110,13 +2110,13 @@ export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUf
   return cuOccupancyMaxActiveClusters$(numClusters, func, config);
 }
 let cuOccupancyMaxPotentialBlockSize$: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.6 */
+/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.6 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuOccupancyMaxPotentialBlockSize(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): T.CUresult {
   cuOccupancyMaxPotentialBlockSize$ ??= binder.bind('cuOccupancyMaxPotentialBlockSize', 'cuOccupancyMaxPotentialBlockSize', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'void *', 'uint64_t', 'int32_t']);
   return cuOccupancyMaxPotentialBlockSize$(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.6 */
+/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): T.CUresult {
   cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= binder.bind('cuOccupancyMaxPotentialBlockSizeWithFlags', 'cuOccupancyMaxPotentialBlockSizeWithFlags', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'void *', 'uint64_t', 'int32_t', 'uint32_t']);
   return cuOccupancyMaxPotentialBlockSizeWithFlags$(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -2200,7 +2200,7 @@ export function cuSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsAr
   return cuSignalExternalSemaphoresAsync$(extSemArray, paramsArray, numExtSems, stream);
 }
 let cuStreamAddCallback$: NativeFunction | undefined;
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 */
+/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `callback` (callbacks.CUstreamCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer, userData: T.Pointer, flags: number): T.CUresult {
   cuStreamAddCallback$ ??= binder.bind('cuStreamAddCallback', 'cuStreamAddCallback', 'cuStreamAddCallback_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint32_t']);
   return cuStreamAddCallback$(hStream, callback, userData, flags);
@@ -2626,7 +2626,7 @@ export function cuThreadExchangeStreamCaptureMode(mode: T.Pointer): T.CUresult {
   return cuThreadExchangeStreamCaptureMode$(mode);
 }
 let cuUserObjectCreate$: NativeFunction | undefined;
-/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.6 */
+/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.CUresult {
   cuUserObjectCreate$ ??= binder.bind('cuUserObjectCreate', 'cuUserObjectCreate', undefined, 'int32_t', ['void *', 'void *', 'void *', 'uint32_t', 'uint32_t']);
   return cuUserObjectCreate$(object_out, ptr, destroy, initialRefcount, flags);

@@ -76,8 +76,8 @@ export function nvrtcGetCUBINSize(prog: T.nvrtcProgram): number {
   return s.size(0);
 }
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.6 */
-export function nvrtcGetErrorString(result: T.nvrtcResult): string | null {
-  return raw.nvrtcGetErrorString(result);
+export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
+  return raw.nvrtcGetErrorString(result_);
 }
 /** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram, LTOIR: T.Pointer): void {

@@ -378,12 +378,12 @@ export function cuDevResourceGenerateDesc(resources: T.Pointer, nbResources: num
   return s.address(0) as T.CUdevResourceDesc;
 }
 /** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 Returns `result`, `remaining`. Throws {@link DriverError}. */
-export function cuDevSmResourceSplitByCount(nbGroups: T.Pointer, input: T.CUdevResource_st | T.Pointer, useFlags: number, minCount: number): { result: T.CUdevResource_st; remaining: T.CUdevResource_st } {
-  const result$ = new Uint8Array(144);
+export function cuDevSmResourceSplitByCount(nbGroups: T.Pointer, input: T.CUdevResource_st | T.Pointer, useFlags: number, minCount: number): { result_: T.CUdevResource_st; remaining: T.CUdevResource_st } {
+  const result_$ = new Uint8Array(144);
   const remaining$ = new Uint8Array(144);
-  const status = raw.cuDevSmResourceSplitByCount(result$, nbGroups, isPointerLike(input) ? input : encodeRecord(records.CUdevResource_st(), input), remaining$, useFlags, minCount);
+  const status = raw.cuDevSmResourceSplitByCount(result_$, nbGroups, isPointerLike(input) ? input : encodeRecord(records.CUdevResource_st(), input), remaining$, useFlags, minCount);
   if (status !== 0) throw fail('cuDevSmResourceSplitByCount', status);
-  return { result: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), result$), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
+  return { result_: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), result_$), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
 }
 let cuDeviceCanAccessPeer$: Scratch | undefined;
 /** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 Returns `canAccessPeer`. Throws {@link DriverError}. */
@@ -570,7 +570,7 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
   if (status !== 0) throw fail('cuDevicePrimaryCtxSetFlags', status);
 }
 let cuDeviceRegisterAsyncNotification$: Scratch | undefined;
-/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Returns `callback`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.CUasyncCallbackHandle {
   const s = (cuDeviceRegisterAsyncNotification$ ??= new Scratch(1));
   const status = raw.cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, s.slot(0));
@@ -1467,7 +1467,7 @@ export function cuLaunchGridAsync(f: T.CUfunction, grid_width: number, grid_heig
   const status = raw.cuLaunchGridAsync(f, grid_width, grid_height, hStream);
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
 }
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 13.0 Takes a C callback `fn` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link DriverError}. */
 export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer, userData: T.Pointer): void {
   const status = raw.cuLaunchHostFunc(hStream, fn, userData);
   if (status !== 0) throw fail('cuLaunchHostFunc', status);
@@ -1612,7 +1612,7 @@ export function cuLogsDumpToMemory(buffer: T.Pointer, flags: number): { iterator
   return { iterator: s.u32[0], size: s.size(1) };
 }
 let cuLogsRegisterCallback$: Scratch | undefined;
-/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Returns `callback_out`. Throws {@link DriverError}. */
+/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
 export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.CUlogsCallbackHandle {
   const s = (cuLogsRegisterCallback$ ??= new Scratch(1));
   const status = raw.cuLogsRegisterCallback(callbackFunc, userData, s.slot(0));
@@ -2350,7 +2350,7 @@ export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUf
   if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
 }
 let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Throws {@link DriverError}. */
+/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
 export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
   const status = raw.cuOccupancyMaxPotentialBlockSize(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -2358,7 +2358,7 @@ export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction, blockSizeTo
   return { minGridSize: s.i32[0], blockSize: s.i32[2] };
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: Scratch | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Throws {@link DriverError}. */
+/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
   const status = raw.cuOccupancyMaxPotentialBlockSizeWithFlags(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -2436,7 +2436,7 @@ export function cuSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsAr
   const status = raw.cuSignalExternalSemaphoresAsync(extSemArray, isPointerLike(paramsArray) ? paramsArray : encodeRecord(records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray), numExtSems, stream);
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
 }
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `callback` (callbacks.CUstreamCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link DriverError}. */
 export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer, userData: T.Pointer, flags: number): void {
   const status = raw.cuStreamAddCallback(hStream, callback, userData, flags);
   if (status !== 0) throw fail('cuStreamAddCallback', status);
@@ -2903,7 +2903,7 @@ export function cuThreadExchangeStreamCaptureMode(): T.CUstreamCaptureMode {
   return s.i32[0] as T.CUstreamCaptureMode;
 }
 let cuUserObjectCreate$: Scratch | undefined;
-/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `object_out`. Throws {@link DriverError}. */
+/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link DriverError}. */
 export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.CUuserObject {
   const s = (cuUserObjectCreate$ ??= new Scratch(1));
   const status = raw.cuUserObjectCreate(s.slot(0), ptr, destroy, initialRefcount, flags);

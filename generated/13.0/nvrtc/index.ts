@@ -76,8 +76,8 @@ export function nvrtcGetCUBINSize(prog: T.nvrtcProgram): number {
   return s.size(0);
 }
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 13.0 */
-export function nvrtcGetErrorString(result: T.nvrtcResult): string | null {
-  return raw.nvrtcGetErrorString(result);
+export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
+  return raw.nvrtcGetErrorString(result_);
 }
 /** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}. */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram, LTOIR: T.Pointer): void {
@@ -173,7 +173,7 @@ export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): void {
   const status = raw.nvrtcGetSupportedArchs(supportedArchs);
   if (status !== 0) throw fail('nvrtcGetSupportedArchs', status);
 }
-/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Throws {@link NvrtcError}. */
+/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link NvrtcError}. */
 export function nvrtcSetFlowCallback(prog: T.nvrtcProgram, callback: T.Pointer, payload: T.Pointer): void {
   const status = raw.nvrtcSetFlowCallback(prog, callback, payload);
   if (status !== 0) throw fail('nvrtcSetFlowCallback', status);

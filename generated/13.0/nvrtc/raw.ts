@@ -148,7 +148,7 @@ export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): T.nvrtcResult
   return nvrtcGetSupportedArchs$(supportedArchs);
 }
 let nvrtcSetFlowCallback$: NativeFunction | undefined;
-/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 (since 13.0) */
+/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 (since 13.0) Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function nvrtcSetFlowCallback(prog: T.nvrtcProgram, callback: T.Pointer, payload: T.Pointer): T.nvrtcResult {
   nvrtcSetFlowCallback$ ??= binder.bind('nvrtcSetFlowCallback', 'nvrtcSetFlowCallback', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *'], '13.0');
   return nvrtcSetFlowCallback$(prog, callback, payload);

@@ -250,7 +250,7 @@ export function cudaDeviceGraphMemTrim(device: number): void {
   if (status !== 0) throw fail('cudaDeviceGraphMemTrim', status);
 }
 let cudaDeviceRegisterAsyncNotification$: Scratch | undefined;
-/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}. */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.cudaAsyncCallbackHandle_t {
   const s = (cudaDeviceRegisterAsyncNotification$ ??= new Scratch(1));
   const status = raw.cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, s.slot(0));
@@ -1229,7 +1229,7 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   const status = raw.cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `fn` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link RuntimeError}. */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer, userData: T.Pointer): void {
   const status = raw.cudaLaunchHostFunc(stream, fn, userData);
   if (status !== 0) throw fail('cudaLaunchHostFunc', status);
@@ -1335,7 +1335,7 @@ export function cudaLogsDumpToMemory(buffer: T.Pointer, flags: number): { iterat
   return { iterator: s.u32[0], size: s.size(1) };
 }
 let cudaLogsRegisterCallback$: Scratch | undefined;
-/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback_out`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}. */
 export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.cudaLogsCallbackHandle {
   const s = (cudaLogsRegisterCallback$ ??= new Scratch(1));
   const status = raw.cudaLogsRegisterCallback(callbackFunc, userData, s.slot(0));
@@ -1822,7 +1822,7 @@ export function cudaSignalExternalSemaphoresAsync(extSemArray: T.Pointer, params
   const status = raw.cudaSignalExternalSemaphoresAsync(extSemArray, isPointerLike(paramsArray) ? paramsArray : encodeRecord(records.cudaExternalSemaphoreSignalParams(), paramsArray), numExtSems, stream);
   if (status !== 0) throw fail('cudaSignalExternalSemaphoresAsync', status);
 }
-/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cudaStreamCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link RuntimeError}. */
 export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer, userData: T.Pointer, flags: number): void {
   const status = raw.cudaStreamAddCallback(stream, callback, userData, flags);
   if (status !== 0) throw fail('cudaStreamAddCallback', status);
@@ -1974,7 +1974,7 @@ export function cudaThreadExchangeStreamCaptureMode(): T.cudaStreamCaptureMode {
   return s.i32[0] as T.cudaStreamCaptureMode;
 }
 let cudaUserObjectCreate$: Scratch | undefined;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `object_out`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link RuntimeError}. */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.cudaUserObject_t {
   const s = (cudaUserObjectCreate$ ??= new Scratch(1));
   const status = raw.cudaUserObjectCreate(s.slot(0), ptr, destroy, initialRefcount, flags);

@@ -220,7 +220,7 @@ export function cudaDeviceGraphMemTrim(device: number): T.cudaError_t {
   return cudaDeviceGraphMemTrim$(device);
 }
 let cudaDeviceRegisterAsyncNotification$: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer, callback: T.Pointer): T.cudaError_t {
   cudaDeviceRegisterAsyncNotification$ ??= binder.bind('cudaDeviceRegisterAsyncNotification', 'cudaDeviceRegisterAsyncNotification', undefined, 'int32_t', ['int32_t', 'void *', 'void *', 'void *']);
   return cudaDeviceRegisterAsyncNotification$(device, callbackFunc, userData, callback);
@@ -1150,7 +1150,7 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   return cudaLaunchCooperativeKernel$(func, gridDim, blockDim, args, sharedMem, stream);
 }
 let cudaLaunchHostFunc$: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `fn` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer, userData: T.Pointer): T.cudaError_t {
   cudaLaunchHostFunc$ ??= binder.bind('cudaLaunchHostFunc', 'cudaLaunchHostFunc', 'cudaLaunchHostFunc_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *']);
   return cudaLaunchHostFunc$(stream, fn, userData);
@@ -1240,7 +1240,7 @@ export function cudaLogsDumpToMemory(iterator: T.Pointer, buffer: T.Pointer, siz
   return cudaLogsDumpToMemory$(iterator, buffer, size, flags);
 }
 let cudaLogsRegisterCallback$: NativeFunction | undefined;
-/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
+/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer, callback_out: T.Pointer): T.cudaError_t {
   cudaLogsRegisterCallback$ ??= binder.bind('cudaLogsRegisterCallback', 'cudaLogsRegisterCallback', undefined, 'int32_t', ['void *', 'void *', 'void *'], '13.0');
   return cudaLogsRegisterCallback$(callbackFunc, userData, callback_out);
@@ -1732,7 +1732,7 @@ export function cudaSignalExternalSemaphoresAsync(extSemArray: T.Pointer, params
   return cudaSignalExternalSemaphoresAsync$(extSemArray, paramsArray, numExtSems, stream);
 }
 let cudaStreamAddCallback$: NativeFunction | undefined;
-/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cudaStreamCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer, userData: T.Pointer, flags: number): T.cudaError_t {
   cudaStreamAddCallback$ ??= binder.bind('cudaStreamAddCallback', 'cudaStreamAddCallback', 'cudaStreamAddCallback_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint32_t']);
   return cudaStreamAddCallback$(stream, callback, userData, flags);
@@ -1870,7 +1870,7 @@ export function cudaThreadExchangeStreamCaptureMode(mode: T.Pointer): T.cudaErro
   return cudaThreadExchangeStreamCaptureMode$(mode);
 }
 let cudaUserObjectCreate$: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
+/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `destroy` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cudaUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.cudaError_t {
   cudaUserObjectCreate$ ??= binder.bind('cudaUserObjectCreate', 'cudaUserObjectCreate', undefined, 'int32_t', ['void *', 'void *', 'void *', 'uint32_t', 'uint32_t']);
   return cudaUserObjectCreate$(object_out, ptr, destroy, initialRefcount, flags);
