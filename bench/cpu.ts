@@ -1,0 +1,195 @@
+// CPU-only part of the benchmark suite (runs without a GPU): per-call overhead of cuda-ts's typed layer
+// against its raw layer and against a hand-declared koffi function, on libcudart.
+//
+//   npx tsx bench/cpu.ts [out.json]        (default bench/results/cpu.json; $OUT/cpu.json if $OUT is set)
+//
+// Call: cudaRuntimeGetVersion(int*) — answers without a driver or a GPU. (cudaGetLastError would be the
+// no-argument call, but with no usable driver it returns cudaErrorInsufficientDriver (35) on every call,
+// so the typed layer throws; it is measured through raw and koffi only, as a no-argument floor, and
+// through typed only if it returns 0.)
+//   koffi        lib.func('int cudaRuntimeGetVersion(void *)') on the same loaded library, out-param
+//                in one preallocated Int32Array (the floor)
+//   cuda-ts raw  raw.cudaRuntimeGetVersion(preallocated Int32Array)
+//   cuda-ts typed  cudaRuntimeGetVersion() → number (throws on failure; scratch out-param)
+// cuda-ts is measured as compiled CommonJS ("js": src/ and generated/ transpiled one-to-one into
+// bench/.build/js, what tsc emits and what dist/ ships) — the target is judged on that — and also as
+// loaded through tsx ("tsx"), whose esbuild output turns every export into a getter: that column shows
+// what a user running TypeScript sources through tsx pays, not what the package costs.
+// Diagnostic rows: koffi with an 8-byte Uint8Array sub-view out-param (what the typed layer's Scratch
+// passes), to tell the typed layer's own cost from the cost of the pointer kind it passes.
+//
+// Method: N calls per pass (status checked every call), one untimed warm-up pass per implementation,
+// then REPS passes; the reps of all implementations are interleaved (rep k of every implementation runs
+// before rep k+1 of any) so that frequency drift on a shared 2-core machine hits all alike. Median of
+// the reps, ns per call. Target (issue 5): typed / raw ≤ 1.3×.
+import koffi from 'koffi';
+import { SCALE, fmt, log, median, nowNs, resultsDir, table, writeJson } from './common';
+import { hasDist, loadModule, measureStartup, type Loader, type StartupResult } from './startup';
+
+type RuntimeModule = typeof import('../generated/13.0/runtime/index');
+import { join } from 'node:path';
+
+const REPS = Math.max(5, Number(process.env.BENCH_CPU_REPS ?? 9) | 0);
+const N = Math.max(10_000, Math.round(1_000_000 * SCALE));
+const TARGET_TYPED_VS_RAW = 1.3;
+
+type Pass = (n: number) => void;
+
+function check(status: number, what: string): void {
+  throw new Error(`${what} returned ${status}`);
+}
+
+// One function per implementation, so each loop has its own monomorphic call site.
+const outRaw = new Int32Array(1);
+const outKoffi = new Int32Array(1);
+const slotBuf = new Uint8Array(new ArrayBuffer(16), 8, 8);
+
+function main(): void {
+  const rt = loadModule<RuntimeModule>('generated/13.0/runtime/index', 'js');
+  const rtx = loadModule<RuntimeModule>('generated/13.0/runtime/index', 'tsx');
+  const lib = rt.raw.binder.library(); // the libcudart cuda-ts loaded
+  const kGetVersion = lib.func('int cudaRuntimeGetVersion(void *)') as (p: unknown) => number;
+  const kGetLastError = lib.func('int cudaGetLastError()') as () => number;
+
+  const v = new Int32Array(1);
+  const st = rt.raw.cudaRuntimeGetVersion(v);
+  if (st !== 0) throw new Error(`cudaRuntimeGetVersion returned ${st}`);
+  const lastError = rt.raw.cudaGetLastError();
+  log(`libcudart runtime version ${v[0]}; cudaGetLastError() here = ${lastError}${lastError ? ' (non-zero: typed no-arg row skipped)' : ''}`);
+
+  const passes: Record<string, Pass> = {
+    'getVersion/koffi': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = kGetVersion(outKoffi);
+        if (s !== 0) check(s, 'cudaRuntimeGetVersion');
+      }
+    },
+    'getVersion/raw': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = rt.raw.cudaRuntimeGetVersion(outRaw);
+        if (s !== 0) check(s, 'cudaRuntimeGetVersion');
+      }
+    },
+    'getVersion/typed': (n) => {
+      let acc = 0;
+      for (let i = 0; i < n; i++) acc += rt.cudaRuntimeGetVersion();
+      if (acc !== n * v[0]) throw new Error('typed cudaRuntimeGetVersion returned a wrong value');
+    },
+    'getVersion/raw-tsx': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = rtx.raw.cudaRuntimeGetVersion(outRaw);
+        if (s !== 0) check(s, 'cudaRuntimeGetVersion');
+      }
+    },
+    'getVersion/typed-tsx': (n) => {
+      let acc = 0;
+      for (let i = 0; i < n; i++) acc += rtx.cudaRuntimeGetVersion();
+      if (acc !== n * v[0]) throw new Error('typed cudaRuntimeGetVersion returned a wrong value');
+    },
+    'getVersion/koffi-u8slot': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = kGetVersion(slotBuf);
+        if (s !== 0) check(s, 'cudaRuntimeGetVersion');
+      }
+    },
+    'getLastError/koffi': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = kGetLastError();
+        if (s !== lastError) check(s, 'cudaGetLastError');
+      }
+    },
+    'getLastError/raw': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = rt.raw.cudaGetLastError();
+        if (s !== lastError) check(s, 'cudaGetLastError');
+      }
+    },
+    'getLastError/raw-tsx': (n) => {
+      for (let i = 0; i < n; i++) {
+        const s = rtx.raw.cudaGetLastError();
+        if (s !== lastError) check(s, 'cudaGetLastError');
+      }
+    },
+  };
+  if (lastError === 0) {
+    passes['getLastError/typed'] = (n) => {
+      for (let i = 0; i < n; i++) rt.cudaGetLastError();
+    };
+  }
+
+  const names = Object.keys(passes);
+  for (const name of names) passes[name](Math.max(10_000, N / 10)); // warm-up (binds, JIT)
+  const reps: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let k = 0; k < REPS; k++) {
+    for (const name of names) {
+      const t0 = nowNs();
+      passes[name](N);
+      reps[name].push(Number(nowNs() - t0) / N);
+    }
+  }
+  const med: Record<string, number> = Object.fromEntries(names.map((n) => [n, median(reps[n])]));
+
+  // Startup of the runtime module here (no GPU needed: cudaRuntimeGetVersion needs no device), and of
+  // the driver module's import alone (no libcuda here: the first call would fail to load it).
+  const startup: StartupResult[] = [];
+  const tryStartup = (what: string, mod: string, call: string, loader: Loader) => {
+    try {
+      startup.push(measureStartup(what, mod, call, loader));
+    } catch (e) {
+      log(`startup ${what} (${loader}) failed: ${(e as Error).message}`);
+    }
+  };
+  const loaders: Loader[] = hasDist('generated/13.0/runtime/index') ? ['js', 'dist', 'tsx'] : ['js', 'tsx'];
+  for (const loader of loaders) {
+    tryStartup('cuda-ts/runtime import + cudaRuntimeGetVersion()', 'generated/13.0/runtime/index', 'm.cudaRuntimeGetVersion()', loader);
+    tryStartup('cuda-ts/driver import only (no libcuda here)', 'generated/13.0/driver/index', 'typeof m.cuDriverGetVersion', loader);
+  }
+
+  const ratioTR = med['getVersion/typed'] / med['getVersion/raw'];
+  const ratioTK = med['getVersion/typed'] / med['getVersion/koffi'];
+  const ratioRK = med['getVersion/raw'] / med['getVersion/koffi'];
+  const ratioTRx = med['getVersion/typed-tsx'] / med['getVersion/raw-tsx'];
+  const x = (a: number, b: number) => `${fmt(a / b, 2)}x`;
+  const rowsOut = [
+    ['cudaRuntimeGetVersion(int*), js', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw']), fmt(med['getVersion/typed']), x(med['getVersion/raw'], med['getVersion/koffi']), x(med['getVersion/typed'], med['getVersion/koffi']), `${fmt(ratioTR, 2)}x`, `<= ${TARGET_TYPED_VS_RAW}x`, ratioTR <= TARGET_TYPED_VS_RAW ? 'PASS' : 'FAIL'],
+    ['cudaRuntimeGetVersion(int*), tsx', fmt(med['getVersion/koffi']), fmt(med['getVersion/raw-tsx']), fmt(med['getVersion/typed-tsx']), x(med['getVersion/raw-tsx'], med['getVersion/koffi']), x(med['getVersion/typed-tsx'], med['getVersion/koffi']), `${fmt(ratioTRx, 2)}x`, '', 'info'],
+    ['  koffi, Uint8Array(8) sub-view out-param', fmt(med['getVersion/koffi-u8slot']), '', '', '', '', '', '', 'info'],
+    ['cudaGetLastError() (no args), js', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw']), med['getLastError/typed'] !== undefined ? fmt(med['getLastError/typed']) : 'skip', x(med['getLastError/raw'], med['getLastError/koffi']), '', med['getLastError/typed'] !== undefined ? x(med['getLastError/typed'], med['getLastError/raw']) : `- (returns ${lastError})`, '', 'info'],
+    ['cudaGetLastError() (no args), tsx', fmt(med['getLastError/koffi']), fmt(med['getLastError/raw-tsx']), '', x(med['getLastError/raw-tsx'], med['getLastError/koffi']), '', '', '', 'info'],
+  ];
+  console.log(`\nCPU call overhead against libcudart (ns/call, median of ${REPS} interleaved reps of ${N} calls; node ${process.version}, koffi ${koffi.version ?? '?'})\n`);
+  console.log(table(['call, cuda-ts loaded as', 'koffi', 'raw', 'typed', 'raw/koffi', 'typed/koffi', 'typed/raw', 'target', ''], rowsOut));
+  if (startup.length) {
+    console.log('\nFresh-process import + first call (ms, median of 5 spawns after 1 untimed):\n');
+    console.log(
+      table(
+        ['what', 'loader', 'require', 'first call', 'total', 'since process start'],
+        startup.map((s) => [s.what, s.loader, fmt(s.median.require_ms), fmt(s.median.first_call_ms), fmt(s.median.total_ms), fmt(s.median.process_ms)]),
+      ),
+    );
+    const js = startup.find((s) => s.loader === 'js');
+    if (js?.js_source) console.log(`  js = ${js.js_source}`);
+  }
+
+  const json = {
+    impl: 'cuda-ts-cpu',
+    meta: {
+      node: process.version,
+      koffi: koffi.version,
+      cpu_reps: REPS,
+      calls_per_rep: N,
+      runtime_version: v[0],
+      cudaGetLastError_here: lastError,
+      method: 'interleaved reps, one warm-up pass per implementation, median ns/call',
+    },
+    rows: Object.fromEntries(names.map((n) => [n, { median: Math.round(med[n] * 1e4) / 1e4, unit: 'ns', n: N, reps: reps[n].map((x) => Math.round(x * 1e4) / 1e4) }])),
+    ratios: { typed_vs_raw: ratioTR, typed_vs_koffi: ratioTK, raw_vs_koffi: ratioRK, tsx_typed_vs_raw: ratioTRx },
+    targets: { typed_vs_raw: { target: `<= ${TARGET_TYPED_VS_RAW}`, value: ratioTR, pass: ratioTR <= TARGET_TYPED_VS_RAW } },
+    startup,
+  };
+  const outPath = process.argv[2] ?? join(resultsDir(), 'cpu.json');
+  writeJson(outPath, json);
+  log(`wrote ${outPath}`);
+}
+
+main();

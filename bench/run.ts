@@ -1,0 +1,304 @@
+// `npm run bench` (= tsx bench/run.ts) on the GPU machine: one run of every implementation, one table.
+//
+//   1. builds the native C baseline (bash bench/native/build.sh) and runs it            -> native-c
+//   2. runs bench/gpu.ts in a child process                                             -> koffi, cuda-ts-raw,
+//                                                                                           cuda-ts-typed, cuda-ts-objects, cuda-ts-startup
+//   3. runs python3 bench/python/bench_cuda_python.py                                   -> cuda-python, cuda.core, cupy
+//   4. runs bench/cpu.ts in a child process (typed vs raw on libcudart)                 -> cuda-ts-cpu
+// then prints ONE table (rows × implementations, each cell the median and its ratio to native C, or to
+// cuda-python for rows C does not have), the issue's targets with PASS/FAIL, and writes everything to
+// $OUT/bench.json (+ bench.txt) when $OUT is set, else bench/results/. A step that fails is reported as
+// skipped with its reason; it never stops the table.
+//
+// Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
+//      BENCH_SKIP=native,gpu,python,cpu (steps to leave out), PYTHON (default python3),
+//      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
+
+const T0 = Date.now();
+const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+interface ChildResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a command; stderr is passed through (progress) and kept; stdout is captured. */
+function runChild(cmd: string, args: string[], timeoutS: number, env: NodeJS.ProcessEnv = process.env): Promise<ChildResult> {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    let stdout = '';
+    let stderr = '';
+    let child;
+    try {
+      child = spawn(cmd, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      resolve({ code: -1, stdout: '', stderr: reason(e), ms: 0 });
+      return;
+    }
+    const timer = setTimeout(() => {
+      stderr += `\n(killed after ${timeoutS} s)`;
+      child.kill('SIGKILL');
+    }, timeoutS * 1000);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      process.stderr.write(d);
+    });
+    child.on('error', (e) => {
+      stderr += `\n${reason(e)}`;
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+function tail(text: string, n = 3): string {
+  return text.trim().split('\n').slice(-n).join(' | ').slice(0, 600);
+}
+
+function lastJson<T>(stdout: string): T {
+  const lines = stdout.trim().split('\n').filter((l) => l.trim().startsWith('{') || l.trim().startsWith('['));
+  if (!lines.length) throw new Error('no JSON on stdout');
+  return JSON.parse(lines[lines.length - 1]) as T;
+}
+
+const steps: Record<string, { ms?: number; skipped?: string }> = {};
+
+async function native(): Promise<ImplResult> {
+  const outDir = mkdtempSync(join(tmpdir(), 'cuda-ts-bench-'));
+  const b = await runChild('bash', [join(BENCH_DIR, 'native', 'build.sh'), outDir], 120);
+  if (b.code !== 0) throw new Error(`build.sh failed (${b.code}): ${tail(b.stderr)}`);
+  const bin = b.stdout.trim().split('\n').pop()!;
+  const r = await runChild(bin, [join(BENCH_DIR, 'native', 'kernels.ptx')], 180);
+  if (r.code !== 0) throw new Error(`native bench exited ${r.code}: ${tail(r.stderr)}`);
+  return lastJson<ImplResult>(r.stdout);
+}
+
+async function gpu(): Promise<ImplResult[]> {
+  const out = join(mkdtempSync(join(tmpdir(), 'cuda-ts-bench-')), 'gpu.json');
+  const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'gpu.ts'), out], 240);
+  if (r.code !== 0) throw new Error(`bench/gpu.ts exited ${r.code}: ${tail(r.stderr)}`);
+  return JSON.parse(readFileSync(out, 'utf8')) as ImplResult[];
+}
+
+async function python(): Promise<ImplResult[]> {
+  const py = process.env.PYTHON || 'python3';
+  const r = await runChild(py, [join(BENCH_DIR, 'python', 'bench_cuda_python.py'), '--ptx', join(BENCH_DIR, 'native', 'kernels.ptx')], 150);
+  if (r.code !== 0) throw new Error(`bench_cuda_python.py exited ${r.code}: ${tail(r.stderr)}`);
+  return lastJson<ImplResult[]>(r.stdout);
+}
+
+interface CpuResult {
+  rows: Record<string, MeasuredRow>;
+  ratios: { typed_vs_raw: number; typed_vs_koffi: number; raw_vs_koffi: number; tsx_typed_vs_raw?: number };
+  meta: Record<string, unknown>;
+}
+async function cpu(): Promise<CpuResult> {
+  const out = join(mkdtempSync(join(tmpdir(), 'cuda-ts-bench-')), 'cpu.json');
+  const env = { ...process.env, BENCH_CPU_REPS: process.env.BENCH_CPU_REPS ?? '7' };
+  const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'cpu.ts'), out], 120, env);
+  if (r.code !== 0) throw new Error(`bench/cpu.ts exited ${r.code}: ${tail(r.stderr)}`);
+  if (r.stdout.trim()) process.stderr.write(`${r.stdout.trim()}\n`);
+  return JSON.parse(readFileSync(out, 'utf8')) as CpuResult;
+}
+
+async function step<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  if (SKIP.has(name)) {
+    steps[name] = { skipped: 'BENCH_SKIP' };
+    return undefined;
+  }
+  const t0 = Date.now();
+  log(`--- ${name} (${((t0 - T0) / 1000).toFixed(0)} s into the run)`);
+  try {
+    const r = await fn();
+    steps[name] = { ms: Date.now() - t0 };
+    return r;
+  } catch (e) {
+    steps[name] = { ms: Date.now() - t0, skipped: reason(e) };
+    log(`${name}: skipped: ${reason(e)}`);
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const IMPLS = ['native-c', 'koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-python', 'cuda.core', 'cupy'] as const;
+const ROW_ORDER = [
+  'cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_4args_prepacked', 'launch_16args_prepacked',
+  'launch_sync', 'launch_blocking_synchronize', 'launch_await_synchronized', 'launch_async_synchronize', 'await_synchronized_idle',
+  'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB',
+  'nvrtc_compile_small',
+];
+
+interface Verdict {
+  target: string;
+  row: string;
+  judged: string;
+  value?: string;
+  verdict: 'PASS' | 'FAIL' | 'SKIP';
+  why?: string;
+}
+
+/** First line of a reason, cut to n characters (the JSON keeps it whole). */
+function short(text: string, n: number): string {
+  const one = text.split(/ tried: |\n/)[0];
+  return one.length <= n ? one : `${one.slice(0, n)}...`;
+}
+
+function unitLabel(u: string): string {
+  return u === 'ns' ? 'ns' : u;
+}
+
+function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string; verdicts: Verdict[] } {
+  const byImpl = new Map<string, ImplResult>();
+  for (const r of all) byImpl.set(r.impl, r);
+  const get = (impl: string, row: string): Row | undefined => {
+    const r = byImpl.get(impl);
+    if (!r) return { skipped: 'not run' };
+    if (r.skipped) return { skipped: r.skipped };
+    return r.rows?.[row];
+  };
+  const rowsSeen = new Set<string>();
+  for (const r of all) for (const k of Object.keys(r.rows ?? {})) if (!k.startsWith('import_first_call')) rowsSeen.add(k);
+  // bench.c's rows always appear (skipped cells say why); other rows when some implementation has them.
+  const always = new Set(['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_sync', 'event_record_elapsed', 'alloc_free_async_1MiB', 'h2d_pinned_256MiB', 'd2h_pinned_256MiB', 'h2d_pageable_256MiB', 'd2h_pageable_256MiB', 'nvrtc_compile_small']);
+  const rows = [...ROW_ORDER.filter((r) => rowsSeen.has(r) || always.has(r)), ...[...rowsSeen].filter((r) => !ROW_ORDER.includes(r)).sort()];
+
+  const skippedNotes = new Map<string, number>();
+  const noteFor = (why: string) => {
+    if (!skippedNotes.has(why)) skippedNotes.set(why, skippedNotes.size + 1);
+    return `skip[${skippedNotes.get(why)}]`;
+  };
+  const lines: string[][] = [];
+  for (const row of rows) {
+    const base = isMeasured(get('native-c', row)) ? 'native-c' : isMeasured(get('cuda-python', row)) ? 'cuda-python' : undefined;
+    const baseRow = base ? (get(base, row) as MeasuredRow) : undefined;
+    const unit = IMPLS.map((i) => get(i, row)).find(isMeasured)?.unit ?? '';
+    const cells = IMPLS.map((impl) => {
+      const r = get(impl, row);
+      if (r === undefined) return '';
+      if (!isMeasured(r)) return noteFor(r.skipped);
+      const v = fmt(r.median);
+      if (!baseRow || impl === base) return v;
+      // For GB/s higher is better: ratio = value / native (≥ 1 is faster); for time, value / native (≤ 1 is faster).
+      return `${v} ${(r.median / baseRow.median).toFixed(2)}x`;
+    });
+    lines.push([row, unitLabel(unit), base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-', ...cells]);
+  }
+  const out: string[] = [];
+  out.push(`cuda-ts benchmarks: median of 5 reps; each cell "value ratio" (ratio to the "vs" column's implementation; for GB/s ≥ 1 is better, otherwise ≤ 1 is better)\n`);
+  out.push(table(['row', 'unit', 'vs', ...IMPLS], lines));
+  if (skippedNotes.size) {
+    out.push('\nskipped:');
+    for (const [why, n] of skippedNotes) out.push(`  [${n}] ${short(why, 300)}`);
+  }
+
+  // Startup rows (cuda-ts only).
+  const st = byImpl.get('cuda-ts-startup');
+  if (st && !st.skipped) {
+    out.push('\nimport + first call in a fresh process (ms; median of 5 spawns):');
+    for (const [k, r] of Object.entries(st.rows)) out.push(`  ${k.padEnd(34)} ${isMeasured(r) ? `${fmt(r.median)} ms  (${r.note ?? ''})` : `skipped: ${short(r.skipped, 200)}`}`);
+  }
+
+  // Targets.
+  const verdicts: Verdict[] = [];
+  const m = (impl: string, row: string) => {
+    const r = get(impl, row);
+    return isMeasured(r) ? r.median : undefined;
+  };
+  const layer = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : isMeasured(get('cuda-ts-typed', row)) ? 'cuda-ts-typed' : undefined);
+  const ratioTarget = (target: string, row: string, impl: string | undefined, base: string, max: number, extra?: (v: number) => string | undefined) => {
+    if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
+    const v = m(impl, row);
+    const b = m(base, row);
+    if (v === undefined || b === undefined) return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${v === undefined ? impl : base} has no ${row}` });
+    const ratio = v / b;
+    const bad = extra?.(v);
+    verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x`, verdict: ratio <= max && !bad ? 'PASS' : 'FAIL', why: bad });
+  };
+  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.2× hand-declared koffi', row, 'cuda-ts-typed', 'koffi', 1.2);
+  const fasterThan = (row: string) => (v: number) => {
+    const slower = ['cuda.core', 'cupy'].filter((p) => {
+      const pv = m(p, row);
+      return pv !== undefined && v >= pv;
+    });
+    return slower.length ? `not faster than ${slower.join(', ')}` : undefined;
+  };
+  const objLaunch = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : undefined);
+  ratioTarget('launch 0 args, objects ≤ 1.10× C and faster than cuda.core, CuPy', 'launch_0args', objLaunch('launch_0args'), 'native-c', 1.1, fasterThan('launch_0args'));
+  ratioTarget('launch 4 args, objects ≤ 1.15× C and faster than cuda.core, CuPy', 'launch_4args', objLaunch('launch_4args'), 'native-c', 1.15, fasterThan('launch_4args'));
+  ratioTarget('launch + sync round trip ≤ 1.05× C', 'launch_sync', layer('launch_sync'), 'native-c', 1.05);
+  for (const row of ['h2d_pinned_256MiB', 'd2h_pinned_256MiB']) {
+    const impl = layer(row);
+    const v = impl ? m(impl, row) : undefined;
+    const b = m('native-c', row);
+    if (!impl || v === undefined || b === undefined) verdicts.push({ target: 'H2D/D2H 256 MiB pinned ≥ 0.97× C', row, judged: impl ?? '-', verdict: 'SKIP', why: 'not measured' });
+    else verdicts.push({ target: 'H2D/D2H 256 MiB pinned ≥ 0.97× C', row, judged: `${impl} vs native-c`, value: `${(v / b).toFixed(3)}x`, verdict: v / b >= 0.97 ? 'PASS' : 'FAIL' });
+  }
+  ratioTarget('stream-ordered alloc + free ≤ 1.15× C', 'alloc_free_async_1MiB', layer('alloc_free_async_1MiB'), 'native-c', 1.15);
+  {
+    const r = st?.rows?.import_first_call_driver_js;
+    const d = st?.rows?.import_first_call_driver_dist;
+    const pick = isMeasured(d) ? ['import_first_call_driver_dist', d] as const : isMeasured(r) ? ['import_first_call_driver_js', r] as const : undefined;
+    if (!pick) verdicts.push({ target: 'import + first call, cuda-ts/driver ≤ 25 ms', row: 'import_first_call_driver', judged: '-', verdict: 'SKIP', why: (r && !isMeasured(r) ? r.skipped : undefined) ?? st?.skipped ?? 'not measured' });
+    else verdicts.push({ target: 'import + first call, cuda-ts/driver ≤ 25 ms', row: pick[0], judged: 'compiled JS', value: `${fmt(pick[1].median)} ms`, verdict: pick[1].median <= 25 ? 'PASS' : 'FAIL' });
+  }
+  if (cpuRes) {
+    const tr = cpuRes.ratios.typed_vs_raw;
+    verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${tr.toFixed(3)}x (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict: tr <= 1.3 ? 'PASS' : 'FAIL' });
+  } else verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: '-', verdict: 'SKIP', why: steps.cpu?.skipped ?? 'not run' });
+
+  out.push('\ntargets (issue 5):');
+  out.push(table(['target', 'row', 'judged on', 'value', 'verdict'], verdicts.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5));
+
+  // await vs blocking synchronize.
+  const blocking = m('cuda-ts-objects', 'launch_blocking_synchronize');
+  const awaited = m('cuda-ts-objects', 'launch_await_synchronized');
+  if (blocking !== undefined && awaited !== undefined) out.push(`\nawait stream.synchronized() after a launch: ${fmt(awaited)} ns vs blocking stream.synchronize() ${fmt(blocking)} ns (${(awaited / blocking).toFixed(2)}x); koffi .async cuStreamSynchronize: ${fmt(m('koffi', 'launch_async_synchronize'))} ns`);
+  out.push(`\nsteps: ${Object.entries(steps).map(([k, v]) => `${k} ${v.ms !== undefined ? `${(v.ms / 1000).toFixed(1)} s` : ''}${v.skipped ? ` (skipped: ${v.skipped.slice(0, 200)})` : ''}`).join('; ')}; total ${((Date.now() - T0) / 1000).toFixed(1)} s`);
+  return { text: out.join('\n'), verdicts };
+}
+
+async function main(): Promise<void> {
+  const all: ImplResult[] = [];
+  const nat = await step('native', native);
+  all.push(nat ?? { impl: 'native-c', meta: {}, rows: {}, skipped: steps.native?.skipped ?? 'not run' });
+  const g = await step('gpu', gpu);
+  if (g) all.push(...g);
+  else for (const n of ['koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-ts-startup']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.gpu?.skipped ?? 'not run' });
+  const p = await step('python', python);
+  if (p) all.push(...p.map((r) => ({ ...r, rows: r.rows ?? {}, meta: r.meta ?? {} })));
+  else for (const n of ['cuda-python', 'cuda.core', 'cupy']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.python?.skipped ?? 'not run' });
+  const c = await step('cpu', cpu);
+
+  const { text, verdicts } = main2(all, c);
+  console.log(`\n${text}`);
+  const dir = resultsDir();
+  const json = {
+    command: 'npm run bench',
+    date: new Date().toISOString(),
+    env: { BENCH_SCALE: process.env.BENCH_SCALE ?? '1', BENCH_LOADER: process.env.BENCH_LOADER ?? 'js', node: process.version },
+    steps,
+    results: all,
+    cpu: c ?? { skipped: steps.cpu?.skipped ?? 'not run' },
+    targets: verdicts,
+    table: text,
+  };
+  writeJson(join(dir, 'bench.json'), json);
+  writeFileSync(join(dir, 'bench.txt'), `${text}\n`);
+  log(`wrote ${join(dir, 'bench.json')} and bench.txt (${((Date.now() - T0) / 1000).toFixed(1)} s)`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

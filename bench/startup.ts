@@ -1,0 +1,151 @@
+// Import + first-call time of a cuda-ts module in a fresh Node process.
+//
+// Each sample spawns `node -e SCRIPT` (a new process, so nothing is cached in memory; the OS file cache
+// is warm after the untimed first spawn). Inside the child, performance.now() is read before the
+// require, after it, and after the first call; the child prints those as JSON. Reported:
+//   require_ms     the require() of the module (and everything it imports)
+//   first_call_ms  the first call (binds the function: loads the library, resolves the symbol)
+//   total_ms       require_ms + first_call_ms   <- the figure the issue's ≤ 25 ms target is about
+//   process_ms     node's timeOrigin (process start) to the end of the first call, i.e. total_ms plus
+//                  node's own bootstrap (and, for tsx, the loader's registration)
+//   wall_ms        spawn → exit as seen by the parent (includes process teardown)
+// Three ways of loading the code, each reported separately:
+//   "js"   plain CommonJS: the TypeScript sources transpiled one-to-one with typescript.transpileModule
+//          into bench/.build/js (what tsc emits for these isolatedModules sources, minus type checking)
+//   "dist" plain CommonJS from dist/ (npm run build), when it exists (it may be older than the sources)
+//   "tsx"  node --require tsx/cjs, requiring the .ts sources (tsx's on-disk transform cache is warm
+//          after the first, untimed spawn)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { REPO_ROOT, median } from './common';
+
+export interface StartupSample {
+  require_ms: number;
+  first_call_ms: number;
+  total_ms: number;
+  process_ms: number;
+  wall_ms: number;
+  result?: unknown;
+}
+
+export interface StartupResult {
+  what: string;
+  loader: Loader;
+  module: string;
+  call: string;
+  samples: number;
+  median: Omit<StartupSample, 'result'>;
+  result?: unknown;
+  js_source?: string;
+}
+
+const BUILD_DIR = join(REPO_ROOT, 'bench', '.build', 'js');
+
+function resolveTs(fromDir: string, spec: string): string | undefined {
+  const base = join(fromDir, spec);
+  for (const c of [`${base}.ts`, join(base, 'index.ts')]) if (existsSync(c)) return c;
+  return undefined;
+}
+
+/**
+ * Plain-JS tree: the TypeScript sources an entry point needs (followed through relative imports),
+ * transpiled one-to-one into bench/.build/js (kept under the repository so `require('koffi')`
+ * resolves; a file is re-emitted when its source is newer). Returns the root that mirrors the
+ * repository layout, and how it was made.
+ */
+export function jsTree(entries: string[] = ['generated/13.0/driver/index', 'generated/13.0/runtime/index']): { root: string; how: string } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ts = require('typescript') as typeof import('typescript');
+  const seen = new Set<string>();
+  const queue = entries.map((e) => resolveTs(REPO_ROOT, e)).filter((f): f is string => !!f);
+  while (queue.length) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const rel = relative(REPO_ROOT, file);
+    const outFile = join(BUILD_DIR, rel.replace(/\.ts$/, '.js'));
+    let text: string;
+    if (existsSync(outFile) && statSync(outFile).mtimeMs >= statSync(file).mtimeMs) {
+      text = readFileSync(outFile, 'utf8');
+    } else {
+      text = ts.transpileModule(readFileSync(file, 'utf8'), {
+        fileName: file,
+        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, esModuleInterop: true, isolatedModules: true },
+      }).outputText;
+      mkdirSync(dirname(outFile), { recursive: true });
+      writeFileSync(outFile, text);
+    }
+    for (const m of text.matchAll(/require\("(\.{1,2}\/[^"]+)"\)/g)) {
+      const dep = resolveTs(dirname(file), m[1].replace(/\.js$/, ''));
+      if (dep) queue.push(dep);
+    }
+  }
+  return { root: BUILD_DIR, how: 'typescript.transpileModule of the sources into bench/.build/js (same CommonJS as tsc emits)' };
+}
+
+export const DIST_ROOT = join(REPO_ROOT, 'dist');
+export function hasDist(modulePath: string): boolean {
+  return existsSync(join(DIST_ROOT, `${modulePath}.js`));
+}
+
+/** Loads a cuda-ts module the way the benchmarks measure it: compiled JS (default) or tsx (BENCH_LOADER=tsx). */
+export function loadModule<T>(modulePath: string, loader: Loader = (process.env.BENCH_LOADER as Loader) || 'js'): T {
+  const file = loader === 'tsx' ? join(REPO_ROOT, `${modulePath}.ts`) : loader === 'dist' ? join(DIST_ROOT, `${modulePath}.js`) : join(jsTree([modulePath]).root, `${modulePath}.js`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(file) as T;
+}
+
+export type Loader = 'js' | 'dist' | 'tsx';
+
+export function measureStartup(what: string, modulePath: string, call: string, loader: Loader, samples = 5): StartupResult {
+  let target: string;
+  let args: string[];
+  let jsSource: string | undefined;
+  if (loader === 'js') {
+    const { root, how } = jsTree([modulePath]);
+    target = join(root, `${modulePath}.js`);
+    jsSource = how;
+    args = [];
+  } else if (loader === 'dist') {
+    target = join(DIST_ROOT, `${modulePath}.js`);
+    jsSource = 'dist/ (npm run build)';
+    args = [];
+  } else {
+    target = join(REPO_ROOT, `${modulePath}.ts`);
+    args = ['--require', 'tsx/cjs'];
+  }
+  const script = `
+const { performance } = require('node:perf_hooks');
+const t0 = performance.now();
+const m = require(${JSON.stringify(target)});
+const t1 = performance.now();
+let result;
+try { result = (${call}); } catch (e) { result = { error: String(e && e.message || e) }; }
+const t2 = performance.now();
+if (typeof result === 'bigint') result = String(result);
+process.stdout.write(JSON.stringify({ require_ms: t1 - t0, first_call_ms: t2 - t1, total_ms: t2 - t0, process_ms: t2, result }));
+`;
+  const run = (): StartupSample => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [...args, '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000, env: process.env });
+    const wall = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0) throw new Error(`child exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-12).join(' | ')}`);
+    const s = JSON.parse(r.stdout.trim().split('\n').pop()!) as StartupSample;
+    return { ...s, wall_ms: wall };
+  };
+  run(); // untimed: fills the OS file cache and tsx's transform cache
+  const got: StartupSample[] = [];
+  for (let i = 0; i < samples; i++) got.push(run());
+  const med = (k: keyof Omit<StartupSample, 'result'>) => Math.round(median(got.map((s) => s[k] as number)) * 100) / 100;
+  return {
+    what,
+    loader,
+    module: modulePath,
+    call,
+    samples,
+    median: { require_ms: med('require_ms'), first_call_ms: med('first_call_ms'), total_ms: med('total_ms'), process_ms: med('process_ms'), wall_ms: med('wall_ms') },
+    result: got[got.length - 1].result,
+    js_source: jsSource,
+  };
+}
