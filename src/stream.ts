@@ -16,7 +16,7 @@ const { raw } = cu;
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
 
 /** Anything accepted where a stream is: a Stream, an object implementing the protocol, or a raw handle. */
-export type StreamLike = Stream | { [cudaStream](): number } | cu.CUstream | number;
+export type StreamLike = Stream | { [cudaStream](): number | bigint } | cu.CUstream | number;
 
 /** The CUstream handle of a stream-like value (0 = legacy default stream when undefined). */
 export function streamHandle(s: StreamLike | undefined | null): cu.CUstream {
