@@ -14,6 +14,7 @@ export interface CliOptions {
   modules?: string[];
   include: string[];
   check: boolean;
+  fromIr: boolean;
   list: boolean;
   help: boolean;
 }
@@ -24,10 +25,11 @@ const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--i
   --modules a,b   modules to process (default: all whose headers are found; see --list)
   --include DIR   extra include directory, repeatable (cuDNN, NCCL live outside the toolkit)
   --check         compare instead of writing; exit 1 when anything is stale
+  --from-ir       without --toolkit: re-emit generated/ from the stored IR (no clang)
   --list          list the modules of the catalog`;
 
 export function parseArgs(argv: string[]): CliOptions {
-  const o: CliOptions = { out: process.cwd(), include: [], check: false, list: false, help: false };
+  const o: CliOptions = { out: process.cwd(), include: [], check: false, fromIr: false, list: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -40,6 +42,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--modules') o.modules = value().split(',').map((s) => s.trim()).filter(Boolean);
     else if (a === '--include') o.include.push(value());
     else if (a === '--check') o.check = true;
+    else if (a === '--from-ir') o.fromIr = true;
     else if (a === '--list') o.list = true;
     else if (a === '-h' || a === '--help') o.help = true;
     else throw new GeneratorError(`unknown argument ${a}\n${USAGE}`);
@@ -92,7 +95,7 @@ export function run(argv: string[], log: (s: string) => void = console.log): num
   const stale: string[] = [];
 
   if (!o.toolkit) {
-    if (!o.check) throw new GeneratorError(`--toolkit is required (only --check can run from the stored IR)\n${USAGE}`);
+    if (!o.check && !o.fromIr) throw new GeneratorError(`--toolkit is required (only --check and --from-ir run from the stored IR)\n${USAGE}`);
     // Re-emit every stored IR and compare with generated/: no clang needed.
     const specs = selectModules(o.modules);
     for (const release of storedReleases(root)) {
@@ -102,6 +105,13 @@ export function run(argv: string[], log: (s: string) => void = console.log): num
         const ir = readIR(root, release, spec.name);
         const files = emitModule(ir, spec, sinceMap(root, ir));
         const dir = join(root, 'generated', release, spec.name);
+        if (!o.check) {
+          rmSync(dir, { recursive: true, force: true });
+          mkdirSync(dir, { recursive: true });
+          for (const [name, text] of files) writeFileSync(join(dir, name), text);
+          log(`${release} ${spec.name.padEnd(9)} ${String(ir.functions.length).padStart(4)} functions re-emitted (${Date.now() - t0} ms)`);
+          continue;
+        }
         const diff = compareFiles(files, filesOf(dir));
         if (diff) stale.push(`generated/${release}/${spec.name}: ${diff}`);
         log(`${release} ${spec.name.padEnd(9)} ${String(ir.functions.length).padStart(4)} functions ${diff ? 'STALE' : 'ok'} (${Date.now() - t0} ms)`);

@@ -30,23 +30,59 @@ function elementFfi(model: TypeModel, kind: Kind): string {
   return `'${model.ffiScalar(kind, 'field')}'`;
 }
 
-/** Natural C alignment of each field; returns the explicit alignment a field needs, if clang's differs. */
-function explicitAlignments(model: TypeModel, r: RecordDecl): (number | undefined)[] {
+/** koffi aligns members to at most 8 bytes. */
+const KOFFI_MAX_ALIGN = 8;
+
+interface KoffiLayout {
+  /** Explicit alignment per field, where the natural one would misplace it. */
+  aligns: (number | undefined)[];
+  /** Padding bytes inserted before each field (where an alignment alone cannot place it). */
+  padBefore: number[];
+  /** Padding bytes after the last field, so that sizeof matches clang (records aligned beyond 8). */
+  tail: number;
+}
+
+/**
+ * How to make koffi reproduce clang's layout: explicit member alignments (≤ 8, koffi's limit) and,
+ * where clang aligns beyond 8 (`float4`, `CUtensorMap`), explicit padding. Such records then have
+ * clang's size and offsets, and alignment 8 in koffi.
+ */
+export function koffiLayout(model: TypeModel, r: RecordDecl): KoffiLayout {
   let offset = 0;
   let maxAlign = 1;
-  const out: (number | undefined)[] = [];
+  let maxSize = 0;
+  const aligns: (number | undefined)[] = [];
+  const padBefore: number[] = [];
   for (const f of r.fields) {
-    const { size, align } = model.sizeAlign(model.kind(f.type));
-    const natural = r.kind === 'union' ? 0 : Math.ceil(offset / align) * align;
+    const { size } = model.sizeAlign(model.kind(f.type));
+    const align = Math.min(KOFFI_MAX_ALIGN, model.sizeAlign(model.kind(f.type)).align);
     let explicit: number | undefined;
-    if (natural !== f.offset) explicit = largestPow2Dividing(f.offset, 64);
-    out.push(explicit);
-    offset = (r.kind === 'union' ? 0 : f.offset) + size;
+    let pad = 0;
+    if (r.kind === 'struct') {
+      const natural = Math.ceil(offset / align) * align;
+      if (natural !== f.offset) {
+        explicit = largestPow2Dividing(f.offset, KOFFI_MAX_ALIGN);
+        const placed = Math.ceil(offset / explicit) * explicit;
+        if (placed !== f.offset) pad = f.offset - offset;
+      }
+      offset = f.offset + size;
+    } else {
+      maxSize = Math.max(maxSize, size);
+    }
+    aligns.push(explicit);
+    padBefore.push(pad);
     maxAlign = Math.max(maxAlign, explicit ?? align);
   }
   // an `aligned(N)` record: raise its alignment through the first field
-  if (r.align > maxAlign && r.fields.length) out[0] = r.align;
-  return out;
+  const want = Math.min(KOFFI_MAX_ALIGN, r.align);
+  if (want > maxAlign && r.fields.length) {
+    aligns[0] = want;
+    maxAlign = want;
+  }
+  const end = r.kind === 'struct' ? offset : maxSize;
+  const koffiSize = Math.ceil(end / maxAlign) * maxAlign;
+  const tail = r.size > koffiSize ? r.size - end : 0;
+  return { aligns, padBefore, tail };
 }
 
 function largestPow2Dividing(n: number, cap: number): number {
@@ -200,12 +236,14 @@ export function emitTypes(model: TypeModel, banner: string): string {
   w.block(`export const records: Records =`, () => {
     for (const record of ir.records) {
       const r = { ...record, fields: storageFields(model, record).fields };
-      const aligns = explicitAlignments(model, r);
-      const fields = r.fields.map((f, i) => {
+      const { aligns, padBefore, tail } = koffiLayout(model, r);
+      const fields = r.fields.flatMap((f, i) => {
         const ffi = fieldFfi(model, f);
-        if (!aligns[i]) return `['${f.name}', ${ffi}]`;
-        return ffi.endsWith('}') ? `['${f.name}', ${ffi.slice(0, -2)}, align: ${aligns[i]} }]` : `['${f.name}', ${ffi}, { align: ${aligns[i]} }]`;
+        const pad = padBefore[i] ? [`['_pad${f.offset - padBefore[i]}', 'uint8_t', { n: ${padBefore[i]} }]`] : [];
+        if (!aligns[i]) return [...pad, `['${f.name}', ${ffi}]`];
+        return [...pad, ffi.endsWith('}') ? `['${f.name}', ${ffi.slice(0, -2)}, align: ${aligns[i]} }]` : `['${f.name}', ${ffi}, { align: ${aligns[i]} }]`];
       });
+      if (tail) fields.push(r.kind === 'union' ? `['_pad', 'uint8_t', { n: ${r.size} }]` : `['_pad${r.size - tail}', 'uint8_t', { n: ${tail} }]`);
       w.line(`${bareName(r.name)}: lazyRecord('${r.kind}', () => [${fields.join(', ')}]),`);
     }
   }, ';');

@@ -292,7 +292,7 @@ export const records: Records = {
   cudaLibXtDesc_t: lazyRecord('struct', () => [['version', 'int32_t'], ['descriptor', 'uintptr_t'], ['library', 'int32_t'], ['subFormat', 'int32_t'], ['libDescriptor', 'uintptr_t']]),
   cudaXtDesc_t: lazyRecord('struct', () => [['version', 'int32_t'], ['nGPUs', 'int32_t'], ['GPUs', 'int32_t', { n: 64 }], ['data', 'uintptr_t', { n: 64 }], ['size', 'uint64_t', { n: 64 }], ['cudaXtState', 'uintptr_t']]),
   cufftXt1dFactors_t: lazyRecord('struct', () => [['size', 'int64_t'], ['stringCount', 'int64_t'], ['stringLength', 'int64_t'], ['substringLength', 'int64_t'], ['factor1', 'int64_t'], ['factor2', 'int64_t'], ['stringMask', 'int64_t'], ['substringMask', 'int64_t'], ['factor1Mask', 'int64_t'], ['factor2Mask', 'int64_t'], ['stringShift', 'int32_t'], ['substringShift', 'int32_t'], ['factor1Shift', 'int32_t'], ['factor2Shift', 'int32_t']]),
-  double2: lazyRecord('struct', () => [['x', 'double', { align: 16 }], ['y', 'double']]),
+  double2: lazyRecord('struct', () => [['x', 'double'], ['y', 'double']]),
   float2: lazyRecord('struct', () => [['x', 'float', { align: 8 }], ['y', 'float']]),
 };
 

@@ -331,7 +331,7 @@ export interface Records {
 }
 export const records: Records = {
   _IO_FILE: lazyRecord('struct', () => [['_flags', 'int32_t'], ['_IO_read_ptr', 'uintptr_t'], ['_IO_read_end', 'uintptr_t'], ['_IO_read_base', 'uintptr_t'], ['_IO_write_base', 'uintptr_t'], ['_IO_write_ptr', 'uintptr_t'], ['_IO_write_end', 'uintptr_t'], ['_IO_buf_base', 'uintptr_t'], ['_IO_buf_end', 'uintptr_t'], ['_IO_save_base', 'uintptr_t'], ['_IO_backup_base', 'uintptr_t'], ['_IO_save_end', 'uintptr_t'], ['_markers', 'uintptr_t'], ['_chain', 'uintptr_t'], ['_fileno', 'int32_t'], ['_flags2', 'int32_t'], ['_old_offset', 'int64_t'], ['_cur_column', 'uint16_t'], ['_vtable_offset', 'int8_t'], ['_shortbuf', 'char', { n: 1, hint: 'String' }], ['_lock', 'uintptr_t'], ['_offset', 'int64_t'], ['_codecvt', 'uintptr_t'], ['_wide_data', 'uintptr_t'], ['_freeres_list', 'uintptr_t'], ['_freeres_buf', 'uintptr_t'], ['__pad5', 'uint64_t'], ['_mode', 'int32_t'], ['_unused2', 'char', { n: 20, hint: 'String' }]]),
-  double2: lazyRecord('struct', () => [['x', 'double', { align: 16 }], ['y', 'double']]),
+  double2: lazyRecord('struct', () => [['x', 'double'], ['y', 'double']]),
   float2: lazyRecord('struct', () => [['x', 'float', { align: 8 }], ['y', 'float']]),
 };
 

@@ -250,7 +250,7 @@ export interface Records {
   readonly float2: () => KoffiType;
 }
 export const records: Records = {
-  double2: lazyRecord('struct', () => [['x', 'double', { align: 16 }], ['y', 'double']]),
+  double2: lazyRecord('struct', () => [['x', 'double'], ['y', 'double']]),
   float2: lazyRecord('struct', () => [['x', 'float', { align: 8 }], ['y', 'float']]),
 };
 
