@@ -117,6 +117,16 @@ export class Context extends Resource {
     return this;
   }
 
+  /**
+   * Binds for a free: false (skip the free) once a sticky error made the context unusable, since its
+   * memory is gone with it and every free would fail. @internal
+   */
+  bindForFree(): boolean {
+    if (this.unusable) return false;
+    if (currentHandle() !== this.handle) cu.cuCtxSetCurrent(this.handle);
+    return true;
+  }
+
   /** Blocks until all work in this context is done. Refuses while a JS host callback is pending. */
   synchronize(): void {
     this.assertOpen();

@@ -26,7 +26,7 @@ export class Event extends Resource {
 
   private constructor(handle: cu.CUevent, context: Context, flags: number) {
     super('Event', () => {
-      context.bind();
+      if (!context.bindForFree()) return;
       cu.cuEventDestroy(handle);
     }, [context]);
     this.handle = handle;

@@ -20,7 +20,7 @@ export class Graph extends Resource {
 
   private constructor(handle: cu.CUgraph, context: Context) {
     super('Graph', () => {
-      context.bind();
+      if (!context.bindForFree()) return;
       cu.cuGraphDestroy(handle);
     }, [context]);
     this.handle = handle;
@@ -143,7 +143,7 @@ export class GraphExec extends Resource {
   constructor(handle: cu.CUgraphExec, graph: Graph) {
     const context = graph.context;
     super('GraphExec', () => {
-      context.bind();
+      if (!context.bindForFree()) return;
       cu.cuGraphExecDestroy(handle);
     }, [context]);
     this.handle = handle;

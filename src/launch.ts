@@ -7,7 +7,7 @@
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import { DeviceBuffer, PinnedHostBuffer } from './memory';
-import { Stream, streamHandle, type StreamLike } from './stream';
+import { streamHandle, type StreamLike } from './stream';
 import type { Kernel } from './module';
 
 const { raw } = cu;
@@ -310,11 +310,7 @@ function packForTypedArgs(args: ArrayLike<unknown>, from: number, what: string):
 export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, args: ArrayLike<unknown>, from = 0): void {
   const cfg = config instanceof LaunchConfig ? config : configOf(config);
   const ctx = kernel.check();
-  let h: cu.CUstream;
-  if (stream instanceof Stream) {
-    stream.check();
-    h = stream.handle;
-  } else h = streamHandle(stream);
+  const h = streamHandle(stream);
   const what = `launch ${kernel.name}`;
   const pack = kernel.argPack ?? packForTypedArgs(args, from, what);
   pack.write(args, from, what);

@@ -103,7 +103,7 @@ export class Linker extends Resource {
     }
     const ctx = context;
     super('Linker', jitHandle !== undefined ? () => jit.nvJitLinkDestroy(jitHandle!) : () => {
-      ctx!.bind();
+      if (!ctx!.bindForFree()) return;
       cu.cuLinkDestroy(cuState!);
     }, [context]);
     this.backend = jitHandle !== undefined ? 'nvJitLink' : 'driver';

@@ -77,7 +77,7 @@ export class MemoryPool extends Resource {
 
   private constructor(handle: cu.CUmemoryPool, context: Context, owned: boolean) {
     super(owned ? 'MemoryPool' : 'MemoryPool (default)', owned ? () => whenNoHostFuncs(() => {
-      context.bind();
+      if (!context.bindForFree()) return;
       cu.cuMemPoolDestroy(handle);
     }) : undefined, [context]);
     this.handle = handle;
@@ -201,7 +201,7 @@ export class DeviceBuffer extends Resource {
       }
       return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => {
         if (ptr === 0) return;
-        ctx.bind();
+        if (!ctx.bindForFree()) return;
         cu.cuMemFreeAsync(ptr, h);
       }, stream, pool);
     }
@@ -214,7 +214,7 @@ export class DeviceBuffer extends Resource {
     return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => {
       if (ptr === 0) return;
       whenNoHostFuncs(() => {
-        ctx.bind();
+        if (!ctx.bindForFree()) return;
         cu.cuMemFree(ptr);
       });
     });
@@ -412,7 +412,7 @@ export class ManagedBuffer extends DeviceBuffer {
       const view = holder.view;
       holder.view = undefined;
       freeAfterView(view, () => {
-        context.bind();
+        if (!context.bindForFree()) return;
         cu.cuMemFree(address as cu.CUdeviceptr);
       });
     });
@@ -460,6 +460,7 @@ export class PinnedHostBuffer extends Resource {
   readonly context: Context;
   private readonly address: number;
   private readonly holder: { view?: ArrayBuffer };
+  private device: cu.CUdeviceptr | undefined;
 
   private constructor(address: number, byteLength: number, context: Context, holder: { view?: ArrayBuffer }) {
     super('PinnedHostBuffer', () => {
@@ -467,7 +468,7 @@ export class PinnedHostBuffer extends Resource {
       const view = holder.view;
       holder.view = undefined;
       freeAfterView(view, () => {
-        context.bind();
+        if (!context.bindForFree()) return;
         cu.cuMemFreeHost(address);
       });
     }, [context]);
@@ -507,8 +508,11 @@ export class PinnedHostBuffer extends Resource {
   get devicePointer(): cu.CUdeviceptr {
     this.assertOpen();
     if (this.address === 0) return 0 as cu.CUdeviceptr;
-    this.context.bind();
-    return cu.cuMemHostGetDevicePointer(this.address, 0);
+    if (this.device === undefined) {
+      this.context.bind();
+      this.device = cu.cuMemHostGetDevicePointer(this.address, 0);
+    }
+    return this.device;
   }
 
   /** A zero-copy TypedArray over the pinned memory. */

@@ -36,7 +36,7 @@ export class Module extends Resource {
 
   private constructor(handle: cu.CUmodule, context: Context) {
     super('Module', () => whenNoHostFuncs(() => {
-      context.bind();
+      if (!context.bindForFree()) return;
       cu.cuModuleUnload(handle);
     }), [context]);
     this.handle = handle;

@@ -22,7 +22,10 @@ export type StreamLike = Stream | { [cudaStream](): number | bigint } | cu.CUstr
 export function streamHandle(s: StreamLike | undefined | null): cu.CUstream {
   if (s === undefined || s === null) return 0 as cu.CUstream;
   if (typeof s === 'number') return s as cu.CUstream;
-  if (s instanceof Stream) return s.handle;
+  if (s instanceof Stream) {
+    s.check();
+    return s.handle;
+  }
   const fn = (s as { [cudaStream]?: () => number })[cudaStream];
   if (typeof fn !== 'function') throw new TypeError('expected a Stream, a stream handle, or an object implementing Symbol.for("cuda.stream")');
   const h = fn.call(s);
@@ -123,7 +126,7 @@ export class Stream extends Resource {
     if (options.priority !== undefined && !Number.isInteger(options.priority)) throw new TypeError('priority must be an integer');
     const handle = cu.cuStreamCreateWithPriority(flags, options.priority ?? 0);
     return new Stream(handle, ctx, () => {
-      ctx.bind();
+      if (!ctx.bindForFree()) return;
       cu.cuStreamDestroy(handle);
     });
   }
@@ -213,7 +216,7 @@ export class Stream extends Resource {
   async synchronized(options?: PollOptions): Promise<void> {
     this.bind();
     await poll(() => {
-      if (this.closed && !this.core.destroyed) return true;
+      if (this.core.destroyed) return true;
       this.context?.bind();
       const status = raw.cuStreamQuery(this.handle);
       if (status === 0) return this.pendingHostFuncs === 0;
