@@ -1,0 +1,75 @@
+// Per module and release: the typed surface (functions exported by generated/<ver>/<m>/index.ts) is
+// exactly the IR's functions plus its aliases, and so is the raw surface. Importing loads nothing.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readIR, storedReleases } from '../generator/ir/store';
+import { findModule } from '../generator/modules';
+
+const root = join(__dirname, '..');
+const cases = storedReleases(root).flatMap((release) =>
+  readdirSync(join(root, 'headers', release))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.replace(/\.json$/, ''))
+    .filter((m) => existsSync(join(root, 'generated', release, m, 'index.ts')))
+    .sort()
+    .map((m) => [release, m] as const),
+);
+
+/** Functions the headers declare in 13.0 (declared ∩ exported per FACTS.md, where they differ, in the comment). */
+const DECLARED_13_0: Record<string, number> = {
+  driver: 452,
+  runtime: 312,
+  cublas: 517,
+  cusolver: 467, // 461 exported on the H200
+  cusparse: 448, // 411 exported
+  nvml: 375,
+  cudnn: 220,
+  cupti: 100,
+  cufft: 56,
+  cublaslt: 50, // 49 exported (+5 static inline *Init helpers not bindable)
+  cufile: 42,
+  nccl: 41, // 40 exported
+  curand: 29, // 27 exported
+  nvrtc: 24,
+  nvjitlink: 14,
+  nvfatbin: 11,
+};
+
+function functionNames(mod: Record<string, unknown>, exclude: Set<string>): string[] {
+  return Object.keys(mod)
+    .filter((k) => typeof mod[k] === 'function' && !exclude.has(k) && !/^[A-Z]/.test(k))
+    .sort();
+}
+
+test('every catalog module of 13.0 is generated', () => {
+  const have = cases.filter(([r]) => r === '13.0').map(([, m]) => m);
+  expect(have.sort()).toEqual(Object.keys(DECLARED_13_0).sort());
+});
+
+describe.each(cases)('module surface %s %s', (release, module) => {
+  const ir = readIR(root, release, module);
+  const spec = findModule(module)!;
+  const expected = [...ir.functions.map((f) => f.name), ...Object.keys(ir.aliases)].sort();
+
+  test('typed layer exports exactly the IR functions and aliases', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const typed = require(join(root, 'generated', release, module, 'index.ts')) as Record<string, unknown>;
+    const exclude = new Set(['configure', 'once']);
+    expect(functionNames(typed, exclude)).toEqual(expected);
+    expect(typeof typed[spec.status.errorClass]).toBe('function');
+    // importing loaded nothing: the binder has bound no function yet
+    expect((typed.binder as { bound: number }).bound).toBe(0);
+  });
+
+  test('raw layer exports exactly the IR functions and aliases', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const raw = require(join(root, 'generated', release, module, 'raw.ts')) as Record<string, unknown>;
+    expect(functionNames(raw, new Set(['configure', 'once']))).toEqual(expected);
+  });
+
+  if (release === '13.0') {
+    test('function count matches the 13.0 headers', () => {
+      expect(ir.functions.length).toBe(DECLARED_13_0[module]);
+    });
+  }
+});
