@@ -49,6 +49,8 @@ export interface ModuleSpec {
   /** The headers have per-thread-default-stream variants (`CUDA_API_PER_THREAD_DEFAULT_STREAM`);
    *  undefined: detected from `…PTDS(api)`/`…PTSZ(api)` macros (one more clang run). */
   perThreadDefaultStream?: boolean;
+  /** Non-const pointers to numbers and records are data arrays (math libraries), not out-parameters. */
+  dataPointers?: boolean;
   /** Functions whose callback argument the library may call from a thread of its own. */
   foreignThreadCallbacks?: string[];
   /** Name prefixes of declarations in own headers that are not part of the API (internal, deprecated). */
@@ -188,6 +190,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CUBLAS_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: {
       type: 'cublasStatus_t',
       success: 'CUBLAS_STATUS_SUCCESS',
@@ -206,6 +209,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CUBLASLT_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: {
       type: 'cublasStatus_t',
       success: 'CUBLAS_STATUS_SUCCESS',
@@ -225,6 +229,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CURAND_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: { type: 'curandStatus_t', success: 'CURAND_STATUS_SUCCESS', errorClass: 'CurandError' },
   },
   {
@@ -239,6 +244,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CUFFT_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: { type: 'cufftResult', success: 'CUFFT_SUCCESS', errorClass: 'CufftError' },
   },
   {
@@ -253,6 +259,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CUSPARSE_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: {
       type: 'cusparseStatus_t',
       success: 'CUSPARSE_STATUS_SUCCESS',
@@ -272,6 +279,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CUSOLVER_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: { type: 'cusolverStatus_t', success: 'CUSOLVER_STATUS_SUCCESS', errorClass: 'CusolverError' },
   },
   {
@@ -341,6 +349,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_CUDNN_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: {
       type: 'cudnnStatus_t',
       success: 'CUDNN_STATUS_SUCCESS',
@@ -363,6 +372,7 @@ export const MODULES: readonly ModuleSpec[] = [
     env: 'CUDA_TS_NCCL_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
+    dataPointers: true,
     status: {
       type: 'ncclResult_t',
       success: 'ncclSuccess',

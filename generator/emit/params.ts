@@ -18,6 +18,9 @@ export type Plan =
 
 const SINGULAR_S = /(flags|bytes|status|ss|us|is|address|access|Props|Attrs|Args|Status|Flags|Bytes|Address|Access|Mbps)$/;
 
+/** Integer out-parameter names in the math libraries (`lwork`, `bufferSize`, `version`, `plan`). */
+const SCALAR_OUT = /^(p?[Ll]work|[Ll]work\w*|\w*[Ss]ize(InBytes)?|\w*[Vv]ersion|\w*[Cc]ount|value|mode|major|minor|patch|plan|[Ll]evel|seed)$/;
+
 function isPlural(name: string): boolean {
   return /s$/.test(name) && !SINGULAR_S.test(name);
 }
@@ -65,6 +68,12 @@ export function planParams(model: TypeModel, fn: FunctionDecl): Plan[] {
       return { role: 'pointer', p, ident };
     }
     if (override !== 'out' && inArrayGroup(fn, p)) return { role: 'pointer', p, ident };
+    // Math libraries: a `float *`/`cuComplex *`/`int *` is data (device or host arrays, `devInfo`), not
+    // a result; only size/count/version-like integers and handles/enums come back as out-parameters.
+    if (model.spec.dataPointers && override !== 'out') {
+      if (target.k === 'float' || target.k === 'record' || target.k === 'bool') return { role: 'pointer', p, ident };
+      if (target.k === 'int' && !target.isChar && !target.isSize && !SCALAR_OUT.test(p.name)) return { role: 'pointer', p, ident };
+    }
     switch (target.k) {
       case 'int':
         if (target.isChar) {

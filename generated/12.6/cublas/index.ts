@@ -56,125 +56,90 @@ export function cublasAxpyEx_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.P
   const status = raw.cublasAxpyEx_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
   if (status !== 0) throw fail('cublasAxpyEx_64', status);
 }
-/** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCaxpy(handle: T.cublasHandle_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCaxpy(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCaxpy(handle: T.cublasHandle_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasCaxpy(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasCaxpy', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCaxpy_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasCaxpy_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasCaxpy_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCcopy(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCcopy(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCcopy(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasCcopy(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasCcopy', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCcopy_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasCcopy_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasCcopy_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCdgmm(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, C$, ldc);
+/** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCdgmm(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, C, ldc);
   if (status !== 0) throw fail('cublasCdgmm', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCdgmm_64(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, C$, ldc);
+/** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCdgmm_64(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, C, ldc);
   if (status !== 0) throw fail('cublasCdgmm_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasCdotc(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number): T.float2 {
-  const result_$ = new Uint8Array(8);
-  const status = raw.cublasCdotc(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_$);
+/** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCdotc(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, result_: T.Pointer): void {
+  const status = raw.cublasCdotc(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_);
   if (status !== 0) throw fail('cublasCdotc', status);
-  return decodeRecord<T.float2>(records.float2(), result_$);
 }
-/** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasCdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const result_$ = new Uint8Array(8);
-  const status = raw.cublasCdotc_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_$);
+/** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasCdotc_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_);
   if (status !== 0) throw fail('cublasCdotc_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), result_$);
 }
-/** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasCdotu(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number): T.float2 {
-  const result_$ = new Uint8Array(8);
-  const status = raw.cublasCdotu(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_$);
+/** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCdotu(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, result_: T.Pointer): void {
+  const status = raw.cublasCdotu(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_);
   if (status !== 0) throw fail('cublasCdotu', status);
-  return decodeRecord<T.float2>(records.float2(), result_$);
 }
-/** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasCdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const result_$ = new Uint8Array(8);
-  const status = raw.cublasCdotu_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_$);
+/** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasCdotu_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, result_);
   if (status !== 0) throw fail('cublasCdotu_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), result_$);
 }
-/** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCgbmv(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasCgbmv(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasCgbmv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasCgbmv_v2_64(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasCgbmv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, beta: T.float2 | T.Pointer, B: T.float2 | T.Pointer, ldb: number, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgeam(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, beta: T.float2 | T.Pointer, B: T.float2 | T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCgeam(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasCgeam', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, beta: T.float2 | T.Pointer, B: T.float2 | T.Pointer, ldb: T.Int64, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgeam_64(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, beta: T.float2 | T.Pointer, B: T.float2 | T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCgeam_64(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasCgeam_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-let cublasCgelsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`, `devInfoArray`. Throws {@link CublasError}. */
-export function cublasCgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, batchSize: number): { info: number; devInfoArray: number } {
-  const s = (cublasCgelsBatched$ ??= new Scratch(2));
-  const status = raw.cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cublasCgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasCgelsBatched', status);
-  return { info: s.i32[0], devInfoArray: s.i32[2] };
 }
-/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemm(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCgemm(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCgemm', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemm3m(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCgemm3m(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCgemm3m', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
 /** `cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCgemm3mBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.float2 | T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
@@ -196,26 +161,20 @@ export function cublasCgemm3mEx_64(handle: T.cublasHandle_t, transa: T.cublasOpe
   const status = raw.cublasCgemm3mEx_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), A, Atype, lda, B, Btype, ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemm3mEx_64', status);
 }
-/** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: number, strideB: T.Int64, beta: T.float2 | T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc, strideC, batchCount);
+/** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: number, strideB: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+  const status = raw.cublasCgemm3mStridedBatched(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mStridedBatched', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemm3mStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc, strideC, batchCount);
+/** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemm3mStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasCgemm3mStridedBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mStridedBatched_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemm3m_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCgemm3m_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCgemm3m_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
 /** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.float2 | T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
@@ -237,33 +196,25 @@ export function cublasCgemmEx_64(handle: T.cublasHandle_t, transa: T.cublasOpera
   const status = raw.cublasCgemmEx_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), A, Atype, lda, B, Btype, ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemmEx_64', status);
 }
-/** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: number, strideB: T.Int64, beta: T.float2 | T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemmStridedBatched(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc, strideC, batchCount);
+/** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: number, strideB: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+  const status = raw.cublasCgemmStridedBatched(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemmStridedBatched', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc, strideC, batchCount);
+/** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasCgemmStridedBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemmStridedBatched_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCgemm_v2_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCgemm_v2_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCgemm_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCgemv(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasCgemv(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasCgemv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
 /** `cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *xarray, int incx, const cuComplex *beta, cuComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCgemvBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.float2 | T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
@@ -275,177 +226,125 @@ export function cublasCgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
   const status = raw.cublasCgemvBatched_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), Aarray, lda, xarray, incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasCgemvBatched_64', status);
 }
-/** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, x: T.float2 | T.Pointer, incx: number, stridex: T.Int64, beta: T.float2 | T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCgemvStridedBatched(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy, stridey, batchCount);
+/** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, x: T.float2 | T.Pointer, incx: number, stridex: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
+  const status = raw.cublasCgemvStridedBatched(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasCgemvStridedBatched', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCgemvStridedBatched_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy, stridey, batchCount);
+/** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasCgemvStridedBatched_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasCgemvStridedBatched_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCgemv_v2_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasCgemv_v2_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasCgemv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-let cublasCgeqrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const *Aarray, int lda, cuComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasCgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, batchSize: number): number {
-  const s = (cublasCgeqrfBatched$ ??= new Scratch(1));
-  const status = raw.cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, s.slot(0), batchSize);
+/** `cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const *Aarray, int lda, cuComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasCgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasCgeqrfBatched', status);
-  return s.i32[0];
 }
-/** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCgerc(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCgerc(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCgerc', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCgerc_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasCgerc_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCgerc_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCgeru(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCgeru(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCgeru', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCgeru_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasCgeru_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCgeru_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-let cublasCgetrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `P`, `info`. Throws {@link CublasError}. */
-export function cublasCgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, batchSize: number): { P: number; info: number } {
-  const s = (cublasCgetrfBatched$ ??= new Scratch(2));
-  const status = raw.cublasCgetrfBatched(handle, n, A, lda, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasCgetrfBatched(handle, n, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasCgetrfBatched', status);
-  return { P: s.i32[0], info: s.i32[2] };
 }
-let cublasCgetriBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasCgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, batchSize: number): number {
-  const s = (cublasCgetriBatched$ ??= new Scratch(1));
-  const status = raw.cublasCgetriBatched(handle, n, A, lda, P, C, ldc, s.slot(0), batchSize);
+/** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasCgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasCgetriBatched', status);
-  return s.i32[0];
 }
-let cublasCgetrsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasCgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cublasCgetrsBatched$ ??= new Scratch(1));
-  const status = raw.cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, s.slot(0), batchSize);
+/** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasCgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasCgetrsBatched', status);
-  return s.i32[0];
 }
-/** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasChbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasChbmv(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasChbmv(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasChbmv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasChbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasChbmv_v2_64(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasChbmv_v2_64(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasChbmv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasChemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasChemm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasChemm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasChemm', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasChemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasChemm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasChemm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasChemm_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasChemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasChemv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasChemv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasChemv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasChemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasChemv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasChemv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasChemv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: number, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCher(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCher(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasCher', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCher2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCher2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCher2', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCher2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasCher2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCher2_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCher2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCher2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCher2k', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCher2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCher2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCher2k_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, lda: T.Int64): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCher_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasCher_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasCher_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.float2 | T.Pointer, lda: number, beta: T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCherk(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, beta, C$, ldc);
+/** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.float2 | T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCherk(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherk', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
 /** `cublasStatus_t cublasCherk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const void *A, cudaDataType Atype, int lda, const float *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCherk3mEx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
@@ -467,76 +366,55 @@ export function cublasCherkEx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMod
   const status = raw.cublasCherkEx_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCherkEx_64', status);
 }
-/** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, beta: T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, beta, C$, ldc);
+/** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCherk_v2_64(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherk_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCherkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCherkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherkx', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCherkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCherkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherkx_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasChpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, AP: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasChpmv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, AP: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasChpmv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasChpmv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasChpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, AP: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasChpmv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, AP: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasChpmv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasChpmv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasChpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: number): T.float2 {
-  const AP$ = new Uint8Array(8);
-  const status = raw.cublasChpr(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, AP$);
+/** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: number, AP: T.Pointer): void {
+  const status = raw.cublasChpr(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, AP);
   if (status !== 0) throw fail('cublasChpr', status);
-  return decodeRecord<T.float2>(records.float2(), AP$);
 }
-/** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasChpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number): T.float2 {
-  const AP$ = new Uint8Array(8);
-  const status = raw.cublasChpr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, AP$);
+/** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, AP: T.Pointer): void {
+  const status = raw.cublasChpr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, AP);
   if (status !== 0) throw fail('cublasChpr2', status);
-  return decodeRecord<T.float2>(records.float2(), AP$);
 }
-/** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasChpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const AP$ = new Uint8Array(8);
-  const status = raw.cublasChpr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, AP$);
+/** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasChpr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, AP);
   if (status !== 0) throw fail('cublasChpr2_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), AP$);
 }
-/** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasChpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64): T.float2 {
-  const AP$ = new Uint8Array(8);
-  const status = raw.cublasChpr_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, AP$);
+/** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasChpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasChpr_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, AP);
   if (status !== 0) throw fail('cublasChpr_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), AP$);
 }
-let cublasCmatinvBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasCmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, batchSize: number): number {
-  const s = (cublasCmatinvBatched$ ??= new Scratch(1));
-  const status = raw.cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, s.slot(0), batchSize);
+/** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasCmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasCmatinvBatched', status);
-  return s.i32[0];
 }
 /** `cublasStatus_t cublasCopyEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCopyEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number): void {
@@ -556,168 +434,115 @@ export function cublasCreate(): T.cublasHandle_t {
   if (status !== 0) throw fail('cublasCreate', status);
   return s.address(0) as T.cublasHandle_t;
 }
-/** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasCrot(handle: T.cublasHandle_t, n: number, incx: number, incy: number, c: T.Pointer, s_: T.Pointer): { x: T.float2; y: T.float2 } {
-  const x$ = new Uint8Array(8);
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCrot(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasCrot(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasCrot', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), y: decodeRecord<T.float2>(records.float2(), y$) };
 }
-/** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasCrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, c: T.Pointer, s_: T.Pointer): { x: T.float2; y: T.float2 } {
-  const x$ = new Uint8Array(8);
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCrot_v2_64(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasCrot_v2_64(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasCrot_v2_64', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), y: decodeRecord<T.float2>(records.float2(), y$) };
 }
-let cublasCrotg$: Scratch | undefined;
-/** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 12.6 Returns `a`, `b`, `c`. Throws {@link CublasError}. */
-export function cublasCrotg(handle: T.cublasHandle_t, s_: T.Pointer): { a: T.float2; b: T.float2; c: number } {
-  const s = (cublasCrotg$ ??= new Scratch(1));
-  const a$ = new Uint8Array(8);
-  const b$ = new Uint8Array(8);
-  const status = raw.cublasCrotg(handle, a$, b$, s.slot(0), s_);
+/** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasCrotg(handle, a, b, c, s_);
   if (status !== 0) throw fail('cublasCrotg', status);
-  return { a: decodeRecord<T.float2>(records.float2(), a$), b: decodeRecord<T.float2>(records.float2(), b$), c: s.f32[0] };
 }
-/** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCscal(handle: T.cublasHandle_t, n: number, alpha: T.float2 | T.Pointer, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCscal(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), x$, incx);
+/** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCscal(handle: T.cublasHandle_t, n: number, alpha: T.float2 | T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCscal(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), x, incx);
   if (status !== 0) throw fail('cublasCscal', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.float2 | T.Pointer, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCscal_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), x$, incx);
+/** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCscal_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), x, incx);
   if (status !== 0) throw fail('cublasCscal_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasCsrot(handle: T.cublasHandle_t, n: number, incx: number, incy: number, c: T.Pointer, s_: T.Pointer): { x: T.float2; y: T.float2 } {
-  const x$ = new Uint8Array(8);
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCsrot(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasCsrot(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasCsrot', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), y: decodeRecord<T.float2>(records.float2(), y$) };
 }
-/** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasCsrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, c: T.Pointer, s_: T.Pointer): { x: T.float2; y: T.float2 } {
-  const x$ = new Uint8Array(8);
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCsrot_v2_64(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasCsrot_v2_64(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasCsrot_v2_64', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), y: decodeRecord<T.float2>(records.float2(), y$) };
 }
-/** `cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCsscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCsscal(handle, n, alpha, x$, incx);
+/** `cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCsscal(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasCsscal', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCsscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCsscal_v2_64(handle, n, alpha, x$, incx);
+/** `cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCsscal_v2_64(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasCsscal_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasCswap(handle: T.cublasHandle_t, n: number, incx: number, incy: number): { x: T.float2; y: T.float2 } {
-  const x$ = new Uint8Array(8);
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCswap(handle, n, x$, incx, y$, incy);
+/** `cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasCswap(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCswap', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), y: decodeRecord<T.float2>(records.float2(), y$) };
 }
-/** `cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasCswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64): { x: T.float2; y: T.float2 } {
-  const x$ = new Uint8Array(8);
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCswap_v2_64(handle, n, x$, incx, y$, incy);
+/** `cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasCswap_v2_64(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCswap_v2_64', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), y: decodeRecord<T.float2>(records.float2(), y$) };
 }
-/** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsymm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCsymm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsymm', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsymm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCsymm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsymm_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, incy: number): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCsymv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, x: T.float2 | T.Pointer, incx: number, beta: T.float2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasCsymv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasCsymv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasCsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, incy: T.Int64): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cublasCsymv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, incy);
+/** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, beta: T.float2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasCsymv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, incy);
   if (status !== 0) throw fail('cublasCsymv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-/** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCsyr(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCsyr(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasCsyr', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCsyr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: number, y: T.float2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCsyr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCsyr2', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCsyr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, y: T.float2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasCsyr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.float2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasCsyr2_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsyr2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCsyr2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsyr2k', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsyr2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCsyr2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsyr2k_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, lda: T.Int64): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCsyr_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.float2 | T.Pointer, x: T.float2 | T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasCsyr_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasCsyr_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsyrk(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCsyrk(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsyrk', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
 /** `cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCsyrk3mEx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.float2 | T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
@@ -739,124 +564,90 @@ export function cublasCsyrkEx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMod
   const status = raw.cublasCsyrkEx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), A, Atype, lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrkEx_64', status);
 }
-/** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsyrk_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCsyrk_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsyrk_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsyrkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCsyrkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsyrkx', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCsyrkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCsyrkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasCsyrkx_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.float2 | T.Pointer, lda: number, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtbmv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.float2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCtbmv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtbmv', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCtbmv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtbmv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.float2 | T.Pointer, lda: number, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtbsv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.float2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCtbsv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtbsv', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCtbsv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtbsv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.float2 | T.Pointer, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtpmv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x$, incx);
+/** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.float2 | T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCtpmv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x, incx);
   if (status !== 0) throw fail('cublasCtpmv', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.float2 | T.Pointer, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtpmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x$, incx);
+/** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.float2 | T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCtpmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x, incx);
   if (status !== 0) throw fail('cublasCtpmv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.float2 | T.Pointer, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtpsv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x$, incx);
+/** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.float2 | T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCtpsv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x, incx);
   if (status !== 0) throw fail('cublasCtpsv', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.float2 | T.Pointer, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtpsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x$, incx);
+/** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.float2 | T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCtpsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), x, incx);
   if (status !== 0) throw fail('cublasCtpsv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasCtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.float2 | T.Pointer, lda: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cublasCtpttr(handle, uplo, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), A$, lda);
+/** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.float2 | T.Pointer, A: T.Pointer, lda: number): void {
+  const status = raw.cublasCtpttr(handle, uplo, n, isPointerLike(AP) ? AP : encodeRecord(records.float2(), AP), A, lda);
   if (status !== 0) throw fail('cublasCtpttr', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-/** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCtrmm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasCtrmm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasCtrmm', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasCtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, ldc: T.Int64): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.float2 | T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasCtrmm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasCtrmm_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.float2 | T.Pointer, lda: number, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtrmv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.float2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCtrmv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtrmv', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtrmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCtrmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtrmv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasCtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, ldb: number): T.float2 {
-  const B$ = new Uint8Array(8);
-  const status = raw.cublasCtrsm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, B$, ldb);
+/** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
+  const status = raw.cublasCtrsm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, B, ldb);
   if (status !== 0) throw fail('cublasCtrsm', status);
-  return decodeRecord<T.float2>(records.float2(), B$);
 }
 /** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasCtrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
@@ -868,166 +659,110 @@ export function cublasCtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
   const status = raw.cublasCtrsmBatched_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasCtrsmBatched_64', status);
 }
-/** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasCtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, ldb: T.Int64): T.float2 {
-  const B$ = new Uint8Array(8);
-  const status = raw.cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, B$, ldb);
+/** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
+  const status = raw.cublasCtrsm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, B, ldb);
   if (status !== 0) throw fail('cublasCtrsm_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), B$);
 }
-/** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.float2 | T.Pointer, lda: number, incx: number): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtrsv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.float2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasCtrsv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtrsv', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasCtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cublasCtrsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.float2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasCtrsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasCtrsv_v2_64', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasCtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.float2 | T.Pointer, lda: number): T.float2 {
-  const AP$ = new Uint8Array(8);
-  const status = raw.cublasCtrttp(handle, uplo, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, AP$);
+/** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasCtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.float2 | T.Pointer, lda: number, AP: T.Pointer): void {
+  const status = raw.cublasCtrttp(handle, uplo, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, AP);
   if (status !== 0) throw fail('cublasCtrttp', status);
-  return decodeRecord<T.float2>(records.float2(), AP$);
 }
-let cublasDasum$: Scratch | undefined;
-/** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasDasum$ ??= new Scratch(1));
-  const status = raw.cublasDasum(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasDasum(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasDasum', status);
-  return s.f64[0];
 }
-let cublasDasum_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): number {
-  const s = (cublasDasum_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDasum_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasDasum_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasDasum_v2_64', status);
-  return s.f64[0];
 }
-let cublasDaxpy$: Scratch | undefined;
-/** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, incy: number): number {
-  const s = (cublasDaxpy$ ??= new Scratch(1));
-  const status = raw.cublasDaxpy(handle, n, alpha, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDaxpy(handle, n, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDaxpy', status);
-  return s.f64[0];
 }
-let cublasDaxpy_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, incy: T.Int64): number {
-  const s = (cublasDaxpy_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDaxpy_v2_64(handle, n, alpha, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDaxpy_v2_64', status);
-  return s.f64[0];
 }
-let cublasDcopy$: Scratch | undefined;
-/** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, incy: number): number {
-  const s = (cublasDcopy$ ??= new Scratch(1));
-  const status = raw.cublasDcopy(handle, n, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDcopy(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDcopy', status);
-  return s.f64[0];
 }
-let cublasDcopy_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, incy: T.Int64): number {
-  const s = (cublasDcopy_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDcopy_v2_64(handle, n, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDcopy_v2_64(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDcopy_v2_64', status);
-  return s.f64[0];
 }
-let cublasDdgmm$: Scratch | undefined;
-/** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, ldc: number): number {
-  const s = (cublasDdgmm$ ??= new Scratch(1));
-  const status = raw.cublasDdgmm(handle, mode, m, n, A, lda, x, incx, s.slot(0), ldc);
+/** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasDdgmm', status);
-  return s.f64[0];
 }
-let cublasDdgmm_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, ldc: T.Int64): number {
-  const s = (cublasDdgmm_64$ ??= new Scratch(1));
-  const status = raw.cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, s.slot(0), ldc);
+/** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasDdgmm_64', status);
-  return s.f64[0];
 }
-let cublasDdot$: Scratch | undefined;
-/** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): number {
-  const s = (cublasDdot$ ??= new Scratch(1));
-  const status = raw.cublasDdot(handle, n, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
+  const status = raw.cublasDdot(handle, n, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasDdot', status);
-  return s.f64[0];
 }
-let cublasDdot_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDdot_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDdot_v2_64(handle, n, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasDdot_v2_64(handle, n, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasDdot_v2_64', status);
-  return s.f64[0];
 }
 /** `cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasDestroy(handle: T.cublasHandle_t): void {
   const status = raw.cublasDestroy(handle);
   if (status !== 0) throw fail('cublasDestroy', status);
 }
-let cublasDgbmv$: Scratch | undefined;
-/** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasDgbmv$ ??= new Scratch(1));
-  const status = raw.cublasDgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDgbmv', status);
-  return s.f64[0];
 }
-let cublasDgbmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDgbmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDgbmv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDgeam$: Scratch | undefined;
-/** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, ldc: number): number {
-  const s = (cublasDgeam$ ??= new Scratch(1));
-  const status = raw.cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasDgeam', status);
-  return s.f64[0];
 }
-let cublasDgeam_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, ldc: T.Int64): number {
-  const s = (cublasDgeam_64$ ??= new Scratch(1));
-  const status = raw.cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasDgeam_64', status);
-  return s.f64[0];
 }
-let cublasDgelsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`, `devInfoArray`. Throws {@link CublasError}. */
-export function cublasDgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, batchSize: number): { info: number; devInfoArray: number } {
-  const s = (cublasDgelsBatched$ ??= new Scratch(2));
-  const status = raw.cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cublasDgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasDgelsBatched', status);
-  return { info: s.i32[0], devInfoArray: s.i32[2] };
 }
-let cublasDgemm$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasDgemm$ ??= new Scratch(1));
-  const status = raw.cublasDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDgemm', status);
-  return s.f64[0];
 }
 /** `cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *const *Aarray, int lda, const double *const *Barray, int ldb, const double *beta, double *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasDgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
@@ -1049,37 +784,25 @@ export function cublasDgemmGroupedBatched_64(handle: T.cublasHandle_t, transa_ar
   const status = raw.cublasDgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
   if (status !== 0) throw fail('cublasDgemmGroupedBatched_64', status);
 }
-let cublasDgemmStridedBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): number {
-  const s = (cublasDgemmStridedBatched$ ??= new Scratch(1));
-  const status = raw.cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, s.slot(0), ldc, strideC, batchCount);
+/** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+  const status = raw.cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasDgemmStridedBatched', status);
-  return s.f64[0];
 }
-let cublasDgemmStridedBatched_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): number {
-  const s = (cublasDgemmStridedBatched_64$ ??= new Scratch(1));
-  const status = raw.cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, s.slot(0), ldc, strideC, batchCount);
+/** `cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasDgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasDgemmStridedBatched_64', status);
-  return s.f64[0];
 }
-let cublasDgemm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasDgemm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDgemm_v2_64', status);
-  return s.f64[0];
 }
-let cublasDgemv$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasDgemv$ ??= new Scratch(1));
-  const status = raw.cublasDgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDgemv', status);
-  return s.f64[0];
 }
 /** `cublasStatus_t cublasDgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *const *Aarray, int lda, const double *const *xarray, int incx, const double *beta, double *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasDgemvBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
@@ -1091,101 +814,65 @@ export function cublasDgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
   const status = raw.cublasDgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasDgemvBatched_64', status);
 }
-let cublasDgemvStridedBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): number {
-  const s = (cublasDgemvStridedBatched$ ??= new Scratch(1));
-  const status = raw.cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, s.slot(0), incy, stridey, batchCount);
+/** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
+  const status = raw.cublasDgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasDgemvStridedBatched', status);
-  return s.f64[0];
 }
-let cublasDgemvStridedBatched_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): number {
-  const s = (cublasDgemvStridedBatched_64$ ??= new Scratch(1));
-  const status = raw.cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, s.slot(0), incy, stridey, batchCount);
+/** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasDgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasDgemvStridedBatched_64', status);
-  return s.f64[0];
 }
-let cublasDgemv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDgemv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDgemv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDgeqrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasDgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, batchSize: number): number {
-  const s = (cublasDgeqrfBatched$ ??= new Scratch(1));
-  const status = raw.cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, s.slot(0), batchSize);
+/** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasDgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasDgeqrfBatched', status);
-  return s.i32[0];
 }
-let cublasDger$: Scratch | undefined;
-/** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, lda: number): number {
-  const s = (cublasDger$ ??= new Scratch(1));
-  const status = raw.cublasDger(handle, m, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasDger(handle, m, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasDger', status);
-  return s.f64[0];
 }
-let cublasDger_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDger_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, lda: T.Int64): number {
-  const s = (cublasDger_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDger_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasDger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasDger_v2_64', status);
-  return s.f64[0];
 }
-let cublasDgetrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `P`, `info`. Throws {@link CublasError}. */
-export function cublasDgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, batchSize: number): { P: number; info: number } {
-  const s = (cublasDgetrfBatched$ ??= new Scratch(2));
-  const status = raw.cublasDgetrfBatched(handle, n, A, lda, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasDgetrfBatched(handle, n, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasDgetrfBatched', status);
-  return { P: s.i32[0], info: s.i32[2] };
 }
-let cublasDgetriBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasDgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, batchSize: number): number {
-  const s = (cublasDgetriBatched$ ??= new Scratch(1));
-  const status = raw.cublasDgetriBatched(handle, n, A, lda, P, C, ldc, s.slot(0), batchSize);
+/** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasDgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasDgetriBatched', status);
-  return s.i32[0];
 }
-let cublasDgetrsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasDgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cublasDgetrsBatched$ ??= new Scratch(1));
-  const status = raw.cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, s.slot(0), batchSize);
+/** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasDgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasDgetrsBatched', status);
-  return s.i32[0];
 }
-let cublasDmatinvBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasDmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, batchSize: number): number {
-  const s = (cublasDmatinvBatched$ ??= new Scratch(1));
-  const status = raw.cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, s.slot(0), batchSize);
+/** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasDmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasDmatinvBatched', status);
-  return s.i32[0];
 }
-let cublasDnrm2$: Scratch | undefined;
-/** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasDnrm2$ ??= new Scratch(1));
-  const status = raw.cublasDnrm2(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasDnrm2(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasDnrm2', status);
-  return s.f64[0];
 }
-let cublasDnrm2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): number {
-  const s = (cublasDnrm2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDnrm2_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasDnrm2_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasDnrm2_v2_64', status);
-  return s.f64[0];
 }
 /** `cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, const void *y, cudaDataType yType, int incy, void *result, cudaDataType resultType, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasDotEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number, result_: T.Pointer, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
@@ -1207,373 +894,235 @@ export function cublasDotcEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Point
   const status = raw.cublasDotcEx_64(handle, n, x, xType, incx, y, yType, incy, result_, resultType, executionType);
   if (status !== 0) throw fail('cublasDotcEx_64', status);
 }
-let cublasDrot$: Scratch | undefined;
-/** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasDrot(handle: T.cublasHandle_t, n: number, incx: number, incy: number, c: T.Pointer, s_: T.Pointer): { x: number; y: number } {
-  const s = (cublasDrot$ ??= new Scratch(2));
-  const status = raw.cublasDrot(handle, n, s.slot(0), incx, s.slot(1), incy, c, s_);
+/** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasDrot(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasDrot', status);
-  return { x: s.f64[0], y: s.f64[1] };
 }
-let cublasDrot_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasDrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, c: T.Pointer, s_: T.Pointer): { x: number; y: number } {
-  const s = (cublasDrot_v2_64$ ??= new Scratch(2));
-  const status = raw.cublasDrot_v2_64(handle, n, s.slot(0), incx, s.slot(1), incy, c, s_);
+/** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasDrot_v2_64(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasDrot_v2_64', status);
-  return { x: s.f64[0], y: s.f64[1] };
 }
-let cublasDrotg$: Scratch | undefined;
-/** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 12.6 Returns `a`, `b`, `c`. Throws {@link CublasError}. */
-export function cublasDrotg(handle: T.cublasHandle_t, s_: T.Pointer): { a: number; b: number; c: number } {
-  const s = (cublasDrotg$ ??= new Scratch(3));
-  const status = raw.cublasDrotg(handle, s.slot(0), s.slot(1), s.slot(2), s_);
+/** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasDrotg(handle, a, b, c, s_);
   if (status !== 0) throw fail('cublasDrotg', status);
-  return { a: s.f64[0], b: s.f64[1], c: s.f64[2] };
 }
-let cublasDrotm$: Scratch | undefined;
-/** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasDrotm(handle: T.cublasHandle_t, n: number, incx: number, incy: number, param: T.Pointer): { x: number; y: number } {
-  const s = (cublasDrotm$ ??= new Scratch(2));
-  const status = raw.cublasDrotm(handle, n, s.slot(0), incx, s.slot(1), incy, param);
+/** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): void {
+  const status = raw.cublasDrotm(handle, n, x, incx, y, incy, param);
   if (status !== 0) throw fail('cublasDrotm', status);
-  return { x: s.f64[0], y: s.f64[1] };
 }
-let cublasDrotm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasDrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, param: T.Pointer): { x: number; y: number } {
-  const s = (cublasDrotm_v2_64$ ??= new Scratch(2));
-  const status = raw.cublasDrotm_v2_64(handle, n, s.slot(0), incx, s.slot(1), incy, param);
+/** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): void {
+  const status = raw.cublasDrotm_v2_64(handle, n, x, incx, y, incy, param);
   if (status !== 0) throw fail('cublasDrotm_v2_64', status);
-  return { x: s.f64[0], y: s.f64[1] };
 }
-let cublasDrotmg$: Scratch | undefined;
-/** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 12.6 Returns `d1`, `d2`, `x1`, `param`. Throws {@link CublasError}. */
-export function cublasDrotmg(handle: T.cublasHandle_t, y1: T.Pointer): { d1: number; d2: number; x1: number; param: number } {
-  const s = (cublasDrotmg$ ??= new Scratch(4));
-  const status = raw.cublasDrotmg(handle, s.slot(0), s.slot(1), s.slot(2), y1, s.slot(3));
+/** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
+  const status = raw.cublasDrotmg(handle, d1, d2, x1, y1, param);
   if (status !== 0) throw fail('cublasDrotmg', status);
-  return { d1: s.f64[0], d2: s.f64[1], x1: s.f64[2], param: s.f64[3] };
 }
-let cublasDsbmv$: Scratch | undefined;
-/** `cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasDsbmv$ ??= new Scratch(1));
-  const status = raw.cublasDsbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDsbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDsbmv', status);
-  return s.f64[0];
 }
-let cublasDsbmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDsbmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDsbmv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDscal$: Scratch | undefined;
-/** `cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, incx: number): number {
-  const s = (cublasDscal$ ??= new Scratch(1));
-  const status = raw.cublasDscal(handle, n, alpha, s.slot(0), incx);
+/** `cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDscal(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasDscal', status);
-  return s.f64[0];
 }
-let cublasDscal_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, incx: T.Int64): number {
-  const s = (cublasDscal_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDscal_v2_64(handle, n, alpha, s.slot(0), incx);
+/** `cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDscal_v2_64(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasDscal_v2_64', status);
-  return s.f64[0];
 }
-let cublasDspmv$: Scratch | undefined;
-/** `cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasDspmv$ ??= new Scratch(1));
-  const status = raw.cublasDspmv(handle, uplo, n, alpha, AP, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDspmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDspmv', status);
-  return s.f64[0];
 }
-let cublasDspmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDspmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDspmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDspmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDspmv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDspr$: Scratch | undefined;
-/** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasDspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): number {
-  const s = (cublasDspr$ ??= new Scratch(1));
-  const status = raw.cublasDspr(handle, uplo, n, alpha, x, incx, s.slot(0));
+/** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
+  const status = raw.cublasDspr(handle, uplo, n, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasDspr', status);
-  return s.f64[0];
 }
-let cublasDspr2$: Scratch | undefined;
-/** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasDspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): number {
-  const s = (cublasDspr2$ ??= new Scratch(1));
-  const status = raw.cublasDspr2(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
+  const status = raw.cublasDspr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasDspr2', status);
-  return s.f64[0];
 }
-let cublasDspr2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasDspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDspr2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasDspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasDspr2_v2_64', status);
-  return s.f64[0];
 }
-let cublasDspr_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasDspr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): number {
-  const s = (cublasDspr_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, s.slot(0));
+/** `cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDspr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasDspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasDspr_v2_64', status);
-  return s.f64[0];
 }
-let cublasDswap$: Scratch | undefined;
-/** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasDswap(handle: T.cublasHandle_t, n: number, incx: number, incy: number): { x: number; y: number } {
-  const s = (cublasDswap$ ??= new Scratch(2));
-  const status = raw.cublasDswap(handle, n, s.slot(0), incx, s.slot(1), incy);
+/** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDswap(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDswap', status);
-  return { x: s.f64[0], y: s.f64[1] };
 }
-let cublasDswap_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasDswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64): { x: number; y: number } {
-  const s = (cublasDswap_v2_64$ ??= new Scratch(2));
-  const status = raw.cublasDswap_v2_64(handle, n, s.slot(0), incx, s.slot(1), incy);
+/** `cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDswap_v2_64(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasDswap_v2_64', status);
-  return { x: s.f64[0], y: s.f64[1] };
 }
-let cublasDsymm$: Scratch | undefined;
-/** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasDsymm$ ??= new Scratch(1));
-  const status = raw.cublasDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsymm', status);
-  return s.f64[0];
 }
-let cublasDsymm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasDsymm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsymm_v2_64', status);
-  return s.f64[0];
 }
-let cublasDsymv$: Scratch | undefined;
-/** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasDsymv$ ??= new Scratch(1));
-  const status = raw.cublasDsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasDsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDsymv', status);
-  return s.f64[0];
 }
-let cublasDsymv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasDsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasDsymv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasDsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasDsymv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDsyr$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, lda: number): number {
-  const s = (cublasDsyr$ ??= new Scratch(1));
-  const status = raw.cublasDsyr(handle, uplo, n, alpha, x, incx, s.slot(0), lda);
+/** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasDsyr(handle, uplo, n, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasDsyr', status);
-  return s.f64[0];
 }
-let cublasDsyr2$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, lda: number): number {
-  const s = (cublasDsyr2$ ??= new Scratch(1));
-  const status = raw.cublasDsyr2(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasDsyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasDsyr2', status);
-  return s.f64[0];
 }
-let cublasDsyr2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, lda: T.Int64): number {
-  const s = (cublasDsyr2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasDsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasDsyr2_v2_64', status);
-  return s.f64[0];
 }
-let cublasDsyr2k$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasDsyr2k$ ??= new Scratch(1));
-  const status = raw.cublasDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyr2k', status);
-  return s.f64[0];
 }
-let cublasDsyr2k_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasDsyr2k_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyr2k_v2_64', status);
-  return s.f64[0];
 }
-let cublasDsyr_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, lda: T.Int64): number {
-  const s = (cublasDsyr_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, s.slot(0), lda);
+/** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasDsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasDsyr_v2_64', status);
-  return s.f64[0];
 }
-let cublasDsyrk$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasDsyrk$ ??= new Scratch(1));
-  const status = raw.cublasDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyrk', status);
-  return s.f64[0];
 }
-let cublasDsyrk_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasDsyrk_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyrk_v2_64', status);
-  return s.f64[0];
 }
-let cublasDsyrkx$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasDsyrkx$ ??= new Scratch(1));
-  const status = raw.cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyrkx', status);
-  return s.f64[0];
 }
-let cublasDsyrkx_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasDsyrkx_64$ ??= new Scratch(1));
-  const status = raw.cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasDsyrkx_64', status);
-  return s.f64[0];
 }
-let cublasDtbmv$: Scratch | undefined;
-/** `cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasDtbmv$ ??= new Scratch(1));
-  const status = raw.cublasDtbmv(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDtbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtbmv', status);
-  return s.f64[0];
 }
-let cublasDtbmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasDtbmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDtbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtbmv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtbsv$: Scratch | undefined;
-/** `cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasDtbsv$ ??= new Scratch(1));
-  const status = raw.cublasDtbsv(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDtbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtbsv', status);
-  return s.f64[0];
 }
-let cublasDtbsv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasDtbsv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDtbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtbsv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtpmv$: Scratch | undefined;
-/** `cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, incx: number): number {
-  const s = (cublasDtpmv$ ??= new Scratch(1));
-  const status = raw.cublasDtpmv(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDtpmv(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasDtpmv', status);
-  return s.f64[0];
 }
-let cublasDtpmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, incx: T.Int64): number {
-  const s = (cublasDtpmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDtpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasDtpmv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtpsv$: Scratch | undefined;
-/** `cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, incx: number): number {
-  const s = (cublasDtpsv$ ??= new Scratch(1));
-  const status = raw.cublasDtpsv(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDtpsv(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasDtpsv', status);
-  return s.f64[0];
 }
-let cublasDtpsv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, incx: T.Int64): number {
-  const s = (cublasDtpsv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDtpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasDtpsv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtpttr$: Scratch | undefined;
-/** `cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasDtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, lda: number): number {
-  const s = (cublasDtpttr$ ??= new Scratch(1));
-  const status = raw.cublasDtpttr(handle, uplo, n, AP, s.slot(0), lda);
+/** `cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
+  const status = raw.cublasDtpttr(handle, uplo, n, AP, A, lda);
   if (status !== 0) throw fail('cublasDtpttr', status);
-  return s.f64[0];
 }
-let cublasDtrmm$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, ldc: number): number {
-  const s = (cublasDtrmm$ ??= new Scratch(1));
-  const status = raw.cublasDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasDtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasDtrmm', status);
-  return s.f64[0];
 }
-let cublasDtrmm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasDtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, ldc: T.Int64): number {
-  const s = (cublasDtrmm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasDtrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasDtrmm_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtrmv$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasDtrmv$ ??= new Scratch(1));
-  const status = raw.cublasDtrmv(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDtrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtrmv', status);
-  return s.f64[0];
 }
-let cublasDtrmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasDtrmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDtrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtrmv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtrsm$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasDtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, ldb: number): number {
-  const s = (cublasDtrsm$ ??= new Scratch(1));
-  const status = raw.cublasDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, s.slot(0), ldb);
+/** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
+  const status = raw.cublasDtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasDtrsm', status);
-  return s.f64[0];
 }
 /** `cublasStatus_t cublasDtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *const *A, int lda, double *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasDtrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
@@ -1585,69 +1134,45 @@ export function cublasDtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
   const status = raw.cublasDtrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasDtrsmBatched_64', status);
 }
-let cublasDtrsm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasDtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, ldb: T.Int64): number {
-  const s = (cublasDtrsm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, s.slot(0), ldb);
+/** `cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
+  const status = raw.cublasDtrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasDtrsm_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtrsv$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasDtrsv$ ??= new Scratch(1));
-  const status = raw.cublasDtrsv(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasDtrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtrsv', status);
-  return s.f64[0];
 }
-let cublasDtrsv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasDtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasDtrsv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasDtrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasDtrsv_v2_64', status);
-  return s.f64[0];
 }
-let cublasDtrttp$: Scratch | undefined;
-/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasDtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
-  const s = (cublasDtrttp$ ??= new Scratch(1));
-  const status = raw.cublasDtrttp(handle, uplo, n, A, lda, s.slot(0));
+/** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
+  const status = raw.cublasDtrttp(handle, uplo, n, A, lda, AP);
   if (status !== 0) throw fail('cublasDtrttp', status);
-  return s.f64[0];
 }
-let cublasDzasum$: Scratch | undefined;
-/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDzasum(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number): number {
-  const s = (cublasDzasum$ ??= new Scratch(1));
-  const status = raw.cublasDzasum(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDzasum(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasDzasum(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasDzasum', status);
-  return s.f64[0];
 }
-let cublasDzasum_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDzasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64): number {
-  const s = (cublasDzasum_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDzasum_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDzasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasDzasum_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasDzasum_v2_64', status);
-  return s.f64[0];
 }
-let cublasDznrm2$: Scratch | undefined;
-/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDznrm2(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number): number {
-  const s = (cublasDznrm2$ ??= new Scratch(1));
-  const status = raw.cublasDznrm2(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDznrm2(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasDznrm2(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasDznrm2', status);
-  return s.f64[0];
 }
-let cublasDznrm2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasDznrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64): number {
-  const s = (cublasDznrm2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasDznrm2_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasDznrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasDznrm2_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasDznrm2_v2_64', status);
-  return s.f64[0];
 }
 /** `cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *const *Aarray, cudaDataType Atype, int lda, const void *const *Barray, cudaDataType Btype, int ldb, const void *beta, void *const *Carray, cudaDataType Ctype, int ldc, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasGemmBatchedEx(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, Atype: T.cudaDataType, lda: number, Barray: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, Carray: T.Pointer, Ctype: T.cudaDataType, ldc: number, batchCount: number, computeType: T.cublasComputeType_t, algo: T.cublasGemmAlgo_t): void {
@@ -1753,13 +1278,10 @@ export function cublasGetProperty(type: T.libraryPropertyType): number {
   if (status !== 0) throw fail('cublasGetProperty', status);
   return s.i32[0];
 }
-let cublasGetSmCountTarget$: Scratch | undefined;
-/** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.6 Returns `smCountTarget`. Throws {@link CublasError}. */
-export function cublasGetSmCountTarget(handle: T.cublasHandle_t): number {
-  const s = (cublasGetSmCountTarget$ ??= new Scratch(1));
-  const status = raw.cublasGetSmCountTarget(handle, s.slot(0));
+/** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasGetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: T.Pointer): void {
+  const status = raw.cublasGetSmCountTarget(handle, smCountTarget);
   if (status !== 0) throw fail('cublasGetSmCountTarget', status);
-  return s.i32[0];
 }
 /** `const char *cublasGetStatusName(cublasStatus_t status)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetStatusName(status_: T.cublasStatus_t): string | null {
@@ -1805,165 +1327,105 @@ export function cublasGetVersion(handle: T.cublasHandle_t): number {
   if (status !== 0) throw fail('cublasGetVersion', status);
   return s.i32[0];
 }
-let cublasIamaxEx$: Scratch | undefined;
-/** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIamaxEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number): number {
-  const s = (cublasIamaxEx$ ??= new Scratch(1));
-  const status = raw.cublasIamaxEx(handle, n, x, xType, incx, s.slot(0));
+/** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIamaxEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIamaxEx(handle, n, x, xType, incx, result_);
   if (status !== 0) throw fail('cublasIamaxEx', status);
-  return s.i32[0];
 }
-let cublasIamaxEx_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIamaxEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64): bigint {
-  const s = (cublasIamaxEx_64$ ??= new Scratch(1));
-  const status = raw.cublasIamaxEx_64(handle, n, x, xType, incx, s.slot(0));
+/** `cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIamaxEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIamaxEx_64(handle, n, x, xType, incx, result_);
   if (status !== 0) throw fail('cublasIamaxEx_64', status);
-  return s.i64[0];
 }
-let cublasIaminEx$: Scratch | undefined;
-/** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIaminEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number): number {
-  const s = (cublasIaminEx$ ??= new Scratch(1));
-  const status = raw.cublasIaminEx(handle, n, x, xType, incx, s.slot(0));
+/** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIaminEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIaminEx(handle, n, x, xType, incx, result_);
   if (status !== 0) throw fail('cublasIaminEx', status);
-  return s.i32[0];
 }
-let cublasIaminEx_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIaminEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64): bigint {
-  const s = (cublasIaminEx_64$ ??= new Scratch(1));
-  const status = raw.cublasIaminEx_64(handle, n, x, xType, incx, s.slot(0));
+/** `cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIaminEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIaminEx_64(handle, n, x, xType, incx, result_);
   if (status !== 0) throw fail('cublasIaminEx_64', status);
-  return s.i64[0];
 }
-let cublasIcamax$: Scratch | undefined;
-/** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIcamax(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number): number {
-  const s = (cublasIcamax$ ??= new Scratch(1));
-  const status = raw.cublasIcamax(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIcamax(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIcamax(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIcamax', status);
-  return s.i32[0];
 }
-let cublasIcamax_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIcamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIcamax_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIcamax_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIcamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIcamax_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIcamax_v2_64', status);
-  return s.i64[0];
 }
-let cublasIcamin$: Scratch | undefined;
-/** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIcamin(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number): number {
-  const s = (cublasIcamin$ ??= new Scratch(1));
-  const status = raw.cublasIcamin(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIcamin(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIcamin(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIcamin', status);
-  return s.i32[0];
 }
-let cublasIcamin_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIcamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIcamin_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIcamin_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIcamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIcamin_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIcamin_v2_64', status);
-  return s.i64[0];
 }
-let cublasIdamax$: Scratch | undefined;
-/** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIdamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasIdamax$ ??= new Scratch(1));
-  const status = raw.cublasIdamax(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIdamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIdamax(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIdamax', status);
-  return s.i32[0];
 }
-let cublasIdamax_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIdamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIdamax_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIdamax_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIdamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIdamax_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIdamax_v2_64', status);
-  return s.i64[0];
 }
-let cublasIdamin$: Scratch | undefined;
-/** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIdamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasIdamin$ ??= new Scratch(1));
-  const status = raw.cublasIdamin(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIdamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIdamin(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIdamin', status);
-  return s.i32[0];
 }
-let cublasIdamin_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIdamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIdamin_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIdamin_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIdamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIdamin_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIdamin_v2_64', status);
-  return s.i64[0];
 }
-let cublasIsamax$: Scratch | undefined;
-/** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIsamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasIsamax$ ??= new Scratch(1));
-  const status = raw.cublasIsamax(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIsamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIsamax(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIsamax', status);
-  return s.i32[0];
 }
-let cublasIsamax_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIsamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIsamax_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIsamax_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIsamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIsamax_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIsamax_v2_64', status);
-  return s.i64[0];
 }
-let cublasIsamin$: Scratch | undefined;
-/** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIsamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasIsamin$ ??= new Scratch(1));
-  const status = raw.cublasIsamin(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIsamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIsamin(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIsamin', status);
-  return s.i32[0];
 }
-let cublasIsamin_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIsamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIsamin_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIsamin_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIsamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIsamin_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasIsamin_v2_64', status);
-  return s.i64[0];
 }
-let cublasIzamax$: Scratch | undefined;
-/** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIzamax(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number): number {
-  const s = (cublasIzamax$ ??= new Scratch(1));
-  const status = raw.cublasIzamax(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIzamax(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIzamax(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIzamax', status);
-  return s.i32[0];
 }
-let cublasIzamax_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIzamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIzamax_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIzamax_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIzamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIzamax_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIzamax_v2_64', status);
-  return s.i64[0];
 }
-let cublasIzamin$: Scratch | undefined;
-/** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIzamin(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number): number {
-  const s = (cublasIzamin$ ??= new Scratch(1));
-  const status = raw.cublasIzamin(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIzamin(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasIzamin(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIzamin', status);
-  return s.i32[0];
 }
-let cublasIzamin_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasIzamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64): bigint {
-  const s = (cublasIzamin_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasIzamin_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasIzamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasIzamin_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, result_);
   if (status !== 0) throw fail('cublasIzamin_v2_64', status);
-  return s.i64[0];
 }
 /** `cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasLoggerConfigure(logIsOn: number, logToStdOut: number, logToStdErr: number, logFileName: string | T.Pointer): void {
@@ -2010,37 +1472,25 @@ export function cublasRotmgEx(handle: T.cublasHandle_t, d1: T.Pointer, d1Type: T
   const status = raw.cublasRotmgEx(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
   if (status !== 0) throw fail('cublasRotmgEx', status);
 }
-let cublasSasum$: Scratch | undefined;
-/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasSasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasSasum$ ??= new Scratch(1));
-  const status = raw.cublasSasum(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasSasum(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasSasum', status);
-  return s.f32[0];
 }
-let cublasSasum_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasSasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): number {
-  const s = (cublasSasum_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSasum_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasSasum_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasSasum_v2_64', status);
-  return s.f32[0];
 }
-let cublasSaxpy$: Scratch | undefined;
-/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, incy: number): number {
-  const s = (cublasSaxpy$ ??= new Scratch(1));
-  const status = raw.cublasSaxpy(handle, n, alpha, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSaxpy(handle, n, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasSaxpy', status);
-  return s.f32[0];
 }
-let cublasSaxpy_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, incy: T.Int64): number {
-  const s = (cublasSaxpy_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSaxpy_v2_64(handle, n, alpha, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSaxpy_v2_64(handle, n, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasSaxpy_v2_64', status);
-  return s.f32[0];
 }
 /** `cublasStatus_t cublasScalEx(cublasHandle_t handle, int n, const void *alpha, cudaDataType alphaType, void *x, cudaDataType xType, int incx, cudaDataType executionType)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasScalEx(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, alphaType: T.cudaDataType, x: T.Pointer, xType: T.cudaDataType, incx: number, executionType: T.cudaDataType): void {
@@ -2052,85 +1502,55 @@ export function cublasScalEx_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.P
   const status = raw.cublasScalEx_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
   if (status !== 0) throw fail('cublasScalEx_64', status);
 }
-let cublasScasum$: Scratch | undefined;
-/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasScasum(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number): number {
-  const s = (cublasScasum$ ??= new Scratch(1));
-  const status = raw.cublasScasum(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasScasum(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasScasum(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasScasum', status);
-  return s.f32[0];
 }
-let cublasScasum_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasScasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64): number {
-  const s = (cublasScasum_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasScasum_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasScasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasScasum_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasScasum_v2_64', status);
-  return s.f32[0];
 }
-let cublasScnrm2$: Scratch | undefined;
-/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasScnrm2(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number): number {
-  const s = (cublasScnrm2$ ??= new Scratch(1));
-  const status = raw.cublasScnrm2(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasScnrm2(handle: T.cublasHandle_t, n: number, x: T.float2 | T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasScnrm2(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasScnrm2', status);
-  return s.f32[0];
 }
-let cublasScnrm2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasScnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64): number {
-  const s = (cublasScnrm2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasScnrm2_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, s.slot(0));
+/** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasScnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.float2 | T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasScnrm2_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.float2(), x), incx, result_);
   if (status !== 0) throw fail('cublasScnrm2_v2_64', status);
-  return s.f32[0];
 }
-let cublasScopy$: Scratch | undefined;
-/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasScopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, incy: number): number {
-  const s = (cublasScopy$ ??= new Scratch(1));
-  const status = raw.cublasScopy(handle, n, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasScopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasScopy(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasScopy', status);
-  return s.f32[0];
 }
-let cublasScopy_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasScopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, incy: T.Int64): number {
-  const s = (cublasScopy_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasScopy_v2_64(handle, n, x, incx, s.slot(0), incy);
+/** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasScopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasScopy_v2_64(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasScopy_v2_64', status);
-  return s.f32[0];
 }
-let cublasSdgmm$: Scratch | undefined;
-/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, ldc: number): number {
-  const s = (cublasSdgmm$ ??= new Scratch(1));
-  const status = raw.cublasSdgmm(handle, mode, m, n, A, lda, x, incx, s.slot(0), ldc);
+/** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasSdgmm', status);
-  return s.f32[0];
 }
-let cublasSdgmm_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, ldc: T.Int64): number {
-  const s = (cublasSdgmm_64$ ??= new Scratch(1));
-  const status = raw.cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, s.slot(0), ldc);
+/** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasSdgmm_64', status);
-  return s.f32[0];
 }
-let cublasSdot$: Scratch | undefined;
-/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): number {
-  const s = (cublasSdot$ ??= new Scratch(1));
-  const status = raw.cublasSdot(handle, n, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
+  const status = raw.cublasSdot(handle, n, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasSdot', status);
-  return s.f32[0];
 }
-let cublasSdot_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasSdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSdot_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSdot_v2_64(handle, n, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasSdot_v2_64(handle, n, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasSdot_v2_64', status);
-  return s.f32[0];
 }
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t, mode: T.cublasAtomicsMode_t): void {
@@ -2207,53 +1627,35 @@ export function cublasSetWorkspace(handle: T.cublasHandle_t, workspace: T.Pointe
   const status = raw.cublasSetWorkspace(handle, workspace, workspaceSizeInBytes);
   if (status !== 0) throw fail('cublasSetWorkspace', status);
 }
-let cublasSgbmv$: Scratch | undefined;
-/** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasSgbmv$ ??= new Scratch(1));
-  const status = raw.cublasSgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSgbmv', status);
-  return s.f32[0];
 }
-let cublasSgbmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSgbmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSgbmv_v2_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSgbmv_v2_64', status);
-  return s.f32[0];
 }
-let cublasSgeam$: Scratch | undefined;
-/** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, ldc: number): number {
-  const s = (cublasSgeam$ ??= new Scratch(1));
-  const status = raw.cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasSgeam', status);
-  return s.f32[0];
 }
-let cublasSgeam_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, ldc: T.Int64): number {
-  const s = (cublasSgeam_64$ ??= new Scratch(1));
-  const status = raw.cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasSgeam_64', status);
-  return s.f32[0];
 }
-let cublasSgelsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`, `devInfoArray`. Throws {@link CublasError}. */
-export function cublasSgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, batchSize: number): { info: number; devInfoArray: number } {
-  const s = (cublasSgelsBatched$ ??= new Scratch(2));
-  const status = raw.cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cublasSgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasSgelsBatched', status);
-  return { info: s.i32[0], devInfoArray: s.i32[2] };
 }
-let cublasSgemm$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasSgemm$ ??= new Scratch(1));
-  const status = raw.cublasSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSgemm', status);
-  return s.f32[0];
 }
 /** `cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *const *Aarray, int lda, const float *const *Barray, int ldb, const float *beta, float *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasSgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
@@ -2285,37 +1687,25 @@ export function cublasSgemmGroupedBatched_64(handle: T.cublasHandle_t, transa_ar
   const status = raw.cublasSgemmGroupedBatched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
   if (status !== 0) throw fail('cublasSgemmGroupedBatched_64', status);
 }
-let cublasSgemmStridedBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): number {
-  const s = (cublasSgemmStridedBatched$ ??= new Scratch(1));
-  const status = raw.cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, s.slot(0), ldc, strideC, batchCount);
+/** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+  const status = raw.cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasSgemmStridedBatched', status);
-  return s.f32[0];
 }
-let cublasSgemmStridedBatched_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): number {
-  const s = (cublasSgemmStridedBatched_64$ ??= new Scratch(1));
-  const status = raw.cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, s.slot(0), ldc, strideC, batchCount);
+/** `cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasSgemmStridedBatched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasSgemmStridedBatched_64', status);
-  return s.f32[0];
 }
-let cublasSgemm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasSgemm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSgemm_v2_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSgemm_v2_64', status);
-  return s.f32[0];
 }
-let cublasSgemv$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasSgemv$ ??= new Scratch(1));
-  const status = raw.cublasSgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSgemv', status);
-  return s.f32[0];
 }
 /** `cublasStatus_t cublasSgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *const *Aarray, int lda, const float *const *xarray, int incx, const float *beta, float *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasSgemvBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
@@ -2327,469 +1717,295 @@ export function cublasSgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
   const status = raw.cublasSgemvBatched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasSgemvBatched_64', status);
 }
-let cublasSgemvStridedBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): number {
-  const s = (cublasSgemvStridedBatched$ ??= new Scratch(1));
-  const status = raw.cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, s.slot(0), incy, stridey, batchCount);
+/** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
+  const status = raw.cublasSgemvStridedBatched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasSgemvStridedBatched', status);
-  return s.f32[0];
 }
-let cublasSgemvStridedBatched_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): number {
-  const s = (cublasSgemvStridedBatched_64$ ??= new Scratch(1));
-  const status = raw.cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, s.slot(0), incy, stridey, batchCount);
+/** `cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasSgemvStridedBatched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasSgemvStridedBatched_64', status);
-  return s.f32[0];
 }
-let cublasSgemv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSgemv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSgemv_v2_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSgemv_v2_64', status);
-  return s.f32[0];
 }
-let cublasSgeqrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasSgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, batchSize: number): number {
-  const s = (cublasSgeqrfBatched$ ??= new Scratch(1));
-  const status = raw.cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, s.slot(0), batchSize);
+/** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasSgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasSgeqrfBatched', status);
-  return s.i32[0];
 }
-let cublasSger$: Scratch | undefined;
-/** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasSger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, lda: number): number {
-  const s = (cublasSger$ ??= new Scratch(1));
-  const status = raw.cublasSger(handle, m, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasSger(handle, m, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasSger', status);
-  return s.f32[0];
 }
-let cublasSger_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasSger_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, lda: T.Int64): number {
-  const s = (cublasSger_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSger_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasSger_v2_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasSger_v2_64', status);
-  return s.f32[0];
 }
-let cublasSgetrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `P`, `info`. Throws {@link CublasError}. */
-export function cublasSgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, batchSize: number): { P: number; info: number } {
-  const s = (cublasSgetrfBatched$ ??= new Scratch(2));
-  const status = raw.cublasSgetrfBatched(handle, n, A, lda, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasSgetrfBatched(handle, n, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasSgetrfBatched', status);
-  return { P: s.i32[0], info: s.i32[2] };
 }
-let cublasSgetriBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasSgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, batchSize: number): number {
-  const s = (cublasSgetriBatched$ ??= new Scratch(1));
-  const status = raw.cublasSgetriBatched(handle, n, A, lda, P, C, ldc, s.slot(0), batchSize);
+/** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasSgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasSgetriBatched', status);
-  return s.i32[0];
 }
-let cublasSgetrsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasSgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cublasSgetrsBatched$ ??= new Scratch(1));
-  const status = raw.cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, s.slot(0), batchSize);
+/** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasSgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasSgetrsBatched', status);
-  return s.i32[0];
 }
-let cublasSmatinvBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasSmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, batchSize: number): number {
-  const s = (cublasSmatinvBatched$ ??= new Scratch(1));
-  const status = raw.cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, s.slot(0), batchSize);
+/** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasSmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasSmatinvBatched', status);
-  return s.i32[0];
 }
-let cublasSnrm2$: Scratch | undefined;
-/** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasSnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number): number {
-  const s = (cublasSnrm2$ ??= new Scratch(1));
-  const status = raw.cublasSnrm2(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
+  const status = raw.cublasSnrm2(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasSnrm2', status);
-  return s.f32[0];
 }
-let cublasSnrm2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasSnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64): number {
-  const s = (cublasSnrm2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSnrm2_v2_64(handle, n, x, incx, s.slot(0));
+/** `cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasSnrm2_v2_64(handle, n, x, incx, result_);
   if (status !== 0) throw fail('cublasSnrm2_v2_64', status);
-  return s.f32[0];
 }
-let cublasSrot$: Scratch | undefined;
-/** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasSrot(handle: T.cublasHandle_t, n: number, incx: number, incy: number, c: T.Pointer, s_: T.Pointer): { x: number; y: number } {
-  const s = (cublasSrot$ ??= new Scratch(2));
-  const status = raw.cublasSrot(handle, n, s.slot(0), incx, s.slot(1), incy, c, s_);
+/** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasSrot(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasSrot', status);
-  return { x: s.f32[0], y: s.f32[2] };
 }
-let cublasSrot_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasSrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, c: T.Pointer, s_: T.Pointer): { x: number; y: number } {
-  const s = (cublasSrot_v2_64$ ??= new Scratch(2));
-  const status = raw.cublasSrot_v2_64(handle, n, s.slot(0), incx, s.slot(1), incy, c, s_);
+/** `cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasSrot_v2_64(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasSrot_v2_64', status);
-  return { x: s.f32[0], y: s.f32[2] };
 }
-let cublasSrotg$: Scratch | undefined;
-/** `cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b, float *c, float *s)` · cublas_api.h · CUDA 12.6 Returns `a`, `b`, `c`. Throws {@link CublasError}. */
-export function cublasSrotg(handle: T.cublasHandle_t, s_: T.Pointer): { a: number; b: number; c: number } {
-  const s = (cublasSrotg$ ??= new Scratch(3));
-  const status = raw.cublasSrotg(handle, s.slot(0), s.slot(1), s.slot(2), s_);
+/** `cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b, float *c, float *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasSrotg(handle, a, b, c, s_);
   if (status !== 0) throw fail('cublasSrotg', status);
-  return { a: s.f32[0], b: s.f32[2], c: s.f32[4] };
 }
-let cublasSrotm$: Scratch | undefined;
-/** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasSrotm(handle: T.cublasHandle_t, n: number, incx: number, incy: number, param: T.Pointer): { x: number; y: number } {
-  const s = (cublasSrotm$ ??= new Scratch(2));
-  const status = raw.cublasSrotm(handle, n, s.slot(0), incx, s.slot(1), incy, param);
+/** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): void {
+  const status = raw.cublasSrotm(handle, n, x, incx, y, incy, param);
   if (status !== 0) throw fail('cublasSrotm', status);
-  return { x: s.f32[0], y: s.f32[2] };
 }
-let cublasSrotm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasSrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, param: T.Pointer): { x: number; y: number } {
-  const s = (cublasSrotm_v2_64$ ??= new Scratch(2));
-  const status = raw.cublasSrotm_v2_64(handle, n, s.slot(0), incx, s.slot(1), incy, param);
+/** `cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): void {
+  const status = raw.cublasSrotm_v2_64(handle, n, x, incx, y, incy, param);
   if (status !== 0) throw fail('cublasSrotm_v2_64', status);
-  return { x: s.f32[0], y: s.f32[2] };
 }
-let cublasSrotmg$: Scratch | undefined;
-/** `cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)` · cublas_api.h · CUDA 12.6 Returns `d1`, `d2`, `x1`, `param`. Throws {@link CublasError}. */
-export function cublasSrotmg(handle: T.cublasHandle_t, y1: T.Pointer): { d1: number; d2: number; x1: number; param: number } {
-  const s = (cublasSrotmg$ ??= new Scratch(4));
-  const status = raw.cublasSrotmg(handle, s.slot(0), s.slot(1), s.slot(2), y1, s.slot(3));
+/** `cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
+  const status = raw.cublasSrotmg(handle, d1, d2, x1, y1, param);
   if (status !== 0) throw fail('cublasSrotmg', status);
-  return { d1: s.f32[0], d2: s.f32[2], x1: s.f32[4], param: s.f32[6] };
 }
-let cublasSsbmv$: Scratch | undefined;
-/** `cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasSsbmv$ ??= new Scratch(1));
-  const status = raw.cublasSsbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSsbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSsbmv', status);
-  return s.f32[0];
 }
-let cublasSsbmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSsbmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSsbmv_v2_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSsbmv_v2_64', status);
-  return s.f32[0];
 }
-let cublasSscal$: Scratch | undefined;
-/** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasSscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, incx: number): number {
-  const s = (cublasSscal$ ??= new Scratch(1));
-  const status = raw.cublasSscal(handle, n, alpha, s.slot(0), incx);
+/** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasSscal(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasSscal', status);
-  return s.f32[0];
 }
-let cublasSscal_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasSscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, incx: T.Int64): number {
-  const s = (cublasSscal_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSscal_v2_64(handle, n, alpha, s.slot(0), incx);
+/** `cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasSscal_v2_64(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasSscal_v2_64', status);
-  return s.f32[0];
 }
-let cublasSspmv$: Scratch | undefined;
-/** `cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasSspmv$ ??= new Scratch(1));
-  const status = raw.cublasSspmv(handle, uplo, n, alpha, AP, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSspmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSspmv', status);
-  return s.f32[0];
 }
-let cublasSspmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSspmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSspmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSspmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSspmv_v2_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSspmv_v2_64', status);
-  return s.f32[0];
 }
-let cublasSspr$: Scratch | undefined;
-/** `cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasSspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): number {
-  const s = (cublasSspr$ ??= new Scratch(1));
-  const status = raw.cublasSspr(handle, uplo, n, alpha, x, incx, s.slot(0));
+/** `cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
+  const status = raw.cublasSspr(handle, uplo, n, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasSspr', status);
-  return s.f32[0];
 }
-let cublasSspr2$: Scratch | undefined;
-/** `cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasSspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): number {
-  const s = (cublasSspr2$ ??= new Scratch(1));
-  const status = raw.cublasSspr2(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
+  const status = raw.cublasSspr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasSspr2', status);
-  return s.f32[0];
 }
-let cublasSspr2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasSspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSspr2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0));
+/** `cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasSspr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasSspr2_v2_64', status);
-  return s.f32[0];
 }
-let cublasSspr_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasSspr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): number {
-  const s = (cublasSspr_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, s.slot(0));
+/** `cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSspr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasSspr_v2_64(handle, uplo, n, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasSspr_v2_64', status);
-  return s.f32[0];
 }
-let cublasSswap$: Scratch | undefined;
-/** `cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasSswap(handle: T.cublasHandle_t, n: number, incx: number, incy: number): { x: number; y: number } {
-  const s = (cublasSswap$ ??= new Scratch(2));
-  const status = raw.cublasSswap(handle, n, s.slot(0), incx, s.slot(1), incy);
+/** `cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSswap(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasSswap', status);
-  return { x: s.f32[0], y: s.f32[2] };
 }
-let cublasSswap_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasSswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64): { x: number; y: number } {
-  const s = (cublasSswap_v2_64$ ??= new Scratch(2));
-  const status = raw.cublasSswap_v2_64(handle, n, s.slot(0), incx, s.slot(1), incy);
+/** `cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSswap_v2_64(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasSswap_v2_64', status);
-  return { x: s.f32[0], y: s.f32[2] };
 }
-let cublasSsymm$: Scratch | undefined;
-/** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasSsymm$ ??= new Scratch(1));
-  const status = raw.cublasSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsymm', status);
-  return s.f32[0];
 }
-let cublasSsymm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasSsymm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSsymm_v2_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsymm_v2_64', status);
-  return s.f32[0];
 }
-let cublasSsymv$: Scratch | undefined;
-/** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, incy: number): number {
-  const s = (cublasSsymv$ ??= new Scratch(1));
-  const status = raw.cublasSsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasSsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSsymv', status);
-  return s.f32[0];
 }
-let cublasSsymv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasSsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, incy: T.Int64): number {
-  const s = (cublasSsymv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, s.slot(0), incy);
+/** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasSsymv_v2_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasSsymv_v2_64', status);
-  return s.f32[0];
 }
-let cublasSsyr$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasSsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, lda: number): number {
-  const s = (cublasSsyr$ ??= new Scratch(1));
-  const status = raw.cublasSsyr(handle, uplo, n, alpha, x, incx, s.slot(0), lda);
+/** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasSsyr(handle, uplo, n, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasSsyr', status);
-  return s.f32[0];
 }
-let cublasSsyr2$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasSsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, lda: number): number {
-  const s = (cublasSsyr2$ ??= new Scratch(1));
-  const status = raw.cublasSsyr2(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasSsyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasSsyr2', status);
-  return s.f32[0];
 }
-let cublasSsyr2_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasSsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, lda: T.Int64): number {
-  const s = (cublasSsyr2_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, s.slot(0), lda);
+/** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasSsyr2_v2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasSsyr2_v2_64', status);
-  return s.f32[0];
 }
-let cublasSsyr2k$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasSsyr2k$ ??= new Scratch(1));
-  const status = raw.cublasSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyr2k', status);
-  return s.f32[0];
 }
-let cublasSsyr2k_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasSsyr2k_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSsyr2k_v2_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyr2k_v2_64', status);
-  return s.f32[0];
 }
-let cublasSsyr_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasSsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, lda: T.Int64): number {
-  const s = (cublasSsyr_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, s.slot(0), lda);
+/** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasSsyr_v2_64(handle, uplo, n, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasSsyr_v2_64', status);
-  return s.f32[0];
 }
-let cublasSsyrk$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasSsyrk$ ??= new Scratch(1));
-  const status = raw.cublasSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyrk', status);
-  return s.f32[0];
 }
-let cublasSsyrk_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasSsyrk_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSsyrk_v2_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyrk_v2_64', status);
-  return s.f32[0];
 }
-let cublasSsyrkx$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cublasSsyrkx$ ??= new Scratch(1));
-  const status = raw.cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasSsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyrkx', status);
-  return s.f32[0];
 }
-let cublasSsyrkx_64$: Scratch | undefined;
-/** `cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasSsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): number {
-  const s = (cublasSsyrkx_64$ ??= new Scratch(1));
-  const status = raw.cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, s.slot(0), ldc);
+/** `cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasSsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasSsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasSsyrkx_64', status);
-  return s.f32[0];
 }
-let cublasStbmv$: Scratch | undefined;
-/** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasStbmv$ ??= new Scratch(1));
-  const status = raw.cublasStbmv(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasStbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStbmv', status);
-  return s.f32[0];
 }
-let cublasStbmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasStbmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasStbmv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStbmv_v2_64', status);
-  return s.f32[0];
 }
-let cublasStbsv$: Scratch | undefined;
-/** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasStbsv$ ??= new Scratch(1));
-  const status = raw.cublasStbsv(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasStbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStbsv', status);
-  return s.f32[0];
 }
-let cublasStbsv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasStbsv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasStbsv_v2_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStbsv_v2_64', status);
-  return s.f32[0];
 }
-let cublasStpmv$: Scratch | undefined;
-/** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, incx: number): number {
-  const s = (cublasStpmv$ ??= new Scratch(1));
-  const status = raw.cublasStpmv(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasStpmv(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasStpmv', status);
-  return s.f32[0];
 }
-let cublasStpmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, incx: T.Int64): number {
-  const s = (cublasStpmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasStpmv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasStpmv_v2_64', status);
-  return s.f32[0];
 }
-let cublasStpsv$: Scratch | undefined;
-/** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, incx: number): number {
-  const s = (cublasStpsv$ ??= new Scratch(1));
-  const status = raw.cublasStpsv(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasStpsv(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasStpsv', status);
-  return s.f32[0];
 }
-let cublasStpsv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, incx: T.Int64): number {
-  const s = (cublasStpsv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, s.slot(0), incx);
+/** `cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasStpsv_v2_64(handle, uplo, trans, diag, n, AP, x, incx);
   if (status !== 0) throw fail('cublasStpsv_v2_64', status);
-  return s.f32[0];
 }
-let cublasStpttr$: Scratch | undefined;
-/** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasStpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, lda: number): number {
-  const s = (cublasStpttr$ ??= new Scratch(1));
-  const status = raw.cublasStpttr(handle, uplo, n, AP, s.slot(0), lda);
+/** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
+  const status = raw.cublasStpttr(handle, uplo, n, AP, A, lda);
   if (status !== 0) throw fail('cublasStpttr', status);
-  return s.f32[0];
 }
-let cublasStrmm$: Scratch | undefined;
-/** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasStrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, ldc: number): number {
-  const s = (cublasStrmm$ ??= new Scratch(1));
-  const status = raw.cublasStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasStrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasStrmm', status);
-  return s.f32[0];
 }
-let cublasStrmm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasStrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, ldc: T.Int64): number {
-  const s = (cublasStrmm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, s.slot(0), ldc);
+/** `cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasStrmm_v2_64', status);
-  return s.f32[0];
 }
-let cublasStrmv$: Scratch | undefined;
-/** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasStrmv$ ??= new Scratch(1));
-  const status = raw.cublasStrmv(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasStrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStrmv', status);
-  return s.f32[0];
 }
-let cublasStrmv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasStrmv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasStrmv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStrmv_v2_64', status);
-  return s.f32[0];
 }
-let cublasStrsm$: Scratch | undefined;
-/** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasStrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, ldb: number): number {
-  const s = (cublasStrsm$ ??= new Scratch(1));
-  const status = raw.cublasStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, s.slot(0), ldb);
+/** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
+  const status = raw.cublasStrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasStrsm', status);
-  return s.f32[0];
 }
 /** `cublasStatus_t cublasStrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *const *A, int lda, float *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasStrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
@@ -2801,37 +2017,25 @@ export function cublasStrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
   const status = raw.cublasStrsmBatched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasStrsmBatched_64', status);
 }
-let cublasStrsm_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasStrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, ldb: T.Int64): number {
-  const s = (cublasStrsm_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, s.slot(0), ldb);
+/** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
+  const status = raw.cublasStrsm_v2_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasStrsm_v2_64', status);
-  return s.f32[0];
 }
-let cublasStrsv$: Scratch | undefined;
-/** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, incx: number): number {
-  const s = (cublasStrsv$ ??= new Scratch(1));
-  const status = raw.cublasStrsv(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasStrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStrsv', status);
-  return s.f32[0];
 }
-let cublasStrsv_v2_64$: Scratch | undefined;
-/** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasStrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, incx: T.Int64): number {
-  const s = (cublasStrsv_v2_64$ ??= new Scratch(1));
-  const status = raw.cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, s.slot(0), incx);
+/** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasStrsv_v2_64(handle, uplo, trans, diag, n, A, lda, x, incx);
   if (status !== 0) throw fail('cublasStrsv_v2_64', status);
-  return s.f32[0];
 }
-let cublasStrttp$: Scratch | undefined;
-/** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasStrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
-  const s = (cublasStrttp$ ??= new Scratch(1));
-  const status = raw.cublasStrttp(handle, uplo, n, A, lda, s.slot(0));
+/** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasStrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
+  const status = raw.cublasStrttp(handle, uplo, n, A, lda, AP);
   if (status !== 0) throw fail('cublasStrttp', status);
-  return s.f32[0];
 }
 /** `cublasStatus_t cublasSwapEx(cublasHandle_t handle, int n, void *x, cudaDataType xType, int incx, void *y, cudaDataType yType, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasSwapEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, y: T.Pointer, yType: T.cudaDataType, incy: number): void {
@@ -2843,174 +2047,124 @@ export function cublasSwapEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Point
   const status = raw.cublasSwapEx_64(handle, n, x, xType, incx, y, yType, incy);
   if (status !== 0) throw fail('cublasSwapEx_64', status);
 }
-let cublasUint8gemmBias$: Scratch | undefined;
-/** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasUint8gemmBias(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, A_bias: number, lda: number, B: T.Pointer, B_bias: number, ldb: number, C_bias: number, ldc: number, C_mult: number, C_shift: number): number {
-  const s = (cublasUint8gemmBias$ ??= new Scratch(1));
-  const status = raw.cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, s.slot(0), C_bias, ldc, C_mult, C_shift);
+/** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasUint8gemmBias(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, A_bias: number, lda: number, B: T.Pointer, B_bias: number, ldb: number, C: T.Pointer, C_bias: number, ldc: number, C_mult: number, C_shift: number): void {
+  const status = raw.cublasUint8gemmBias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
   if (status !== 0) throw fail('cublasUint8gemmBias', status);
-  return s.bytes[0];
 }
 /** `void cublasXerbla(const char *srName, int info)` · cublas_api.h · CUDA 12.6 */
 export function cublasXerbla(srName: string | T.Pointer, info: number): void {
   return raw.cublasXerbla(srName, info);
 }
-/** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZaxpy(handle: T.cublasHandle_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZaxpy(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZaxpy(handle: T.cublasHandle_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZaxpy(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasZaxpy', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZaxpy_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZaxpy_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasZaxpy_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZcopy(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZcopy(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZcopy(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZcopy(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasZcopy', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZcopy_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y$, incy);
+/** `cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZcopy_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, y, incy);
   if (status !== 0) throw fail('cublasZcopy_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZdgmm(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, C$, ldc);
+/** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZdgmm(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, C, ldc);
   if (status !== 0) throw fail('cublasZdgmm', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZdgmm_64(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, C$, ldc);
+/** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZdgmm_64(handle, mode, m, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, C, ldc);
   if (status !== 0) throw fail('cublasZdgmm_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasZdotc(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number): T.double2 {
-  const result_$ = new Uint8Array(16);
-  const status = raw.cublasZdotc(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_$);
+/** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdotc(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, result_: T.Pointer): void {
+  const status = raw.cublasZdotc(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_);
   if (status !== 0) throw fail('cublasZdotc', status);
-  return decodeRecord<T.double2>(records.double2(), result_$);
 }
-/** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasZdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const result_$ = new Uint8Array(16);
-  const status = raw.cublasZdotc_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_$);
+/** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasZdotc_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_);
   if (status !== 0) throw fail('cublasZdotc_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), result_$);
 }
-/** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasZdotu(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number): T.double2 {
-  const result_$ = new Uint8Array(16);
-  const status = raw.cublasZdotu(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_$);
+/** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdotu(handle: T.cublasHandle_t, n: number, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, result_: T.Pointer): void {
+  const status = raw.cublasZdotu(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_);
   if (status !== 0) throw fail('cublasZdotu', status);
-  return decodeRecord<T.double2>(records.double2(), result_$);
 }
-/** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Returns `result`. Throws {@link CublasError}. */
-export function cublasZdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const result_$ = new Uint8Array(16);
-  const status = raw.cublasZdotu_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_$);
+/** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, result_: T.Pointer): void {
+  const status = raw.cublasZdotu_v2_64(handle, n, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, result_);
   if (status !== 0) throw fail('cublasZdotu_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), result_$);
 }
-/** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasZdrot(handle: T.cublasHandle_t, n: number, incx: number, incy: number, c: T.Pointer, s_: T.Pointer): { x: T.double2; y: T.double2 } {
-  const x$ = new Uint8Array(16);
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZdrot(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasZdrot(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasZdrot', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), y: decodeRecord<T.double2>(records.double2(), y$) };
 }
-/** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasZdrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, c: T.Pointer, s_: T.Pointer): { x: T.double2; y: T.double2 } {
-  const x$ = new Uint8Array(16);
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZdrot_v2_64(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasZdrot_v2_64(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasZdrot_v2_64', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), y: decodeRecord<T.double2>(records.double2(), y$) };
 }
-/** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZdscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZdscal(handle, n, alpha, x$, incx);
+/** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZdscal(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasZdscal', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZdscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZdscal_v2_64(handle, n, alpha, x$, incx);
+/** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZdscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZdscal_v2_64(handle, n, alpha, x, incx);
   if (status !== 0) throw fail('cublasZdscal_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZgbmv(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZgbmv(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZgbmv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZgbmv_v2_64(handle, trans, m, n, kl, ku, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZgbmv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, beta: T.double2 | T.Pointer, B: T.double2 | T.Pointer, ldb: number, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgeam(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, beta: T.double2 | T.Pointer, B: T.double2 | T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZgeam(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasZgeam', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, beta: T.double2 | T.Pointer, B: T.double2 | T.Pointer, ldb: T.Int64, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgeam_64(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, beta: T.double2 | T.Pointer, B: T.double2 | T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZgeam_64(handle, transa, transb, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasZgeam_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-let cublasZgelsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`, `devInfoArray`. Throws {@link CublasError}. */
-export function cublasZgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, batchSize: number): { info: number; devInfoArray: number } {
-  const s = (cublasZgelsBatched$ ??= new Scratch(2));
-  const status = raw.cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cublasZgelsBatched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
   if (status !== 0) throw fail('cublasZgelsBatched', status);
-  return { info: s.i32[0], devInfoArray: s.i32[2] };
 }
-/** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgemm(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZgemm(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZgemm', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgemm3m(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZgemm3m(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZgemm3m', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgemm3m_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZgemm3m_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZgemm3m_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
 /** `cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *Barray, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasZgemmBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.double2 | T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
@@ -3022,33 +2176,25 @@ export function cublasZgemmBatched_64(handle: T.cublasHandle_t, transa: T.cublas
   const status = raw.cublasZgemmBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), Aarray, lda, Barray, ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasZgemmBatched_64', status);
 }
-/** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, strideA: T.Int64, B: T.double2 | T.Pointer, ldb: number, strideB: T.Int64, beta: T.double2 | T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgemmStridedBatched(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc, strideC, batchCount);
+/** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, strideA: T.Int64, B: T.double2 | T.Pointer, ldb: number, strideB: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+  const status = raw.cublasZgemmStridedBatched(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasZgemmStridedBatched', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc, strideC, batchCount);
+/** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasZgemmStridedBatched_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, strideB, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasZgemmStridedBatched_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZgemm_v2_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZgemm_v2_64(handle, transa, transb, m, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZgemm_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZgemv(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZgemv(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZgemv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
 /** `cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *xarray, int incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasZgemvBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.double2 | T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
@@ -3060,500 +2206,350 @@ export function cublasZgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
   const status = raw.cublasZgemvBatched_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), Aarray, lda, xarray, incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasZgemvBatched_64', status);
 }
-/** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, strideA: T.Int64, x: T.double2 | T.Pointer, incx: number, stridex: T.Int64, beta: T.double2 | T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZgemvStridedBatched(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy, stridey, batchCount);
+/** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, strideA: T.Int64, x: T.double2 | T.Pointer, incx: number, stridex: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
+  const status = raw.cublasZgemvStridedBatched(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasZgemvStridedBatched', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZgemvStridedBatched_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy, stridey, batchCount);
+/** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
+  const status = raw.cublasZgemvStridedBatched_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, strideA, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, stridex, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasZgemvStridedBatched_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZgemv_v2_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZgemv_v2_64(handle, trans, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZgemv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-let cublasZgeqrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasZgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, batchSize: number): number {
-  const s = (cublasZgeqrfBatched$ ??= new Scratch(1));
-  const status = raw.cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, s.slot(0), batchSize);
+/** `cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasZgeqrfBatched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
   if (status !== 0) throw fail('cublasZgeqrfBatched', status);
-  return s.i32[0];
 }
-/** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZgerc(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZgerc(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZgerc', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZgerc_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasZgerc_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZgerc_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZgeru(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZgeru(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZgeru', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZgeru_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasZgeru_v2_64(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZgeru_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-let cublasZgetrfBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `P`, `info`. Throws {@link CublasError}. */
-export function cublasZgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, batchSize: number): { P: number; info: number } {
-  const s = (cublasZgetrfBatched$ ??= new Scratch(2));
-  const status = raw.cublasZgetrfBatched(handle, n, A, lda, s.slot(0), s.slot(1), batchSize);
+/** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasZgetrfBatched(handle, n, A, lda, P, info, batchSize);
   if (status !== 0) throw fail('cublasZgetrfBatched', status);
-  return { P: s.i32[0], info: s.i32[2] };
 }
-let cublasZgetriBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasZgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, batchSize: number): number {
-  const s = (cublasZgetriBatched$ ??= new Scratch(1));
-  const status = raw.cublasZgetriBatched(handle, n, A, lda, P, C, ldc, s.slot(0), batchSize);
+/** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasZgetriBatched(handle, n, A, lda, P, C, ldc, info, batchSize);
   if (status !== 0) throw fail('cublasZgetriBatched', status);
-  return s.i32[0];
 }
-let cublasZgetrsBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const *Aarray, int lda, const int *devIpiv, cuDoubleComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasZgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cublasZgetrsBatched$ ??= new Scratch(1));
-  const status = raw.cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, s.slot(0), batchSize);
+/** `cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const *Aarray, int lda, const int *devIpiv, cuDoubleComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasZgetrsBatched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
   if (status !== 0) throw fail('cublasZgetrsBatched', status);
-  return s.i32[0];
 }
-/** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZhbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZhbmv(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZhbmv(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZhbmv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZhbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZhbmv_v2_64(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZhbmv_v2_64(handle, uplo, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZhbmv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZhemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZhemm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZhemm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZhemm', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZhemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZhemm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZhemm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZhemm_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZhemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZhemv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZhemv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZhemv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZhemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZhemv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZhemv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZhemv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: number, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZher(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZher(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasZher', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZher2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZher2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZher2', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZher2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasZher2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZher2_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZher2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZher2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZher2k', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZher2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZher2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZher2k_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, lda: T.Int64): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZher_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasZher_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasZher_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.double2 | T.Pointer, lda: number, beta: T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZherk(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, beta, C$, ldc);
+/** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.double2 | T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZherk(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherk', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, beta: T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, beta, C$, ldc);
+/** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZherk_v2_64(handle, uplo, trans, n, k, alpha, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherk_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZherkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZherkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherkx', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZherkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C$, ldc);
+/** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZherkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherkx_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZhpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, AP: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZhpmv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, AP: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZhpmv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZhpmv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZhpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, AP: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZhpmv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, AP: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZhpmv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZhpmv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasZhpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: number): T.double2 {
-  const AP$ = new Uint8Array(16);
-  const status = raw.cublasZhpr(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, AP$);
+/** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: number, AP: T.Pointer): void {
+  const status = raw.cublasZhpr(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, AP);
   if (status !== 0) throw fail('cublasZhpr', status);
-  return decodeRecord<T.double2>(records.double2(), AP$);
 }
-/** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasZhpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number): T.double2 {
-  const AP$ = new Uint8Array(16);
-  const status = raw.cublasZhpr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, AP$);
+/** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, AP: T.Pointer): void {
+  const status = raw.cublasZhpr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, AP);
   if (status !== 0) throw fail('cublasZhpr2', status);
-  return decodeRecord<T.double2>(records.double2(), AP$);
 }
-/** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasZhpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const AP$ = new Uint8Array(16);
-  const status = raw.cublasZhpr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, AP$);
+/** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasZhpr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, AP);
   if (status !== 0) throw fail('cublasZhpr2_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), AP$);
 }
-/** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasZhpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64): T.double2 {
-  const AP$ = new Uint8Array(16);
-  const status = raw.cublasZhpr_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, AP$);
+/** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZhpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, AP: T.Pointer): void {
+  const status = raw.cublasZhpr_v2_64(handle, uplo, n, alpha, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, AP);
   if (status !== 0) throw fail('cublasZhpr_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), AP$);
 }
-let cublasZmatinvBatched$: Scratch | undefined;
-/** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Returns `info`. Throws {@link CublasError}. */
-export function cublasZmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, batchSize: number): number {
-  const s = (cublasZmatinvBatched$ ??= new Scratch(1));
-  const status = raw.cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, s.slot(0), batchSize);
+/** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): void {
+  const status = raw.cublasZmatinvBatched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
   if (status !== 0) throw fail('cublasZmatinvBatched', status);
-  return s.i32[0];
 }
-/** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasZrot(handle: T.cublasHandle_t, n: number, incx: number, incy: number, c: T.Pointer, s_: T.Pointer): { x: T.double2; y: T.double2 } {
-  const x$ = new Uint8Array(16);
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZrot(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasZrot(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasZrot', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), y: decodeRecord<T.double2>(records.double2(), y$) };
 }
-/** `cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasZrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64, c: T.Pointer, s_: T.Pointer): { x: T.double2; y: T.double2 } {
-  const x$ = new Uint8Array(16);
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZrot_v2_64(handle, n, x$, incx, y$, incy, c, s_);
+/** `cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasZrot_v2_64(handle, n, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasZrot_v2_64', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), y: decodeRecord<T.double2>(records.double2(), y$) };
 }
-let cublasZrotg$: Scratch | undefined;
-/** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 Returns `a`, `b`, `c`. Throws {@link CublasError}. */
-export function cublasZrotg(handle: T.cublasHandle_t, s_: T.Pointer): { a: T.double2; b: T.double2; c: number } {
-  const s = (cublasZrotg$ ??= new Scratch(1));
-  const a$ = new Uint8Array(16);
-  const b$ = new Uint8Array(16);
-  const status = raw.cublasZrotg(handle, a$, b$, s.slot(0), s_);
+/** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
+  const status = raw.cublasZrotg(handle, a, b, c, s_);
   if (status !== 0) throw fail('cublasZrotg', status);
-  return { a: decodeRecord<T.double2>(records.double2(), a$), b: decodeRecord<T.double2>(records.double2(), b$), c: s.f64[0] };
 }
-/** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZscal(handle: T.cublasHandle_t, n: number, alpha: T.double2 | T.Pointer, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZscal(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), x$, incx);
+/** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZscal(handle: T.cublasHandle_t, n: number, alpha: T.double2 | T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZscal(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), x, incx);
   if (status !== 0) throw fail('cublasZscal', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.double2 | T.Pointer, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZscal_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), x$, incx);
+/** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZscal_v2_64(handle, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), x, incx);
   if (status !== 0) throw fail('cublasZscal_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasZswap(handle: T.cublasHandle_t, n: number, incx: number, incy: number): { x: T.double2; y: T.double2 } {
-  const x$ = new Uint8Array(16);
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZswap(handle, n, x$, incx, y$, incy);
+/** `cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZswap(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZswap', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), y: decodeRecord<T.double2>(records.double2(), y$) };
 }
-/** `cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `x`, `y`. Throws {@link CublasError}. */
-export function cublasZswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, incx: T.Int64, incy: T.Int64): { x: T.double2; y: T.double2 } {
-  const x$ = new Uint8Array(16);
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZswap_v2_64(handle, n, x$, incx, y$, incy);
+/** `cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZswap_v2_64(handle, n, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZswap_v2_64', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), y: decodeRecord<T.double2>(records.double2(), y$) };
 }
-/** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsymm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZsymm(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsymm', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsymm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZsymm_v2_64(handle, side, uplo, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsymm_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, incy: number): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZsymv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, x: T.double2 | T.Pointer, incx: number, beta: T.double2 | T.Pointer, y: T.Pointer, incy: number): void {
+  const status = raw.cublasZsymv(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZsymv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Returns `y`. Throws {@link CublasError}. */
-export function cublasZsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, incy: T.Int64): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cublasZsymv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, incy);
+/** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, x: T.double2 | T.Pointer, incx: T.Int64, beta: T.double2 | T.Pointer, y: T.Pointer, incy: T.Int64): void {
+  const status = raw.cublasZsymv_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, incy);
   if (status !== 0) throw fail('cublasZsymv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-/** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZsyr(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZsyr(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasZsyr', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZsyr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: number, y: T.double2 | T.Pointer, incy: number, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZsyr2(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZsyr2', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, lda: T.Int64): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZsyr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A$, lda);
+/** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, y: T.double2 | T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasZsyr2_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, isPointerLike(y) ? y : encodeRecord(records.double2(), y), incy, A, lda);
   if (status !== 0) throw fail('cublasZsyr2_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsyr2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZsyr2k(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsyr2k', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsyr2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZsyr2k_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsyr2k_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, lda: T.Int64): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZsyr_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A$, lda);
+/** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.double2 | T.Pointer, x: T.double2 | T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+  const status = raw.cublasZsyr_v2_64(handle, uplo, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(x) ? x : encodeRecord(records.double2(), x), incx, A, lda);
   if (status !== 0) throw fail('cublasZsyr_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsyrk(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZsyrk(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsyrk', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsyrk_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZsyrk_v2_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsyrk_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsyrkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZsyrkx(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsyrkx', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZsyrkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZsyrkx_64(handle, uplo, trans, n, k, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cublasZsyrkx_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.double2 | T.Pointer, lda: number, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtbmv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.double2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZtbmv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtbmv', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZtbmv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtbmv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.double2 | T.Pointer, lda: number, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtbsv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.double2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZtbsv(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtbsv', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZtbsv_v2_64(handle, uplo, trans, diag, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtbsv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.double2 | T.Pointer, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtpmv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x$, incx);
+/** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.double2 | T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZtpmv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x, incx);
   if (status !== 0) throw fail('cublasZtpmv', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.double2 | T.Pointer, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtpmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x$, incx);
+/** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.double2 | T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZtpmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x, incx);
   if (status !== 0) throw fail('cublasZtpmv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.double2 | T.Pointer, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtpsv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x$, incx);
+/** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.double2 | T.Pointer, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZtpsv(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x, incx);
   if (status !== 0) throw fail('cublasZtpsv', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.double2 | T.Pointer, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtpsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x$, incx);
+/** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.double2 | T.Pointer, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZtpsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), x, incx);
   if (status !== 0) throw fail('cublasZtpsv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Returns `A`. Throws {@link CublasError}. */
-export function cublasZtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.double2 | T.Pointer, lda: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cublasZtpttr(handle, uplo, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), A$, lda);
+/** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.double2 | T.Pointer, A: T.Pointer, lda: number): void {
+  const status = raw.cublasZtpttr(handle, uplo, n, isPointerLike(AP) ? AP : encodeRecord(records.double2(), AP), A, lda);
   if (status !== 0) throw fail('cublasZtpttr', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-/** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZtrmm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
+  const status = raw.cublasZtrmm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasZtrmm', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Returns `C`. Throws {@link CublasError}. */
-export function cublasZtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, ldc: T.Int64): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C$, ldc);
+/** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.double2 | T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+  const status = raw.cublasZtrmm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, C, ldc);
   if (status !== 0) throw fail('cublasZtrmm_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.double2 | T.Pointer, lda: number, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtrmv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.double2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZtrmv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtrmv', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtrmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZtrmv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtrmv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasZtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, ldb: number): T.double2 {
-  const B$ = new Uint8Array(16);
-  const status = raw.cublasZtrsm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, B$, ldb);
+/** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
+  const status = raw.cublasZtrsm(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, B, ldb);
   if (status !== 0) throw fail('cublasZtrsm', status);
-  return decodeRecord<T.double2>(records.double2(), B$);
 }
 /** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
 export function cublasZtrsmBatched(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
@@ -3565,33 +2561,25 @@ export function cublasZtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
   const status = raw.cublasZtrsmBatched_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasZtrsmBatched_64', status);
 }
-/** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Returns `B`. Throws {@link CublasError}. */
-export function cublasZtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, ldb: T.Int64): T.double2 {
-  const B$ = new Uint8Array(16);
-  const status = raw.cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, B$, ldb);
+/** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
+  const status = raw.cublasZtrsm_v2_64(handle, side, uplo, trans, diag, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, B, ldb);
   if (status !== 0) throw fail('cublasZtrsm_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), B$);
 }
-/** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.double2 | T.Pointer, lda: number, incx: number): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtrsv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.double2 | T.Pointer, lda: number, x: T.Pointer, incx: number): void {
+  const status = raw.cublasZtrsv(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtrsv', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Returns `x`. Throws {@link CublasError}. */
-export function cublasZtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, incx: T.Int64): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cublasZtrsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x$, incx);
+/** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.double2 | T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+  const status = raw.cublasZtrsv_v2_64(handle, uplo, trans, diag, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, x, incx);
   if (status !== 0) throw fail('cublasZtrsv_v2_64', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Returns `AP`. Throws {@link CublasError}. */
-export function cublasZtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.double2 | T.Pointer, lda: number): T.double2 {
-  const AP$ = new Uint8Array(16);
-  const status = raw.cublasZtrttp(handle, uplo, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, AP$);
+/** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}. */
+export function cublasZtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.double2 | T.Pointer, lda: number, AP: T.Pointer): void {
+  const status = raw.cublasZtrttp(handle, uplo, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, AP);
   if (status !== 0) throw fail('cublasZtrttp', status);
-  return decodeRecord<T.double2>(records.double2(), AP$);
 }
 /** Alias of {@link cublasCaxpy_v2_64} (`#define cublasCaxpy_64 cublasCaxpy_v2_64`). */
 export const cublasCaxpy_64 = cublasCaxpy_v2_64;

@@ -105,12 +105,10 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
   const status = raw.cublasLtLoggerSetCallback(callback);
   if (status !== 0) throw fail('cublasLtLoggerSetCallback', status);
 }
-/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6 Returns `file`. Throws {@link CublasLtError}. */
-export function cublasLtLoggerSetFile(): T._IO_FILE {
-  const file$ = new Uint8Array(216);
-  const status = raw.cublasLtLoggerSetFile(file$);
+/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtLoggerSetFile(file: T.Pointer): void {
+  const status = raw.cublasLtLoggerSetFile(file);
   if (status !== 0) throw fail('cublasLtLoggerSetFile', status);
-  return decodeRecord<T._IO_FILE>(records._IO_FILE(), file$);
 }
 /** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
 export function cublasLtLoggerSetLevel(level: number): void {
@@ -122,16 +120,10 @@ export function cublasLtLoggerSetMask(mask: number): void {
   const status = raw.cublasLtLoggerSetMask(mask);
   if (status !== 0) throw fail('cublasLtLoggerSetMask', status);
 }
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Returns `computeDesc`, `Adesc`, `Bdesc`, `Cdesc`, `Ddesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, alpha: T.Pointer, A: T.Pointer, B: T.Pointer, beta: T.Pointer, C: T.Pointer, D: T.Pointer, algo: T.cublasLtMatmulAlgo_t | T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): { computeDesc: T.cublasLtMatmulDescOpaque_t; Adesc: T.cublasLtMatrixLayoutOpaque_t; Bdesc: T.cublasLtMatrixLayoutOpaque_t; Cdesc: T.cublasLtMatrixLayoutOpaque_t; Ddesc: T.cublasLtMatrixLayoutOpaque_t } {
-  const computeDesc$ = new Uint8Array(256);
-  const Adesc$ = new Uint8Array(64);
-  const Bdesc$ = new Uint8Array(64);
-  const Cdesc$ = new Uint8Array(64);
-  const Ddesc$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmul(lightHandle, computeDesc$, alpha, A, Adesc$, B, Bdesc$, beta, C, Cdesc$, D, Ddesc$, isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), workspace, workspaceSizeInBytes, stream);
+/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.cublasLtMatmulAlgo_t | T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): void {
+  const status = raw.cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), workspace, workspaceSizeInBytes, stream);
   if (status !== 0) throw fail('cublasLtMatmul', status);
-  return { computeDesc: decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), computeDesc$), Adesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Adesc$), Bdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Bdesc$), Cdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Cdesc$), Ddesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Ddesc$) };
 }
 let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
@@ -141,17 +133,10 @@ export function cublasLtMatmulAlgoCapGetAttribute(algo: T.cublasLtMatmulAlgo_t |
   if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
   return s.size(0);
 }
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Returns `operationDesc`, `Adesc`, `Bdesc`, `Cdesc`, `Ddesc`, `result`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, algo: T.cublasLtMatmulAlgo_t | T.Pointer): { operationDesc: T.cublasLtMatmulDescOpaque_t; Adesc: T.cublasLtMatrixLayoutOpaque_t; Bdesc: T.cublasLtMatrixLayoutOpaque_t; Cdesc: T.cublasLtMatrixLayoutOpaque_t; Ddesc: T.cublasLtMatrixLayoutOpaque_t; result_: T.cublasLtMatmulHeuristicResult_t } {
-  const operationDesc$ = new Uint8Array(256);
-  const Adesc$ = new Uint8Array(64);
-  const Bdesc$ = new Uint8Array(64);
-  const Cdesc$ = new Uint8Array(64);
-  const Ddesc$ = new Uint8Array(64);
-  const result_$ = new Uint8Array(96);
-  const status = raw.cublasLtMatmulAlgoCheck(lightHandle, operationDesc$, Adesc$, Bdesc$, Cdesc$, Ddesc$, isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), result_$);
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.cublasLtMatmulAlgo_t | T.Pointer, result_: T.Pointer): void {
+  const status = raw.cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), result_);
   if (status !== 0) throw fail('cublasLtMatmulAlgoCheck', status);
-  return { operationDesc: decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), operationDesc$), Adesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Adesc$), Bdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Bdesc$), Cdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Cdesc$), Ddesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Ddesc$), result_: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), result_$) };
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
@@ -161,190 +146,146 @@ export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.cublasLtMatmulAlgo_
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
   return s.size(0);
 }
-/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Returns `algo`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoConfigSetAttribute(attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasLtMatmulAlgo_t {
-  const algo$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmulAlgoConfigSetAttribute(algo$, attr, buf, sizeInBytes);
+/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  const status = raw.cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
-  return decodeRecord<T.cublasLtMatmulAlgo_t>(records.cublasLtMatmulAlgo_t(), algo$);
 }
 let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `operationDesc`, `Adesc`, `Bdesc`, `Cdesc`, `Ddesc`, `preference`, `heuristicResultsArray`, `returnAlgoCount`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, requestedAlgoCount: number): { operationDesc: T.cublasLtMatmulDescOpaque_t; Adesc: T.cublasLtMatrixLayoutOpaque_t; Bdesc: T.cublasLtMatrixLayoutOpaque_t; Cdesc: T.cublasLtMatrixLayoutOpaque_t; Ddesc: T.cublasLtMatrixLayoutOpaque_t; preference: T.cublasLtMatmulPreferenceOpaque_t; heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}. */
+export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray: T.Pointer): number {
   const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
-  const operationDesc$ = new Uint8Array(256);
-  const Adesc$ = new Uint8Array(64);
-  const Bdesc$ = new Uint8Array(64);
-  const Cdesc$ = new Uint8Array(64);
-  const Ddesc$ = new Uint8Array(64);
-  const preference$ = new Uint8Array(64);
-  const heuristicResultsArray$ = new Uint8Array(96);
-  const status = raw.cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc$, Adesc$, Bdesc$, Cdesc$, Ddesc$, preference$, requestedAlgoCount, heuristicResultsArray$, s.slot(0));
+  const status = raw.cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
-  return { operationDesc: decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), operationDesc$), Adesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Adesc$), Bdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Bdesc$), Cdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Cdesc$), Ddesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Ddesc$), preference: decodeRecord<T.cublasLtMatmulPreferenceOpaque_t>(records.cublasLtMatmulPreferenceOpaque_t(), preference$), heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
+  return s.i32[0];
 }
 let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `algoIdsArray`, `returnAlgoCount`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number): { algoIdsArray: number; returnAlgoCount: number } {
-  const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(2));
-  const status = raw.cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, s.slot(0), s.slot(1));
+/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}. */
+export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
+  const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
+  const status = raw.cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
-  return { algoIdsArray: s.i32[0], returnAlgoCount: s.i32[2] };
+  return s.i32[0];
 }
-/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 Returns `algo`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): T.cublasLtMatmulAlgo_t {
-  const algo$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo$);
+/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): void {
+  const status = raw.cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
   if (status !== 0) throw fail('cublasLtMatmulAlgoInit', status);
-  return decodeRecord<T.cublasLtMatmulAlgo_t>(records.cublasLtMatmulAlgo_t(), algo$);
 }
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
 export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
   const status = raw.cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
 }
-/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6 Returns `matmulDesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulDescDestroy(): T.cublasLtMatmulDescOpaque_t {
-  const matmulDesc$ = new Uint8Array(256);
-  const status = raw.cublasLtMatmulDescDestroy(matmulDesc$);
+/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
+  const status = raw.cublasLtMatmulDescDestroy(matmulDesc);
   if (status !== 0) throw fail('cublasLtMatmulDescDestroy', status);
-  return decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), matmulDesc$);
 }
 let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
-/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `matmulDesc`, `sizeWritten`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulDescGetAttribute(attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): { matmulDesc: T.cublasLtMatmulDescOpaque_t; sizeWritten: number } {
+/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
-  const matmulDesc$ = new Uint8Array(256);
-  const status = raw.cublasLtMatmulDescGetAttribute(matmulDesc$, attr, buf, sizeInBytes, s.slot(0));
+  const status = raw.cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
-  return { matmulDesc: decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), matmulDesc$), sizeWritten: s.size(0) };
+  return s.size(0);
 }
-/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Returns `matmulDesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulDescInit_internal(size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDescOpaque_t {
-  const matmulDesc$ = new Uint8Array(256);
-  const status = raw.cublasLtMatmulDescInit_internal(matmulDesc$, size, computeType, scaleType);
+/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
+  const status = raw.cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescInit_internal', status);
-  return decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), matmulDesc$);
 }
-/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Returns `matmulDesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulDescSetAttribute(attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasLtMatmulDescOpaque_t {
-  const matmulDesc$ = new Uint8Array(256);
-  const status = raw.cublasLtMatmulDescSetAttribute(matmulDesc$, attr, buf, sizeInBytes);
+/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  const status = raw.cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulDescSetAttribute', status);
-  return decodeRecord<T.cublasLtMatmulDescOpaque_t>(records.cublasLtMatmulDescOpaque_t(), matmulDesc$);
 }
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
 export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): void {
   const status = raw.cublasLtMatmulPreferenceCreate(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
 }
-/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6 Returns `pref`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulPreferenceDestroy(): T.cublasLtMatmulPreferenceOpaque_t {
-  const pref$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmulPreferenceDestroy(pref$);
+/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
+  const status = raw.cublasLtMatmulPreferenceDestroy(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceDestroy', status);
-  return decodeRecord<T.cublasLtMatmulPreferenceOpaque_t>(records.cublasLtMatmulPreferenceOpaque_t(), pref$);
 }
 let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `pref`, `sizeWritten`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulPreferenceGetAttribute(attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): { pref: T.cublasLtMatmulPreferenceOpaque_t; sizeWritten: number } {
+/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
-  const pref$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmulPreferenceGetAttribute(pref$, attr, buf, sizeInBytes, s.slot(0));
+  const status = raw.cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
-  return { pref: decodeRecord<T.cublasLtMatmulPreferenceOpaque_t>(records.cublasLtMatmulPreferenceOpaque_t(), pref$), sizeWritten: s.size(0) };
+  return s.size(0);
 }
-/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6 Returns `pref`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulPreferenceInit_internal(size: T.Int64): T.cublasLtMatmulPreferenceOpaque_t {
-  const pref$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmulPreferenceInit_internal(pref$, size);
+/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.Int64): void {
+  const status = raw.cublasLtMatmulPreferenceInit_internal(pref, size);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceInit_internal', status);
-  return decodeRecord<T.cublasLtMatmulPreferenceOpaque_t>(records.cublasLtMatmulPreferenceOpaque_t(), pref$);
 }
-/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Returns `pref`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulPreferenceSetAttribute(attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasLtMatmulPreferenceOpaque_t {
-  const pref$ = new Uint8Array(64);
-  const status = raw.cublasLtMatmulPreferenceSetAttribute(pref$, attr, buf, sizeInBytes);
+/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  const status = raw.cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceSetAttribute', status);
-  return decodeRecord<T.cublasLtMatmulPreferenceOpaque_t>(records.cublasLtMatmulPreferenceOpaque_t(), pref$);
 }
 /** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
 export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
   const status = raw.cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
 }
-/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6 Returns `matLayout`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixLayoutDestroy(): T.cublasLtMatrixLayoutOpaque_t {
-  const matLayout$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixLayoutDestroy(matLayout$);
+/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
+  const status = raw.cublasLtMatrixLayoutDestroy(matLayout);
   if (status !== 0) throw fail('cublasLtMatrixLayoutDestroy', status);
-  return decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), matLayout$);
 }
 let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `matLayout`, `sizeWritten`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixLayoutGetAttribute(attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): { matLayout: T.cublasLtMatrixLayoutOpaque_t; sizeWritten: number } {
+/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
-  const matLayout$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixLayoutGetAttribute(matLayout$, attr, buf, sizeInBytes, s.slot(0));
+  const status = raw.cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
-  return { matLayout: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), matLayout$), sizeWritten: s.size(0) };
+  return s.size(0);
 }
-/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Returns `matLayout`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixLayoutInit_internal(size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayoutOpaque_t {
-  const matLayout$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixLayoutInit_internal(matLayout$, size, type, rows, cols, ld);
+/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
+  const status = raw.cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutInit_internal', status);
-  return decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), matLayout$);
 }
-/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Returns `matLayout`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixLayoutSetAttribute(attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasLtMatrixLayoutOpaque_t {
-  const matLayout$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixLayoutSetAttribute(matLayout$, attr, buf, sizeInBytes);
+/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  const status = raw.cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutSetAttribute', status);
-  return decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), matLayout$);
 }
-/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Returns `transformDesc`, `Adesc`, `Bdesc`, `Cdesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, alpha: T.Pointer, A: T.Pointer, beta: T.Pointer, B: T.Pointer, C: T.Pointer, stream: T.cudaStream_t): { transformDesc: T.cublasLtMatrixTransformDescOpaque_t; Adesc: T.cublasLtMatrixLayoutOpaque_t; Bdesc: T.cublasLtMatrixLayoutOpaque_t; Cdesc: T.cublasLtMatrixLayoutOpaque_t } {
-  const transformDesc$ = new Uint8Array(64);
-  const Adesc$ = new Uint8Array(64);
-  const Bdesc$ = new Uint8Array(64);
-  const Cdesc$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixTransform(lightHandle, transformDesc$, alpha, A, Adesc$, beta, B, Bdesc$, C, Cdesc$, stream);
+/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t): void {
+  const status = raw.cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
   if (status !== 0) throw fail('cublasLtMatrixTransform', status);
-  return { transformDesc: decodeRecord<T.cublasLtMatrixTransformDescOpaque_t>(records.cublasLtMatrixTransformDescOpaque_t(), transformDesc$), Adesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Adesc$), Bdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Bdesc$), Cdesc: decodeRecord<T.cublasLtMatrixLayoutOpaque_t>(records.cublasLtMatrixLayoutOpaque_t(), Cdesc$) };
 }
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
 export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): void {
   const status = raw.cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
 }
-/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6 Returns `transformDesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransformDescDestroy(): T.cublasLtMatrixTransformDescOpaque_t {
-  const transformDesc$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixTransformDescDestroy(transformDesc$);
+/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): void {
+  const status = raw.cublasLtMatrixTransformDescDestroy(transformDesc);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescDestroy', status);
-  return decodeRecord<T.cublasLtMatrixTransformDescOpaque_t>(records.cublasLtMatrixTransformDescOpaque_t(), transformDesc$);
 }
 let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `transformDesc`, `sizeWritten`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransformDescGetAttribute(attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): { transformDesc: T.cublasLtMatrixTransformDescOpaque_t; sizeWritten: number } {
+/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
-  const transformDesc$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixTransformDescGetAttribute(transformDesc$, attr, buf, sizeInBytes, s.slot(0));
+  const status = raw.cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
-  return { transformDesc: decodeRecord<T.cublasLtMatrixTransformDescOpaque_t>(records.cublasLtMatrixTransformDescOpaque_t(), transformDesc$), sizeWritten: s.size(0) };
+  return s.size(0);
 }
-/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Returns `transformDesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransformDescInit_internal(size: T.Int64, scaleType: T.cudaDataType): T.cublasLtMatrixTransformDescOpaque_t {
-  const transformDesc$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixTransformDescInit_internal(transformDesc$, size, scaleType);
+/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): void {
+  const status = raw.cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
-  return decodeRecord<T.cublasLtMatrixTransformDescOpaque_t>(records.cublasLtMatrixTransformDescOpaque_t(), transformDesc$);
 }
-/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Returns `transformDesc`. Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransformDescSetAttribute(attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasLtMatrixTransformDescOpaque_t {
-  const transformDesc$ = new Uint8Array(64);
-  const status = raw.cublasLtMatrixTransformDescSetAttribute(transformDesc$, attr, buf, sizeInBytes);
+/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  const status = raw.cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescSetAttribute', status);
-  return decodeRecord<T.cublasLtMatrixTransformDescOpaque_t>(records.cublasLtMatrixTransformDescOpaque_t(), transformDesc$);
 }

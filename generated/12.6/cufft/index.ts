@@ -27,13 +27,10 @@ function fail(func: string, code: number): CufftError {
   return new CufftError(func, code);
 }
 
-let cufftCreate$: Scratch | undefined;
-/** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 12.6 Returns `handle`. Throws {@link CufftError}. */
-export function cufftCreate(): number {
-  const s = (cufftCreate$ ??= new Scratch(1));
-  const status = raw.cufftCreate(s.slot(0));
+/** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftCreate(handle: T.Pointer): void {
+  const status = raw.cufftCreate(handle);
   if (status !== 0) throw fail('cufftCreate', status);
-  return s.i32[0];
 }
 /** `cufftResult cufftDestroy(cufftHandle plan)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
 export function cufftDestroy(plan: number): void {
@@ -65,72 +62,47 @@ export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cuff
   return s.size(0);
 }
 let cufftEstimateMany$: Scratch | undefined;
-/** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workSize`. Throws {@link CufftError}. */
-export function cufftEstimateMany(rank: number, istride: number, idist: number, ostride: number, odist: number, type: T.cufftType, batch: number): { n: number; inembed: number; onembed: number; workSize: number } {
-  const s = (cufftEstimateMany$ ??= new Scratch(4));
-  const status = raw.cufftEstimateMany(rank, s.slot(0), s.slot(1), istride, idist, s.slot(2), ostride, odist, type, batch, s.slot(3));
+/** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `workSize`. Throws {@link CufftError}. */
+export function cufftEstimateMany(rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
+  const s = (cufftEstimateMany$ ??= new Scratch(1));
+  const status = raw.cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftEstimateMany', status);
-  return { n: s.i32[0], inembed: s.i32[2], onembed: s.i32[4], workSize: s.size(3) };
+  return s.size(0);
 }
-/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.6 Returns `idata`, `odata`. Throws {@link CufftError}. */
-export function cufftExecC2C(plan: number, direction: number): { idata: T.float2; odata: T.float2 } {
-  const idata$ = new Uint8Array(8);
-  const odata$ = new Uint8Array(8);
-  const status = raw.cufftExecC2C(plan, idata$, odata$, direction);
+/** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): void {
+  const status = raw.cufftExecC2C(plan, idata, odata, direction);
   if (status !== 0) throw fail('cufftExecC2C', status);
-  return { idata: decodeRecord<T.float2>(records.float2(), idata$), odata: decodeRecord<T.float2>(records.float2(), odata$) };
 }
-let cufftExecC2R$: Scratch | undefined;
-/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.6 Returns `idata`, `odata`. Throws {@link CufftError}. */
-export function cufftExecC2R(plan: number): { idata: T.float2; odata: number } {
-  const s = (cufftExecC2R$ ??= new Scratch(1));
-  const idata$ = new Uint8Array(8);
-  const status = raw.cufftExecC2R(plan, idata$, s.slot(0));
+/** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): void {
+  const status = raw.cufftExecC2R(plan, idata, odata);
   if (status !== 0) throw fail('cufftExecC2R', status);
-  return { idata: decodeRecord<T.float2>(records.float2(), idata$), odata: s.f32[0] };
 }
-let cufftExecD2Z$: Scratch | undefined;
-/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.6 Returns `idata`, `odata`. Throws {@link CufftError}. */
-export function cufftExecD2Z(plan: number): { idata: number; odata: T.double2 } {
-  const s = (cufftExecD2Z$ ??= new Scratch(1));
-  const odata$ = new Uint8Array(16);
-  const status = raw.cufftExecD2Z(plan, s.slot(0), odata$);
+/** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): void {
+  const status = raw.cufftExecD2Z(plan, idata, odata);
   if (status !== 0) throw fail('cufftExecD2Z', status);
-  return { idata: s.f64[0], odata: decodeRecord<T.double2>(records.double2(), odata$) };
 }
-let cufftExecR2C$: Scratch | undefined;
-/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.6 Returns `idata`, `odata`. Throws {@link CufftError}. */
-export function cufftExecR2C(plan: number): { idata: number; odata: T.float2 } {
-  const s = (cufftExecR2C$ ??= new Scratch(1));
-  const odata$ = new Uint8Array(8);
-  const status = raw.cufftExecR2C(plan, s.slot(0), odata$);
+/** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): void {
+  const status = raw.cufftExecR2C(plan, idata, odata);
   if (status !== 0) throw fail('cufftExecR2C', status);
-  return { idata: s.f32[0], odata: decodeRecord<T.float2>(records.float2(), odata$) };
 }
-let cufftExecZ2D$: Scratch | undefined;
-/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.6 Returns `idata`, `odata`. Throws {@link CufftError}. */
-export function cufftExecZ2D(plan: number): { idata: T.double2; odata: number } {
-  const s = (cufftExecZ2D$ ??= new Scratch(1));
-  const idata$ = new Uint8Array(16);
-  const status = raw.cufftExecZ2D(plan, idata$, s.slot(0));
+/** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): void {
+  const status = raw.cufftExecZ2D(plan, idata, odata);
   if (status !== 0) throw fail('cufftExecZ2D', status);
-  return { idata: decodeRecord<T.double2>(records.double2(), idata$), odata: s.f64[0] };
 }
-/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.6 Returns `idata`, `odata`. Throws {@link CufftError}. */
-export function cufftExecZ2Z(plan: number, direction: number): { idata: T.double2; odata: T.double2 } {
-  const idata$ = new Uint8Array(16);
-  const odata$ = new Uint8Array(16);
-  const status = raw.cufftExecZ2Z(plan, idata$, odata$, direction);
+/** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftExecZ2Z(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): void {
+  const status = raw.cufftExecZ2Z(plan, idata, odata, direction);
   if (status !== 0) throw fail('cufftExecZ2Z', status);
-  return { idata: decodeRecord<T.double2>(records.double2(), idata$), odata: decodeRecord<T.double2>(records.double2(), odata$) };
 }
-let cufftGetPlanPropertyInt64$: Scratch | undefined;
-/** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.6 Returns `returnPtrValue`. Throws {@link CufftError}. */
-export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftProperty): bigint {
-  const s = (cufftGetPlanPropertyInt64$ ??= new Scratch(1));
-  const status = raw.cufftGetPlanPropertyInt64(plan, property, s.slot(0));
+/** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftProperty, returnPtrValue: T.Pointer): void {
+  const status = raw.cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
   if (status !== 0) throw fail('cufftGetPlanPropertyInt64', status);
-  return s.i64[0];
 }
 let cufftGetProperty$: Scratch | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.6 Returns `value`. Throws {@link CufftError}. */
@@ -173,20 +145,20 @@ export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: numbe
   return s.size(0);
 }
 let cufftGetSizeMany$: Scratch | undefined;
-/** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workArea`. Throws {@link CufftError}. */
-export function cufftGetSizeMany(handle: number, rank: number, istride: number, idist: number, ostride: number, odist: number, type: T.cufftType, batch: number): { n: number; inembed: number; onembed: number; workArea: number } {
-  const s = (cufftGetSizeMany$ ??= new Scratch(4));
-  const status = raw.cufftGetSizeMany(handle, rank, s.slot(0), s.slot(1), istride, idist, s.slot(2), ostride, odist, type, batch, s.slot(3));
+/** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.6 Returns `workArea`. Throws {@link CufftError}. */
+export function cufftGetSizeMany(handle: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
+  const s = (cufftGetSizeMany$ ??= new Scratch(1));
+  const status = raw.cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftGetSizeMany', status);
-  return { n: s.i32[0], inembed: s.i32[2], onembed: s.i32[4], workArea: s.size(3) };
+  return s.size(0);
 }
 let cufftGetSizeMany64$: Scratch | undefined;
-/** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workSize`. Throws {@link CufftError}. */
-export function cufftGetSizeMany64(plan: number, rank: number, istride: T.Int64, idist: T.Int64, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): { n: bigint; inembed: bigint; onembed: bigint; workSize: number } {
-  const s = (cufftGetSizeMany64$ ??= new Scratch(4));
-  const status = raw.cufftGetSizeMany64(plan, rank, s.slot(0), s.slot(1), istride, idist, s.slot(2), ostride, odist, type, batch, s.slot(3));
+/** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `workSize`. Throws {@link CufftError}. */
+export function cufftGetSizeMany64(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
+  const s = (cufftGetSizeMany64$ ??= new Scratch(1));
+  const status = raw.cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftGetSizeMany64', status);
-  return { n: s.i64[0], inembed: s.i64[1], onembed: s.i64[2], workSize: s.size(3) };
+  return s.size(0);
 }
 let cufftGetVersion$: Scratch | undefined;
 /** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 12.6 Returns `version`. Throws {@link CufftError}. */
@@ -221,20 +193,20 @@ export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number
   return s.size(0);
 }
 let cufftMakePlanMany$: Scratch | undefined;
-/** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workSize`. Throws {@link CufftError}. */
-export function cufftMakePlanMany(plan: number, rank: number, istride: number, idist: number, ostride: number, odist: number, type: T.cufftType, batch: number): { n: number; inembed: number; onembed: number; workSize: number } {
-  const s = (cufftMakePlanMany$ ??= new Scratch(4));
-  const status = raw.cufftMakePlanMany(plan, rank, s.slot(0), s.slot(1), istride, idist, s.slot(2), ostride, odist, type, batch, s.slot(3));
+/** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `workSize`. Throws {@link CufftError}. */
+export function cufftMakePlanMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
+  const s = (cufftMakePlanMany$ ??= new Scratch(1));
+  const status = raw.cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftMakePlanMany', status);
-  return { n: s.i32[0], inembed: s.i32[2], onembed: s.i32[4], workSize: s.size(3) };
+  return s.size(0);
 }
 let cufftMakePlanMany64$: Scratch | undefined;
-/** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workSize`. Throws {@link CufftError}. */
-export function cufftMakePlanMany64(plan: number, rank: number, istride: T.Int64, idist: T.Int64, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): { n: bigint; inembed: bigint; onembed: bigint; workSize: number } {
-  const s = (cufftMakePlanMany64$ ??= new Scratch(4));
-  const status = raw.cufftMakePlanMany64(plan, rank, s.slot(0), s.slot(1), istride, idist, s.slot(2), ostride, odist, type, batch, s.slot(3));
+/** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.6 Returns `workSize`. Throws {@link CufftError}. */
+export function cufftMakePlanMany64(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64): number {
+  const s = (cufftMakePlanMany64$ ??= new Scratch(1));
+  const status = raw.cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, s.slot(0));
   if (status !== 0) throw fail('cufftMakePlanMany64', status);
-  return { n: s.i64[0], inembed: s.i64[1], onembed: s.i64[2], workSize: s.size(3) };
+  return s.size(0);
 }
 let cufftPlan1d$: Scratch | undefined;
 /** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 12.6 Returns `plan`. Throws {@link CufftError}. */
@@ -261,12 +233,12 @@ export function cufftPlan3d(nx: number, ny: number, nz: number, type: T.cufftTyp
   return s.i32[0];
 }
 let cufftPlanMany$: Scratch | undefined;
-/** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.6 Returns `plan`, `n`, `inembed`, `onembed`. Throws {@link CufftError}. */
-export function cufftPlanMany(rank: number, istride: number, idist: number, ostride: number, odist: number, type: T.cufftType, batch: number): { plan: number; n: number; inembed: number; onembed: number } {
-  const s = (cufftPlanMany$ ??= new Scratch(4));
-  const status = raw.cufftPlanMany(s.slot(0), rank, s.slot(1), s.slot(2), istride, idist, s.slot(3), ostride, odist, type, batch);
+/** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.6 Returns `plan`. Throws {@link CufftError}. */
+export function cufftPlanMany(rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
+  const s = (cufftPlanMany$ ??= new Scratch(1));
+  const status = raw.cufftPlanMany(s.slot(0), rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
   if (status !== 0) throw fail('cufftPlanMany', status);
-  return { plan: s.i32[0], n: s.i32[2], inembed: s.i32[4], onembed: s.i32[6] };
+  return s.i32[0];
 }
 /** `cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property)` · cufft.h · CUDA 12.6 Throws {@link CufftError}. */
 export function cufftResetPlanProperty(plan: number, property: T.cufftProperty): void {
@@ -303,84 +275,61 @@ export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, d
   const status = raw.cufftXtExec(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExec', status);
 }
-/** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptor(plan: number, direction: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptor(plan, input$, output$, direction);
+/** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
+  const status = raw.cufftXtExecDescriptor(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptor', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptorC2C(plan: number, direction: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptorC2C(plan, input$, output$, direction);
+/** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
+  const status = raw.cufftXtExecDescriptorC2C(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptorC2C', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptorC2R(plan: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptorC2R(plan, input$, output$);
+/** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output: T.Pointer): void {
+  const status = raw.cufftXtExecDescriptorC2R(plan, input, output);
   if (status !== 0) throw fail('cufftXtExecDescriptorC2R', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptorD2Z(plan: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptorD2Z(plan, input$, output$);
+/** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output: T.Pointer): void {
+  const status = raw.cufftXtExecDescriptorD2Z(plan, input, output);
   if (status !== 0) throw fail('cufftXtExecDescriptorD2Z', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptorR2C(plan: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptorR2C(plan, input$, output$);
+/** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output: T.Pointer): void {
+  const status = raw.cufftXtExecDescriptorR2C(plan, input, output);
   if (status !== 0) throw fail('cufftXtExecDescriptorR2C', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptorZ2D(plan: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptorZ2D(plan, input$, output$);
+/** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output: T.Pointer): void {
+  const status = raw.cufftXtExecDescriptorZ2D(plan, input, output);
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2D', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.6 Returns `input`, `output`. Throws {@link CufftError}. */
-export function cufftXtExecDescriptorZ2Z(plan: number, direction: number): { input: T.cudaLibXtDesc_t; output: T.cudaLibXtDesc_t } {
-  const input$ = new Uint8Array(32);
-  const output$ = new Uint8Array(32);
-  const status = raw.cufftXtExecDescriptorZ2Z(plan, input$, output$, direction);
+/** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtExecDescriptorZ2Z(plan: number, input: T.Pointer, output: T.Pointer, direction: number): void {
+  const status = raw.cufftXtExecDescriptorZ2Z(plan, input, output, direction);
   if (status !== 0) throw fail('cufftXtExecDescriptorZ2Z', status);
-  return { input: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), input$), output: decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), output$) };
 }
-/** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 12.6 Returns `descriptor`. Throws {@link CufftError}. */
-export function cufftXtFree(): T.cudaLibXtDesc_t {
-  const descriptor$ = new Uint8Array(32);
-  const status = raw.cufftXtFree(descriptor$);
+/** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
+export function cufftXtFree(descriptor: T.Pointer): void {
+  const status = raw.cufftXtFree(descriptor);
   if (status !== 0) throw fail('cufftXtFree', status);
-  return decodeRecord<T.cudaLibXtDesc_t>(records.cudaLibXtDesc_t(), descriptor$);
 }
 let cufftXtGetSizeMany$: Scratch | undefined;
-/** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workSize`. Throws {@link CufftError}. */
-export function cufftXtGetSizeMany(plan: number, rank: number, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): { n: bigint; inembed: bigint; onembed: bigint; workSize: number } {
-  const s = (cufftXtGetSizeMany$ ??= new Scratch(4));
-  const status = raw.cufftXtGetSizeMany(plan, rank, s.slot(0), s.slot(1), istride, idist, inputtype, s.slot(2), ostride, odist, outputtype, batch, s.slot(3), executiontype);
+/** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.6 Returns `workSize`. Throws {@link CufftError}. */
+export function cufftXtGetSizeMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
+  const s = (cufftXtGetSizeMany$ ??= new Scratch(1));
+  const status = raw.cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.slot(0), executiontype);
   if (status !== 0) throw fail('cufftXtGetSizeMany', status);
-  return { n: s.i64[0], inembed: s.i64[1], onembed: s.i64[2], workSize: s.size(3) };
+  return s.size(0);
 }
 let cufftXtMakePlanMany$: Scratch | undefined;
-/** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.6 Returns `n`, `inembed`, `onembed`, `workSize`. Throws {@link CufftError}. */
-export function cufftXtMakePlanMany(plan: number, rank: number, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): { n: bigint; inembed: bigint; onembed: bigint; workSize: number } {
-  const s = (cufftXtMakePlanMany$ ??= new Scratch(4));
-  const status = raw.cufftXtMakePlanMany(plan, rank, s.slot(0), s.slot(1), istride, idist, inputtype, s.slot(2), ostride, odist, outputtype, batch, s.slot(3), executiontype);
+/** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.6 Returns `workSize`. Throws {@link CufftError}. */
+export function cufftXtMakePlanMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
+  const s = (cufftXtMakePlanMany$ ??= new Scratch(1));
+  const status = raw.cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s.slot(0), executiontype);
   if (status !== 0) throw fail('cufftXtMakePlanMany', status);
-  return { n: s.i64[0], inembed: s.i64[1], onembed: s.i64[2], workSize: s.size(3) };
+  return s.size(0);
 }
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 12.6 Throws {@link CufftError}. */
 export function cufftXtMalloc(plan: number, descriptor: T.Pointer, format: T.cufftXtSubFormat): void {

@@ -61,106 +61,70 @@ export function curandDestroyGenerator(generator: T.curandGenerator_t): void {
   const status = raw.curandDestroyGenerator(generator);
   if (status !== 0) throw fail('curandDestroyGenerator', status);
 }
-let curandGenerate$: Scratch | undefined;
-/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerate(generator: T.curandGenerator_t, num: T.Int64): number {
-  const s = (curandGenerate$ ??= new Scratch(1));
-  const status = raw.curandGenerate(generator, s.slot(0), num);
+/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+  const status = raw.curandGenerate(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerate', status);
-  return s.u32[0];
 }
-let curandGenerateBinomial$: Scratch | undefined;
-/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateBinomial(generator: T.curandGenerator_t, num: T.Int64, n: number, p: number): number {
-  const s = (curandGenerateBinomial$ ??= new Scratch(1));
-  const status = raw.curandGenerateBinomial(generator, s.slot(0), num, n, p);
+/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number): void {
+  const status = raw.curandGenerateBinomial(generator, outputPtr, num, n, p);
   if (status !== 0) throw fail('curandGenerateBinomial', status);
-  return s.u32[0];
 }
-let curandGenerateBinomialMethod$: Scratch | undefined;
-/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, num: T.Int64, n: number, p: number, method: T.curandMethod_t): number {
-  const s = (curandGenerateBinomialMethod$ ??= new Scratch(1));
-  const status = raw.curandGenerateBinomialMethod(generator, s.slot(0), num, n, p, method);
+/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number, method: T.curandMethod_t): void {
+  const status = raw.curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
   if (status !== 0) throw fail('curandGenerateBinomialMethod', status);
-  return s.u32[0];
 }
-let curandGenerateLogNormal$: Scratch | undefined;
-/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateLogNormal(generator: T.curandGenerator_t, n: T.Int64, mean: number, stddev: number): number {
-  const s = (curandGenerateLogNormal$ ??= new Scratch(1));
-  const status = raw.curandGenerateLogNormal(generator, s.slot(0), n, mean, stddev);
+/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateLogNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
+  const status = raw.curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
   if (status !== 0) throw fail('curandGenerateLogNormal', status);
-  return s.f32[0];
 }
-let curandGenerateLogNormalDouble$: Scratch | undefined;
-/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t, n: T.Int64, mean: number, stddev: number): number {
-  const s = (curandGenerateLogNormalDouble$ ??= new Scratch(1));
-  const status = raw.curandGenerateLogNormalDouble(generator, s.slot(0), n, mean, stddev);
+/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
+  const status = raw.curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
   if (status !== 0) throw fail('curandGenerateLogNormalDouble', status);
-  return s.f64[0];
 }
-let curandGenerateLongLong$: Scratch | undefined;
-/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateLongLong(generator: T.curandGenerator_t, num: T.Int64): bigint {
-  const s = (curandGenerateLongLong$ ??= new Scratch(1));
-  const status = raw.curandGenerateLongLong(generator, s.slot(0), num);
+/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateLongLong(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+  const status = raw.curandGenerateLongLong(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerateLongLong', status);
-  return s.u64[0];
 }
-let curandGenerateNormal$: Scratch | undefined;
-/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateNormal(generator: T.curandGenerator_t, n: T.Int64, mean: number, stddev: number): number {
-  const s = (curandGenerateNormal$ ??= new Scratch(1));
-  const status = raw.curandGenerateNormal(generator, s.slot(0), n, mean, stddev);
+/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
+  const status = raw.curandGenerateNormal(generator, outputPtr, n, mean, stddev);
   if (status !== 0) throw fail('curandGenerateNormal', status);
-  return s.f32[0];
 }
-let curandGenerateNormalDouble$: Scratch | undefined;
-/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateNormalDouble(generator: T.curandGenerator_t, n: T.Int64, mean: number, stddev: number): number {
-  const s = (curandGenerateNormalDouble$ ??= new Scratch(1));
-  const status = raw.curandGenerateNormalDouble(generator, s.slot(0), n, mean, stddev);
+/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
+  const status = raw.curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
   if (status !== 0) throw fail('curandGenerateNormalDouble', status);
-  return s.f64[0];
 }
-let curandGeneratePoisson$: Scratch | undefined;
-/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGeneratePoisson(generator: T.curandGenerator_t, n: T.Int64, lambda: number): number {
-  const s = (curandGeneratePoisson$ ??= new Scratch(1));
-  const status = raw.curandGeneratePoisson(generator, s.slot(0), n, lambda);
+/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGeneratePoisson(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number): void {
+  const status = raw.curandGeneratePoisson(generator, outputPtr, n, lambda);
   if (status !== 0) throw fail('curandGeneratePoisson', status);
-  return s.u32[0];
 }
-let curandGeneratePoissonMethod$: Scratch | undefined;
-/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGeneratePoissonMethod(generator: T.curandGenerator_t, n: T.Int64, lambda: number, method: T.curandMethod_t): number {
-  const s = (curandGeneratePoissonMethod$ ??= new Scratch(1));
-  const status = raw.curandGeneratePoissonMethod(generator, s.slot(0), n, lambda, method);
+/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGeneratePoissonMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number, method: T.curandMethod_t): void {
+  const status = raw.curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
   if (status !== 0) throw fail('curandGeneratePoissonMethod', status);
-  return s.u32[0];
 }
 /** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
 export function curandGenerateSeeds(generator: T.curandGenerator_t): void {
   const status = raw.curandGenerateSeeds(generator);
   if (status !== 0) throw fail('curandGenerateSeeds', status);
 }
-let curandGenerateUniform$: Scratch | undefined;
-/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateUniform(generator: T.curandGenerator_t, num: T.Int64): number {
-  const s = (curandGenerateUniform$ ??= new Scratch(1));
-  const status = raw.curandGenerateUniform(generator, s.slot(0), num);
+/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateUniform(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+  const status = raw.curandGenerateUniform(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerateUniform', status);
-  return s.f32[0];
 }
-let curandGenerateUniformDouble$: Scratch | undefined;
-/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 Returns `outputPtr`. Throws {@link CurandError}. */
-export function curandGenerateUniformDouble(generator: T.curandGenerator_t, num: T.Int64): number {
-  const s = (curandGenerateUniformDouble$ ??= new Scratch(1));
-  const status = raw.curandGenerateUniformDouble(generator, s.slot(0), num);
+/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
+export function curandGenerateUniformDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+  const status = raw.curandGenerateUniformDouble(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerateUniformDouble', status);
-  return s.f64[0];
 }
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 Throws {@link CurandError}. */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {

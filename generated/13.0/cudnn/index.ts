@@ -537,28 +537,25 @@ export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t, plan: T.cudnnFused
   if (status !== 0) throw fail('cudnnFusedOpsExecute', status);
 }
 let cudnnGetActivationDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `reluNanOpt`, `coef`. Throws {@link CudnnError}. */
-export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t; coef: number } {
-  const s = (cudnnGetActivationDescriptor$ ??= new Scratch(3));
-  const status = raw.cudnnGetActivationDescriptor(activationDesc, s.slot(0), s.slot(1), s.slot(2));
+/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `reluNanOpt`. Throws {@link CudnnError}. */
+export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
+  const s = (cudnnGetActivationDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetActivationDescriptor(activationDesc, s.slot(0), s.slot(1), coef);
   if (status !== 0) throw fail('cudnnGetActivationDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnActivationMode_t, reluNanOpt: s.i32[2] as T.cudnnNanPropagation_t, coef: s.f64[2] };
+  return { mode: s.i32[0] as T.cudnnActivationMode_t, reluNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
-let cudnnGetActivationDescriptorSwishBeta$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Returns `swish_beta`. Throws {@link CudnnError}. */
-export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t): number {
-  const s = (cudnnGetActivationDescriptorSwishBeta$ ??= new Scratch(1));
-  const status = raw.cudnnGetActivationDescriptorSwishBeta(activationDesc, s.slot(0));
+/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t, swish_beta: T.Pointer): void {
+  const status = raw.cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
   if (status !== 0) throw fail('cudnnGetActivationDescriptorSwishBeta', status);
-  return s.f64[0];
 }
 let cudnnGetAttnDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Returns `attnMode`, `smScaler`, `dataType`, `computePrec`, `mathType`, `attnDropoutDesc`, `postDropoutDesc`, `qProjSize`, `kProjSize`, `vProjSize`, `oProjSize`, `qoMaxSeqLength`, `kvMaxSeqLength`, `maxBatchSize`, `maxBeamSize`. Throws {@link CudnnError}. */
-export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, nHeads: T.Pointer, qSize: T.Pointer, kSize: T.Pointer, vSize: T.Pointer): { attnMode: number; smScaler: number; dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; qoMaxSeqLength: number; kvMaxSeqLength: number; maxBatchSize: number; maxBeamSize: number } {
-  const s = (cudnnGetAttnDescriptor$ ??= new Scratch(15));
-  const status = raw.cudnnGetAttnDescriptor(attnDesc, s.slot(0), nHeads, s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), qSize, kSize, vSize, s.slot(7), s.slot(8), s.slot(9), s.slot(10), s.slot(11), s.slot(12), s.slot(13), s.slot(14));
+/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `computePrec`, `mathType`, `attnDropoutDesc`, `postDropoutDesc`, `qProjSize`, `kProjSize`, `vProjSize`, `oProjSize`, `maxBatchSize`, `maxBeamSize`. Throws {@link CudnnError}. */
+export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, qSize: T.Pointer, kSize: T.Pointer, vSize: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer): { dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; maxBatchSize: number; maxBeamSize: number } {
+  const s = (cudnnGetAttnDescriptor$ ??= new Scratch(11));
+  const status = raw.cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), qSize, kSize, vSize, s.slot(5), s.slot(6), s.slot(7), s.slot(8), qoMaxSeqLength, kvMaxSeqLength, s.slot(9), s.slot(10));
   if (status !== 0) throw fail('cudnnGetAttnDescriptor', status);
-  return { attnMode: s.u32[0], smScaler: s.f64[1], dataType: s.i32[4] as T.cudnnDataType_t, computePrec: s.i32[6] as T.cudnnDataType_t, mathType: s.i32[8] as T.cudnnMathType_t, attnDropoutDesc: s.address(5) as T.cudnnDropoutDescriptor_t, postDropoutDesc: s.address(6) as T.cudnnDropoutDescriptor_t, qProjSize: s.i32[14], kProjSize: s.i32[16], vProjSize: s.i32[18], oProjSize: s.i32[20], qoMaxSeqLength: s.i32[22], kvMaxSeqLength: s.i32[24], maxBatchSize: s.i32[26], maxBeamSize: s.i32[28] };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, computePrec: s.i32[2] as T.cudnnDataType_t, mathType: s.i32[4] as T.cudnnMathType_t, attnDropoutDesc: s.address(3) as T.cudnnDropoutDescriptor_t, postDropoutDesc: s.address(4) as T.cudnnDropoutDescriptor_t, qProjSize: s.i32[10], kProjSize: s.i32[12], vProjSize: s.i32[14], oProjSize: s.i32[16], maxBatchSize: s.i32[18], maxBeamSize: s.i32[20] };
 }
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
@@ -601,20 +598,20 @@ export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescripto
   return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
 }
 let cudnnGetCTCLossDescriptor_v8$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`, `maxLabelLength`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t; maxLabelLength: number } {
-  const s = (cudnnGetCTCLossDescriptor_v8$ ??= new Scratch(4));
-  const status = raw.cudnnGetCTCLossDescriptor_v8(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}. */
+export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
+  const s = (cudnnGetCTCLossDescriptor_v8$ ??= new Scratch(3));
+  const status = raw.cudnnGetCTCLossDescriptor_v8(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v8', status);
-  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t, maxLabelLength: s.i32[6] };
+  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
 }
 let cudnnGetCTCLossDescriptor_v9$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `ctcGradMode`, `maxLabelLength`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t; maxLabelLength: number } {
-  const s = (cudnnGetCTCLossDescriptor_v9$ ??= new Scratch(4));
-  const status = raw.cudnnGetCTCLossDescriptor_v9(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `ctcGradMode`. Throws {@link CudnnError}. */
+export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
+  const s = (cudnnGetCTCLossDescriptor_v9$ ??= new Scratch(3));
+  const status = raw.cudnnGetCTCLossDescriptor_v9(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v9', status);
-  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, ctcGradMode: s.i32[4] as T.cudnnCTCGradMode_t, maxLabelLength: s.i32[6] };
+  return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, ctcGradMode: s.i32[4] as T.cudnnCTCGradMode_t };
 }
 let cudnnGetCTCLossWorkspaceSize$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
@@ -633,28 +630,25 @@ export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t, algo: T
   return s.size(0);
 }
 let cudnnGetCallback$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Returns `mask`, `udata`, `fptr`. Throws {@link CudnnError}. */
-export function cudnnGetCallback(): { mask: number; udata: number; fptr: number } {
-  const s = (cudnnGetCallback$ ??= new Scratch(3));
-  const status = raw.cudnnGetCallback(s.slot(0), s.slot(1), s.slot(2));
+/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Returns `udata`, `fptr`. Throws {@link CudnnError}. */
+export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number } {
+  const s = (cudnnGetCallback$ ??= new Scratch(2));
+  const status = raw.cudnnGetCallback(mask, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetCallback', status);
-  return { mask: s.u32[0], udata: s.address(1), fptr: s.address(2) };
+  return { udata: s.address(0), fptr: s.address(1) };
 }
 let cudnnGetConvolution2dDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `pad_h`, `pad_w`, `u`, `v`, `dilation_h`, `dilation_w`, `mode`, `computeType`. Throws {@link CudnnError}. */
-export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t): { pad_h: number; pad_w: number; u: number; v: number; dilation_h: number; dilation_w: number; mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
-  const s = (cudnnGetConvolution2dDescriptor$ ??= new Scratch(8));
-  const status = raw.cudnnGetConvolution2dDescriptor(convDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7));
+/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}. */
+export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
+  const s = (cudnnGetConvolution2dDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetConvolution2dDescriptor', status);
-  return { pad_h: s.i32[0], pad_w: s.i32[2], u: s.i32[4], v: s.i32[6], dilation_h: s.i32[8], dilation_w: s.i32[10], mode: s.i32[12] as T.cudnnConvolutionMode_t, computeType: s.i32[14] as T.cudnnDataType_t };
+  return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
 }
-let cudnnGetConvolution2dForwardOutputDim$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 13.0 Returns `n`, `c`, `h`, `w`. Throws {@link CudnnError}. */
-export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t): { n: number; c: number; h: number; w: number } {
-  const s = (cudnnGetConvolution2dForwardOutputDim$ ??= new Scratch(4));
-  const status = raw.cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
+  const status = raw.cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
   if (status !== 0) throw fail('cudnnGetConvolution2dForwardOutputDim', status);
-  return { n: s.i32[0], c: s.i32[2], h: s.i32[4], w: s.i32[6] };
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}. */
@@ -745,20 +739,17 @@ export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescript
   return s.i32[0] as T.cudnnMathType_t;
 }
 let cudnnGetConvolutionNdDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `arrayLength`, `padA`, `strideA`, `dilationA`, `mode`, `computeType`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLengthRequested: number): { arrayLength: number; padA: number; strideA: number; dilationA: number; mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
-  const s = (cudnnGetConvolutionNdDescriptor$ ??= new Scratch(6));
-  const status = raw.cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}. */
+export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
+  const s = (cudnnGetConvolutionNdDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetConvolutionNdDescriptor', status);
-  return { arrayLength: s.i32[0], padA: s.i32[2], strideA: s.i32[4], dilationA: s.i32[6], mode: s.i32[8] as T.cudnnConvolutionMode_t, computeType: s.i32[10] as T.cudnnDataType_t };
+  return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
 }
-let cudnnGetConvolutionNdForwardOutputDim$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Returns `tensorOuputDimA`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, nbDims: number): number {
-  const s = (cudnnGetConvolutionNdForwardOutputDim$ ??= new Scratch(1));
-  const status = raw.cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, s.slot(0));
+/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, nbDims: number, tensorOuputDimA: T.Pointer): void {
+  const status = raw.cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
   if (status !== 0) throw fail('cudnnGetConvolutionNdForwardOutputDim', status);
-  return s.i32[0];
 }
 let cudnnGetConvolutionReorderType$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Returns `reorderType`. Throws {@link CudnnError}. */
@@ -773,32 +764,32 @@ export function cudnnGetCudartVersion(): number {
   return raw.cudnnGetCudartVersion();
 }
 let cudnnGetDropoutDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 13.0 Returns `dropout`, `seed`. Throws {@link CudnnError}. */
-export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, states: T.Pointer): { dropout: number; seed: bigint } {
-  const s = (cudnnGetDropoutDescriptor$ ??= new Scratch(2));
-  const status = raw.cudnnGetDropoutDescriptor(dropoutDesc, handle, s.slot(0), states, s.slot(1));
+/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 13.0 Returns `seed`. Throws {@link CudnnError}. */
+export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: T.Pointer, states: T.Pointer): bigint {
+  const s = (cudnnGetDropoutDescriptor$ ??= new Scratch(1));
+  const status = raw.cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, s.slot(0));
   if (status !== 0) throw fail('cudnnGetDropoutDescriptor', status);
-  return { dropout: s.f32[0], seed: s.u64[1] };
+  return s.u64[0];
 }
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
   return raw.cudnnGetErrorString(status_);
 }
 let cudnnGetFilter4dDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`, `k`, `c`, `h`, `w`. Throws {@link CudnnError}. */
-export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t; k: number; c: number; h: number; w: number } {
-  const s = (cudnnGetFilter4dDescriptor$ ??= new Scratch(6));
-  const status = raw.cudnnGetFilter4dDescriptor(filterDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`. Throws {@link CudnnError}. */
+export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
+  const s = (cudnnGetFilter4dDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetFilter4dDescriptor(filterDesc, s.slot(0), s.slot(1), k, c, h, w);
   if (status !== 0) throw fail('cudnnGetFilter4dDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t, k: s.i32[4], c: s.i32[6], h: s.i32[8], w: s.i32[10] };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t };
 }
 let cudnnGetFilterNdDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`, `filterDimA`. Throws {@link CudnnError}. */
-export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t; filterDimA: number } {
-  const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(3));
-  const status = raw.cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, s.slot(2));
+/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`. Throws {@link CudnnError}. */
+export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
+  const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, filterDimA);
   if (status !== 0) throw fail('cudnnGetFilterNdDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t, filterDimA: s.i32[4] };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t };
 }
 let cudnnGetFilterSizeInBytes$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}. */
@@ -813,26 +804,20 @@ export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_
   const status = raw.cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
   if (status !== 0) throw fail('cudnnGetFoldedConvBackwardDataDescriptors', status);
 }
-let cudnnGetFusedOpsConstParamPackAttribute$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Returns `isNULL`. Throws {@link CudnnError}. */
-export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): number {
-  const s = (cudnnGetFusedOpsConstParamPackAttribute$ ??= new Scratch(1));
-  const status = raw.cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, s.slot(0));
+/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
+  const status = raw.cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
   if (status !== 0) throw fail('cudnnGetFusedOpsConstParamPackAttribute', status);
-  return s.i32[0];
 }
 /** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
 export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
   const status = raw.cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
   if (status !== 0) throw fail('cudnnGetFusedOpsVariantParamPackAttribute', status);
 }
-let cudnnGetLRNDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Returns `lrnN`, `lrnAlpha`, `lrnBeta`, `lrnK`. Throws {@link CudnnError}. */
-export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t): { lrnN: number; lrnAlpha: number; lrnBeta: number; lrnK: number } {
-  const s = (cudnnGetLRNDescriptor$ ??= new Scratch(4));
-  const status = raw.cudnnGetLRNDescriptor(normDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): void {
+  const status = raw.cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
   if (status !== 0) throw fail('cudnnGetLRNDescriptor', status);
-  return { lrnN: s.u32[0], lrnAlpha: s.f64[1], lrnBeta: s.f64[2], lrnK: s.f64[3] };
 }
 /** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
@@ -891,36 +876,30 @@ export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescript
   return { opTensorOp: s.i32[0] as T.cudnnOpTensorOp_t, opTensorCompType: s.i32[2] as T.cudnnDataType_t, opTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t };
 }
 let cudnnGetPooling2dDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`, `windowHeight`, `windowWidth`, `verticalPadding`, `horizontalPadding`, `verticalStride`, `horizontalStride`. Throws {@link CudnnError}. */
-export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t; windowHeight: number; windowWidth: number; verticalPadding: number; horizontalPadding: number; verticalStride: number; horizontalStride: number } {
-  const s = (cudnnGetPooling2dDescriptor$ ??= new Scratch(8));
-  const status = raw.cudnnGetPooling2dDescriptor(poolingDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7));
+/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}. */
+export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
+  const s = (cudnnGetPooling2dDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetPooling2dDescriptor(poolingDesc, s.slot(0), s.slot(1), windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
   if (status !== 0) throw fail('cudnnGetPooling2dDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t, windowHeight: s.i32[4], windowWidth: s.i32[6], verticalPadding: s.i32[8], horizontalPadding: s.i32[10], verticalStride: s.i32[12], horizontalStride: s.i32[14] };
+  return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
-let cudnnGetPooling2dForwardOutputDim$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Returns `n`, `c`, `h`, `w`. Throws {@link CudnnError}. */
-export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t): { n: number; c: number; h: number; w: number } {
-  const s = (cudnnGetPooling2dForwardOutputDim$ ??= new Scratch(4));
-  const status = raw.cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
+  const status = raw.cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
   if (status !== 0) throw fail('cudnnGetPooling2dForwardOutputDim', status);
-  return { n: s.i32[0], c: s.i32[2], h: s.i32[4], w: s.i32[6] };
 }
 let cudnnGetPoolingNdDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`, `windowDimA`, `paddingA`, `strideA`. Throws {@link CudnnError}. */
-export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t; windowDimA: number; paddingA: number; strideA: number } {
-  const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(5));
-  const status = raw.cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, s.slot(2), s.slot(3), s.slot(4));
+/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}. */
+export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
+  const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, windowDimA, paddingA, strideA);
   if (status !== 0) throw fail('cudnnGetPoolingNdDescriptor', status);
-  return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t, windowDimA: s.i32[4], paddingA: s.i32[6], strideA: s.i32[8] };
+  return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
-let cudnnGetPoolingNdForwardOutputDim$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 13.0 Returns `outputTensorDimA`. Throws {@link CudnnError}. */
-export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, nbDims: number): number {
-  const s = (cudnnGetPoolingNdForwardOutputDim$ ??= new Scratch(1));
-  const status = raw.cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, s.slot(0));
+/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
+export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, nbDims: number, outputTensorDimA: T.Pointer): void {
+  const status = raw.cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
   if (status !== 0) throw fail('cudnnGetPoolingNdForwardOutputDim', status);
-  return s.i32[0];
 }
 let cudnnGetProperty$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 13.0 Returns `value`. Throws {@link CudnnError}. */
@@ -931,20 +910,20 @@ export function cudnnGetProperty(type: T.libraryPropertyType): number {
   return s.i32[0];
 }
 let cudnnGetRNNDataDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `layout`, `maxSeqLength`, `batchSize`, `vectorSize`, `seqLengthArray`. Throws {@link CudnnError}. */
-export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, arrayLengthRequested: number, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; maxSeqLength: number; batchSize: number; vectorSize: number; seqLengthArray: number } {
-  const s = (cudnnGetRNNDataDescriptor$ ??= new Scratch(6));
-  const status = raw.cudnnGetRNNDataDescriptor(rnnDataDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), arrayLengthRequested, s.slot(5), paddingFill);
+/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `layout`, `batchSize`, `vectorSize`. Throws {@link CudnnError}. */
+export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
+  const s = (cudnnGetRNNDataDescriptor$ ??= new Scratch(4));
+  const status = raw.cudnnGetRNNDataDescriptor(rnnDataDesc, s.slot(0), s.slot(1), maxSeqLength, s.slot(2), s.slot(3), arrayLengthRequested, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnGetRNNDataDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, layout: s.i32[2] as T.cudnnRNNDataLayout_t, maxSeqLength: s.i32[4], batchSize: s.i32[6], vectorSize: s.i32[8], seqLengthArray: s.i32[10] };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, layout: s.i32[2] as T.cudnnRNNDataLayout_t, batchSize: s.i32[4], vectorSize: s.i32[6] };
 }
 let cudnnGetRNNDescriptor_v8$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 13.0 Returns `algo`, `cellMode`, `biasMode`, `dirMode`, `dataType`, `mathPrec`, `mathType`, `hiddenSize`, `projSize`, `dropoutDesc`, `auxFlags`. Throws {@link CudnnError}. */
-export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, inputMode: T.Pointer, inputSize: T.Pointer, numLayers: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t; auxFlags: number } {
-  const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(11));
-  const status = raw.cudnnGetRNNDescriptor_v8(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), inputMode, s.slot(4), s.slot(5), s.slot(6), inputSize, s.slot(7), s.slot(8), numLayers, s.slot(9), s.slot(10));
+/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 13.0 Returns `algo`, `cellMode`, `biasMode`, `dirMode`, `dataType`, `mathPrec`, `mathType`, `hiddenSize`, `projSize`, `dropoutDesc`. Throws {@link CudnnError}. */
+export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, inputMode: T.Pointer, inputSize: T.Pointer, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
+  const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(10));
+  const status = raw.cudnnGetRNNDescriptor_v8(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), inputMode, s.slot(4), s.slot(5), s.slot(6), inputSize, s.slot(7), s.slot(8), numLayers, s.slot(9), auxFlags);
   if (status !== 0) throw fail('cudnnGetRNNDescriptor_v8', status);
-  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, dataType: s.i32[8] as T.cudnnDataType_t, mathPrec: s.i32[10] as T.cudnnDataType_t, mathType: s.i32[12] as T.cudnnMathType_t, hiddenSize: s.i32[14], projSize: s.i32[16], dropoutDesc: s.address(9) as T.cudnnDropoutDescriptor_t, auxFlags: s.u32[20] };
+  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, dataType: s.i32[8] as T.cudnnDataType_t, mathPrec: s.i32[10] as T.cudnnDataType_t, mathType: s.i32[12] as T.cudnnMathType_t, hiddenSize: s.i32[14], projSize: s.i32[16], dropoutDesc: s.address(9) as T.cudnnDropoutDescriptor_t };
 }
 let cudnnGetRNNTempSpaceSizes$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 13.0 Returns `workSpaceSize`, `reserveSpaceSize`. Throws {@link CudnnError}. */
@@ -995,12 +974,12 @@ export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t, reduceTe
   return s.size(0);
 }
 let cudnnGetSeqDataDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `dimA`. Throws {@link CudnnError}. */
-export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, nbDims: T.Pointer, nbDimsRequested: number, axes: T.Pointer, seqLengthArraySize: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; dimA: number } {
-  const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(2));
-  const status = raw.cudnnGetSeqDataDescriptor(seqDataDesc, s.slot(0), nbDims, nbDimsRequested, s.slot(1), axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}. */
+export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnDataType_t {
+  const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(1));
+  const status = raw.cudnnGetSeqDataDescriptor(seqDataDesc, s.slot(0), nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnGetSeqDataDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, dimA: s.i32[2] };
+  return s.i32[0] as T.cudnnDataType_t;
 }
 let cudnnGetStream$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 Returns `streamId`. Throws {@link CudnnError}. */
@@ -1011,20 +990,20 @@ export function cudnnGetStream(handle: T.cudnnHandle_t): T.cudaStream_t {
   return s.address(0) as T.cudaStream_t;
 }
 let cudnnGetTensor4dDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `n`, `c`, `h`, `w`, `nStride`, `cStride`, `hStride`, `wStride`. Throws {@link CudnnError}. */
-export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t): { dataType: T.cudnnDataType_t; n: number; c: number; h: number; w: number; nStride: number; cStride: number; hStride: number; wStride: number } {
-  const s = (cudnnGetTensor4dDescriptor$ ??= new Scratch(9));
-  const status = raw.cudnnGetTensor4dDescriptor(tensorDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8));
+/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}. */
+export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
+  const s = (cudnnGetTensor4dDescriptor$ ??= new Scratch(1));
+  const status = raw.cudnnGetTensor4dDescriptor(tensorDesc, s.slot(0), n, c, h, w, nStride, cStride, hStride, wStride);
   if (status !== 0) throw fail('cudnnGetTensor4dDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, n: s.i32[2], c: s.i32[4], h: s.i32[6], w: s.i32[8], nStride: s.i32[10], cStride: s.i32[12], hStride: s.i32[14], wStride: s.i32[16] };
+  return s.i32[0] as T.cudnnDataType_t;
 }
 let cudnnGetTensorNdDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `dimA`, `strideA`. Throws {@link CudnnError}. */
-export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer): { dataType: T.cudnnDataType_t; dimA: number; strideA: number } {
-  const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(3));
-  const status = raw.cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, s.slot(0), nbDims, s.slot(1), s.slot(2));
+/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}. */
+export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
+  const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(1));
+  const status = raw.cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, s.slot(0), nbDims, dimA, strideA);
   if (status !== 0) throw fail('cudnnGetTensorNdDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, dimA: s.i32[2], strideA: s.i32[4] };
+  return s.i32[0] as T.cudnnDataType_t;
 }
 let cudnnGetTensorSizeInBytes$: Scratch | undefined;
 /** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}. */
@@ -1035,12 +1014,12 @@ export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t)
   return s.size(0);
 }
 let cudnnGetTensorTransformDescriptor$: Scratch | undefined;
-/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Returns `destFormat`, `padBeforeA`, `padAfterA`, `foldA`, `direction`. Throws {@link CudnnError}. */
-export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDimsRequested: number): { destFormat: T.cudnnTensorFormat_t; padBeforeA: number; padAfterA: number; foldA: number; direction: T.cudnnFoldingDirection_t } {
-  const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(5));
-  const status = raw.cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4));
+/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Returns `destFormat`, `direction`. Throws {@link CudnnError}. */
+export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
+  const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(2));
+  const status = raw.cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, s.slot(0), padBeforeA, padAfterA, foldA, s.slot(1));
   if (status !== 0) throw fail('cudnnGetTensorTransformDescriptor', status);
-  return { destFormat: s.i32[0] as T.cudnnTensorFormat_t, padBeforeA: s.i32[2], padAfterA: s.i32[4], foldA: s.u32[6], direction: s.i32[8] as T.cudnnFoldingDirection_t };
+  return { destFormat: s.i32[0] as T.cudnnTensorFormat_t, direction: s.i32[2] as T.cudnnFoldingDirection_t };
 }
 /** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetVersion(): number {
@@ -1156,20 +1135,20 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDesc
   if (status !== 0) throw fail('cudnnRNNForward', status);
 }
 let cudnnRNNGetClip_v8$: Scratch | undefined;
-/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`, `clipNanOpt`, `lclip`, `rclip`. Throws {@link CudnnError}. */
-export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t; lclip: number; rclip: number } {
-  const s = (cudnnRNNGetClip_v8$ ??= new Scratch(4));
-  const status = raw.cudnnRNNGetClip_v8(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`, `clipNanOpt`. Throws {@link CudnnError}. */
+export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
+  const s = (cudnnRNNGetClip_v8$ ??= new Scratch(2));
+  const status = raw.cudnnRNNGetClip_v8(rnnDesc, s.slot(0), s.slot(1), lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNGetClip_v8', status);
-  return { clipMode: s.i32[0] as T.cudnnRNNClipMode_t, clipNanOpt: s.i32[2] as T.cudnnNanPropagation_t, lclip: s.f64[2], rclip: s.f64[3] };
+  return { clipMode: s.i32[0] as T.cudnnRNNClipMode_t, clipNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnRNNGetClip_v9$: Scratch | undefined;
-/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`, `lclip`, `rclip`. Throws {@link CudnnError}. */
-export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t): { clipMode: T.cudnnRNNClipMode_t; lclip: number; rclip: number } {
-  const s = (cudnnRNNGetClip_v9$ ??= new Scratch(3));
-  const status = raw.cudnnRNNGetClip_v9(rnnDesc, s.slot(0), s.slot(1), s.slot(2));
+/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`. Throws {@link CudnnError}. */
+export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
+  const s = (cudnnRNNGetClip_v9$ ??= new Scratch(1));
+  const status = raw.cudnnRNNGetClip_v9(rnnDesc, s.slot(0), lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNGetClip_v9', status);
-  return { clipMode: s.i32[0] as T.cudnnRNNClipMode_t, lclip: s.f64[1], rclip: s.f64[2] };
+  return s.i32[0] as T.cudnnRNNClipMode_t;
 }
 /** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {

@@ -27,193 +27,114 @@ function fail(func: string, code: number): CusolverError {
   return new CusolverError(func, code);
 }
 
-let cusolverDnCCgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCCgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCCgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCCgels', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnCCgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dB: T.float2; dX: T.float2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCCgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnCCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCCgels_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnCCgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCCgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCCgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCCgesv', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnCCgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; lwork_bytes: number } {
-  const s = (cusolverDnCCgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnCCgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnCCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCCgesv_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnCEgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCEgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCEgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCEgels', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnCEgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dB: T.float2; dX: T.float2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCEgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnCEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCEgels_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnCEgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCEgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCEgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCEgesv', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnCEgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; lwork_bytes: number } {
-  const s = (cusolverDnCEgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnCEgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnCEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCEgesv_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnCKgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCKgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCKgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCKgels', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnCKgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dB: T.float2; dX: T.float2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCKgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnCKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCKgels_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnCKgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCKgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCKgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCKgesv', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnCKgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; lwork_bytes: number } {
-  const s = (cusolverDnCKgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnCKgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnCKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCKgesv_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnCYgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCYgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCYgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCYgels', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnCYgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dB: T.float2; dX: T.float2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnCYgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnCYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCYgels_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnCYgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; iter: number; d_info: number } {
-  const s = (cusolverDnCYgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCYgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnCYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnCYgesv', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnCYgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.float2; dipiv: number; dB: T.float2; dX: T.float2; lwork_bytes: number } {
-  const s = (cusolverDnCYgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(8);
-  const dB$ = new Uint8Array(8);
-  const dX$ = new Uint8Array(8);
-  const status = raw.cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnCYgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnCYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCYgesv_bufferSize', status);
-  return { dA: decodeRecord<T.float2>(records.float2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.float2>(records.float2(), dB$), dX: decodeRecord<T.float2>(records.float2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnCgebrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `D`, `E`, `TAUQ`, `TAUP`, `Work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: T.float2; D: number; E: number; TAUQ: T.float2; TAUP: T.float2; Work: T.float2; devInfo: number } {
-  const s = (cusolverDnCgebrd$ ??= new Scratch(3));
-  const A$ = new Uint8Array(8);
-  const TAUQ$ = new Uint8Array(8);
-  const TAUP$ = new Uint8Array(8);
-  const Work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgebrd(handle, m, n, A$, lda, s.slot(0), s.slot(1), TAUQ$, TAUP$, Work$, Lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCgebrd', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), D: s.f32[0], E: s.f32[2], TAUQ: decodeRecord<T.float2>(records.float2(), TAUQ$), TAUP: decodeRecord<T.float2>(records.float2(), TAUP$), Work: decodeRecord<T.float2>(records.float2(), Work$), devInfo: s.i32[4] };
 }
 let cusolverDnCgebrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
@@ -223,37 +144,23 @@ export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnCgebrd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCgeqrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `TAU`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: T.float2; TAU: T.float2; Workspace: T.float2; devInfo: number } {
-  const s = (cusolverDnCgeqrf$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const TAU$ = new Uint8Array(8);
-  const Workspace$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgeqrf(handle, m, n, A$, lda, TAU$, Workspace$, Lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCgeqrf', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), TAU: decodeRecord<T.float2>(records.float2(), TAU$), Workspace: decodeRecord<T.float2>(records.float2(), Workspace$), devInfo: s.i32[0] };
 }
 let cusolverDnCgeqrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: T.float2; lwork: number } {
+/** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCgeqrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgeqrf_bufferSize(handle, m, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnCgeqrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCgeqrf_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnCgesvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `VT`, `work`, `rwork`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, lda: number, ldu: number, ldvt: number, lwork: number): { A: T.float2; S: number; U: T.float2; VT: T.float2; work: T.float2; rwork: number; info: number } {
-  const s = (cusolverDnCgesvd$ ??= new Scratch(3));
-  const A$ = new Uint8Array(8);
-  const U$ = new Uint8Array(8);
-  const VT$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgesvd(handle, jobu, jobvt, m, n, A$, lda, s.slot(0), U$, ldu, VT$, ldvt, work$, lwork, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
+  const status = raw.cusolverDnCgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnCgesvd', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), S: s.f32[0], U: decodeRecord<T.float2>(records.float2(), U$), VT: decodeRecord<T.float2>(records.float2(), VT$), work: decodeRecord<T.float2>(records.float2(), work$), rwork: s.f32[2], info: s.i32[4] };
 }
 let cusolverDnCgesvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -263,16 +170,10 @@ export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnCgesvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCgesvdaStridedBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_S`, `d_U`, `d_V`, `d_work`, `d_info`, `h_R_nrmF`. Throws {@link CusolverError}. */
-export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, strideS: T.Int64, ldu: number, strideU: T.Int64, ldv: number, strideV: T.Int64, lwork: number, batchSize: number): { d_S: number; d_U: T.float2; d_V: T.float2; d_work: T.float2; d_info: number; h_R_nrmF: number } {
-  const s = (cusolverDnCgesvdaStridedBatched$ ??= new Scratch(3));
-  const d_U$ = new Uint8Array(8);
-  const d_V$ = new Uint8Array(8);
-  const d_work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, isPointerLike(d_A) ? d_A : encodeRecord(records.float2(), d_A), lda, strideA, s.slot(0), strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, d_work$, lwork, s.slot(1), s.slot(2), batchSize);
+/** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.float2 | T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnCgesvdaStridedBatched(handle, jobz, rank, m, n, isPointerLike(d_A) ? d_A : encodeRecord(records.float2(), d_A), lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched', status);
-  return { d_S: s.f32[0], d_U: decodeRecord<T.float2>(records.float2(), d_U$), d_V: decodeRecord<T.float2>(records.float2(), d_V$), d_work: decodeRecord<T.float2>(records.float2(), d_work$), d_info: s.i32[2], h_R_nrmF: s.f64[2] };
 }
 let cusolverDnCgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -282,29 +183,15 @@ export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCgesvdj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t): { A: T.float2; S: number; U: T.float2; V: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCgesvdj$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const U$ = new Uint8Array(8);
-  const V$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgesvdj(handle, jobz, econ, m, n, A$, lda, s.slot(0), U$, ldu, V$, ldv, work$, lwork, s.slot(1), params);
+/** `cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): void {
+  const status = raw.cusolverDnCgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnCgesvdj', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), S: s.f32[0], U: decodeRecord<T.float2>(records.float2(), U$), V: decodeRecord<T.float2>(records.float2(), V$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
-let cusolverDnCgesvdjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t, batchSize: number): { A: T.float2; S: number; U: T.float2; V: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCgesvdjBatched$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const U$ = new Uint8Array(8);
-  const V$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgesvdjBatched(handle, jobz, m, n, A$, lda, s.slot(0), U$, ldu, V$, ldv, work$, lwork, s.slot(1), params, batchSize);
+/** `cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnCgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdjBatched', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), S: s.f32[0], U: decodeRecord<T.float2>(records.float2(), U$), V: decodeRecord<T.float2>(records.float2(), V$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
 let cusolverDnCgesvdjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -322,43 +209,28 @@ export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz:
   if (status !== 0) throw fail('cusolverDnCgesvdj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCgetrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devIpiv`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: T.float2; Workspace: T.float2; devIpiv: number; devInfo: number } {
-  const s = (cusolverDnCgetrf$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const Workspace$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgetrf(handle, m, n, A$, lda, Workspace$, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnCgetrf', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), Workspace: decodeRecord<T.float2>(records.float2(), Workspace$), devIpiv: s.i32[0], devInfo: s.i32[2] };
 }
 let cusolverDnCgetrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: T.float2; Lwork: number } {
+/** `cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCgetrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgetrf_bufferSize(handle, m, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnCgetrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCgetrf_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), Lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnCgetrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.float2 | T.Pointer, lda: number, devIpiv: T.Pointer, ldb: number): { B: T.float2; devInfo: number } {
-  const s = (cusolverDnCgetrs$ ??= new Scratch(1));
-  const B$ = new Uint8Array(8);
-  const status = raw.cusolverDnCgetrs(handle, trans, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, devIpiv, B$, ldb, s.slot(0));
+/** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.float2 | T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCgetrs(handle, trans, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, devIpiv, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnCgetrs', status);
-  return { B: decodeRecord<T.float2>(records.float2(), B$), devInfo: s.i32[0] };
 }
-let cusolverDnCheevd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.float2; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnCheevd$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCheevd(handle, jobz, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1));
+/** `cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCheevd', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), W: s.f32[0], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
 let cusolverDnCheevd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -368,43 +240,28 @@ export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnCheevd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCheevdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: T.float2; meig: number; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnCheevdx$ ??= new Scratch(3));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCheevdx(handle, jobz, range, uplo, n, A$, lda, vl, vu, il, iu, s.slot(0), s.slot(1), work$, lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCheevdx', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), meig: s.i32[0], W: s.f32[2], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[4] };
 }
 let cusolverDnCheevdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.float2 | T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnCheevdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.float2 | T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnCheevdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCheevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnCheevj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t): { A: T.float2; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnCheevj$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCheevj(handle, jobz, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1), params);
+/** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnCheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnCheevj', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), W: s.f32[0], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
-let cusolverDnCheevjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t, batchSize: number): { A: T.float2; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnCheevjBatched$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCheevjBatched(handle, jobz, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1), params, batchSize);
+/** `cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnCheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCheevjBatched', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), W: s.f32[0], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
 let cusolverDnCheevjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -422,16 +279,10 @@ export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnCheevj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnChegvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnChegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number): { A: T.float2; B: T.float2; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnChegvd$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const B$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnChegvd(handle, itype, jobz, uplo, n, A$, lda, B$, ldb, s.slot(0), work$, lwork, s.slot(1));
+/** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnChegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnChegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnChegvd', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), B: decodeRecord<T.float2>(records.float2(), B$), W: s.f32[0], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
 let cusolverDnChegvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -441,35 +292,23 @@ export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnChegvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnChegvdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: T.float2; B: T.float2; meig: number; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnChegvdx$ ??= new Scratch(3));
-  const A$ = new Uint8Array(8);
-  const B$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A$, lda, B$, ldb, vl, vu, il, iu, s.slot(0), s.slot(1), work$, lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnChegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnChegvdx', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), B: decodeRecord<T.float2>(records.float2(), B$), meig: s.i32[0], W: s.f32[2], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[4] };
 }
 let cusolverDnChegvdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnChegvdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.float2 | T.Pointer, lda: number, B: T.float2 | T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnChegvdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnChegvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnChegvj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnChegvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number, params: T.syevjInfo_t): { A: T.float2; B: T.float2; W: number; work: T.float2; info: number } {
-  const s = (cusolverDnChegvj$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const B$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnChegvj(handle, itype, jobz, uplo, n, A$, lda, B$, ldb, s.slot(0), work$, lwork, s.slot(1), params);
+/** `cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnChegvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnChegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnChegvj', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), B: decodeRecord<T.float2>(records.float2(), B$), W: s.f32[0], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
 let cusolverDnChegvj_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -479,16 +318,10 @@ export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnChegvj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnChetrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `d`, `e`, `tau`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnChetrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.float2; d: number; e: number; tau: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnChetrd$ ??= new Scratch(3));
-  const A$ = new Uint8Array(8);
-  const tau$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnChetrd(handle, uplo, n, A$, lda, s.slot(0), s.slot(1), tau$, work$, lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnChetrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnChetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnChetrd', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), d: s.f32[0], e: s.f32[2], tau: decodeRecord<T.float2>(records.float2(), tau$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[4] };
 }
 let cusolverDnChetrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -498,94 +331,64 @@ export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnChetrd_bufferSize', status);
   return s.i32[0];
 }
-/** `cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Returns `A`. Throws {@link CusolverError}. */
-export function cusolverDnClaswp(handle: T.cusolverDnHandle_t, n: number, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.float2 {
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnClaswp(handle, n, A$, lda, k1, k2, devIpiv, incx);
+/** `cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnClaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): void {
+  const status = raw.cusolverDnClaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
   if (status !== 0) throw fail('cusolverDnClaswp', status);
-  return decodeRecord<T.float2>(records.float2(), A$);
 }
-let cusolverDnClauum$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnClauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.float2; work: T.float2; devInfo: number } {
-  const s = (cusolverDnClauum$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnClauum(handle, uplo, n, A$, lda, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnClauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnClauum(handle, uplo, n, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnClauum', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), work: decodeRecord<T.float2>(records.float2(), work$), devInfo: s.i32[0] };
 }
 let cusolverDnClauum_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: T.float2; lwork: number } {
+/** `cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnClauum_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnClauum_bufferSize(handle, uplo, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnClauum_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnClauum_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), lwork: s.i32[0] };
-}
-let cusolverDnCpotrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, Lwork: number): { A: T.float2; Workspace: T.float2; devInfo: number } {
-  const s = (cusolverDnCpotrf$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const Workspace$ = new Uint8Array(8);
-  const status = raw.cusolverDnCpotrf(handle, uplo, n, A$, lda, Workspace$, Lwork, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnCpotrf', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), Workspace: decodeRecord<T.float2>(records.float2(), Workspace$), devInfo: s.i32[0] };
-}
-let cusolverDnCpotrfBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `infoArray`. Throws {@link CusolverError}. */
-export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, batchSize: number): number {
-  const s = (cusolverDnCpotrfBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, s.slot(0), batchSize);
-  if (status !== 0) throw fail('cusolverDnCpotrfBatched', status);
   return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+  if (status !== 0) throw fail('cusolverDnCpotrf', status);
+}
+/** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnCpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+  if (status !== 0) throw fail('cusolverDnCpotrfBatched', status);
 }
 let cusolverDnCpotrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: T.float2; Lwork: number } {
+/** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCpotrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnCpotrf_bufferSize(handle, uplo, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnCpotrf_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCpotrf_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), Lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnCpotri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.float2; work: T.float2; devInfo: number } {
-  const s = (cusolverDnCpotri$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCpotri(handle, uplo, n, A$, lda, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCpotri', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), work: decodeRecord<T.float2>(records.float2(), work$), devInfo: s.i32[0] };
 }
 let cusolverDnCpotri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: T.float2; lwork: number } {
+/** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCpotri_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnCpotri_bufferSize(handle, uplo, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnCpotri_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCpotri_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), lwork: s.i32[0] };
-}
-let cusolverDnCpotrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.float2 | T.Pointer, lda: number, ldb: number): { B: T.float2; devInfo: number } {
-  const s = (cusolverDnCpotrs$ ??= new Scratch(1));
-  const B$ = new Uint8Array(8);
-  const status = raw.cusolverDnCpotrs(handle, uplo, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, B$, ldb, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnCpotrs', status);
-  return { B: decodeRecord<T.float2>(records.float2(), B$), devInfo: s.i32[0] };
-}
-let cusolverDnCpotrsBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cusolverDnCpotrsBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, s.slot(0), batchSize);
-  if (status !== 0) throw fail('cusolverDnCpotrsBatched', status);
   return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.float2 | T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCpotrs(handle, uplo, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, B, ldb, devInfo);
+  if (status !== 0) throw fail('cusolverDnCpotrs', status);
+}
+/** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnCpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+  if (status !== 0) throw fail('cusolverDnCpotrsBatched', status);
 }
 let cusolverDnCreate$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 13.0 Returns `handle`. Throws {@link CusolverError}. */
@@ -616,53 +419,36 @@ export function cusolverDnCreateSyevjInfo(): T.syevjInfo_t {
   if (status !== 0) throw fail('cusolverDnCreateSyevjInfo', status);
   return s.address(0) as T.syevjInfo_t;
 }
-let cusolverDnCsytrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `ipiv`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.float2; ipiv: number; work: T.float2; info: number } {
-  const s = (cusolverDnCsytrf$ ??= new Scratch(2));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCsytrf(handle, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1));
+/** `cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCsytrf', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), ipiv: s.i32[0], work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[2] };
 }
 let cusolverDnCsytrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, lda: number): { A: T.float2; lwork: number } {
+/** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnCsytrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnCsytrf_bufferSize(handle, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnCsytrf_bufferSize(handle, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCsytrf_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnCsytri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer, lwork: number): { A: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCsytri$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCsytri(handle, uplo, n, A$, lda, ipiv, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCsytri', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[0] };
 }
 let cusolverDnCsytri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer): { A: T.float2; lwork: number } {
+/** `cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
   const s = (cusolverDnCsytri_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const status = raw.cusolverDnCsytri_bufferSize(handle, uplo, n, A$, lda, ipiv, s.slot(0));
+  const status = raw.cusolverDnCsytri_bufferSize(handle, uplo, n, A, lda, ipiv, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCsytri_bufferSize', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnCungbr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, lda: number, tau: T.float2 | T.Pointer, lwork: number): { A: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCungbr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCungbr(handle, side, m, n, k, A$, lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.float2 | T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCungbr(handle, side, m, n, k, A, lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungbr', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[0] };
 }
 let cusolverDnCungbr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -672,15 +458,10 @@ export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnCungbr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCungqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, lda: number, tau: T.float2 | T.Pointer, lwork: number): { A: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCungqr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCungqr(handle, m, n, k, A$, lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.float2 | T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCungqr(handle, m, n, k, A, lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungqr', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[0] };
 }
 let cusolverDnCungqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -690,15 +471,10 @@ export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnCungqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCungtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, tau: T.float2 | T.Pointer, lwork: number): { A: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCungtr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCungtr(handle, uplo, n, A$, lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.float2 | T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCungtr(handle, uplo, n, A, lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungtr', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[0] };
 }
 let cusolverDnCungtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -708,15 +484,10 @@ export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnCungtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCunmqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `C`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.float2 | T.Pointer, lda: number, tau: T.float2 | T.Pointer, ldc: number, lwork: number): { C: T.float2; work: T.float2; devInfo: number } {
-  const s = (cusolverDnCunmqr$ ??= new Scratch(1));
-  const C$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCunmqr(handle, side, trans, m, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), C$, ldc, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.float2 | T.Pointer, lda: number, tau: T.float2 | T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnCunmqr(handle, side, trans, m, n, k, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, isPointerLike(tau) ? tau : encodeRecord(records.float2(), tau), C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCunmqr', status);
-  return { C: decodeRecord<T.float2>(records.float2(), C$), work: decodeRecord<T.float2>(records.float2(), work$), devInfo: s.i32[0] };
 }
 let cusolverDnCunmqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -726,17 +497,10 @@ export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnCunmqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnCunmtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `tau`, `C`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, lda: number, ldc: number, lwork: number): { A: T.float2; tau: T.float2; C: T.float2; work: T.float2; info: number } {
-  const s = (cusolverDnCunmtr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(8);
-  const tau$ = new Uint8Array(8);
-  const C$ = new Uint8Array(8);
-  const work$ = new Uint8Array(8);
-  const status = raw.cusolverDnCunmtr(handle, side, uplo, trans, m, n, A$, lda, tau$, C$, ldc, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnCunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCunmtr', status);
-  return { A: decodeRecord<T.float2>(records.float2(), A$), tau: decodeRecord<T.float2>(records.float2(), tau$), C: decodeRecord<T.float2>(records.float2(), C$), work: decodeRecord<T.float2>(records.float2(), work$), info: s.i32[0] };
 }
 let cusolverDnCunmtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -746,165 +510,135 @@ export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnCunmtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDBgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDBgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnDBgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDBgels', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnDBgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDBgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnDBgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDBgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDBgels_bufferSize', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnDBgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDBgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnDBgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDBgesv', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnDBgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDBgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnDBgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDBgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDBgesv_bufferSize', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnDDgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDDgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDDgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnDDgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDDgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDDgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDDgels', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnDDgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDDgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnDDgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDDgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDDgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDDgels_bufferSize', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnDDgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDDgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnDDgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDDgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDDgesv', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnDDgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDDgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnDDgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDDgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDDgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDDgesv_bufferSize', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnDHgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDHgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnDHgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDHgels', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnDHgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDHgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnDHgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDHgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDHgels_bufferSize', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnDHgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDHgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnDHgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDHgesv', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnDHgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDHgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnDHgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDHgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDHgesv_bufferSize', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnDSgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDSgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnDSgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDSgels', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnDSgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDSgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnDSgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDSgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDSgels_bufferSize', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnDSgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDSgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnDSgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDSgesv', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnDSgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDSgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnDSgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDSgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDSgesv_bufferSize', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnDXgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDXgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnDXgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDXgels', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnDXgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDXgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnDXgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDXgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDXgels_bufferSize', status);
-  return { dA: s.f64[0], dB: s.f64[1], dX: s.f64[2], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnDXgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnDXgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnDXgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnDXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnDXgesv', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnDXgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnDXgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnDXgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnDXgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDXgesv_bufferSize', status);
-  return { dA: s.f64[0], dipiv: s.i32[2], dB: s.f64[2], dX: s.f64[3], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
 /** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverDnDestroy(handle: T.cusolverDnHandle_t): void {
@@ -926,13 +660,10 @@ export function cusolverDnDestroySyevjInfo(info: T.syevjInfo_t): void {
   const status = raw.cusolverDnDestroySyevjInfo(info);
   if (status !== 0) throw fail('cusolverDnDestroySyevjInfo', status);
 }
-let cusolverDnDgebrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `D`, `E`, `TAUQ`, `TAUP`, `Work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: number; D: number; E: number; TAUQ: number; TAUP: number; Work: number; devInfo: number } {
-  const s = (cusolverDnDgebrd$ ??= new Scratch(7));
-  const status = raw.cusolverDnDgebrd(handle, m, n, s.slot(0), lda, s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), Lwork, s.slot(6));
+/** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDgebrd', status);
-  return { A: s.f64[0], D: s.f64[1], E: s.f64[2], TAUQ: s.f64[3], TAUP: s.f64[4], Work: s.f64[5], devInfo: s.i32[12] };
 }
 let cusolverDnDgebrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
@@ -942,29 +673,23 @@ export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnDgebrd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDgeqrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `TAU`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: number; TAU: number; Workspace: number; devInfo: number } {
-  const s = (cusolverDnDgeqrf$ ??= new Scratch(4));
-  const status = raw.cusolverDnDgeqrf(handle, m, n, s.slot(0), lda, s.slot(1), s.slot(2), Lwork, s.slot(3));
+/** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDgeqrf', status);
-  return { A: s.f64[0], TAU: s.f64[1], Workspace: s.f64[2], devInfo: s.i32[6] };
 }
 let cusolverDnDgeqrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnDgeqrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDgeqrf_bufferSize(handle, m, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnDgeqrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDgeqrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDgeqrf_bufferSize', status);
-  return { A: s.f64[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnDgesvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `VT`, `work`, `rwork`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, lda: number, ldu: number, ldvt: number, lwork: number): { A: number; S: number; U: number; VT: number; work: number; rwork: number; info: number } {
-  const s = (cusolverDnDgesvd$ ??= new Scratch(7));
-  const status = raw.cusolverDnDgesvd(handle, jobu, jobvt, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldu, s.slot(3), ldvt, s.slot(4), lwork, s.slot(5), s.slot(6));
+/** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
+  const status = raw.cusolverDnDgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnDgesvd', status);
-  return { A: s.f64[0], S: s.f64[1], U: s.f64[2], VT: s.f64[3], work: s.f64[4], rwork: s.f64[5], info: s.i32[12] };
 }
 let cusolverDnDgesvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -974,13 +699,10 @@ export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnDgesvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDgesvdaStridedBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_S`, `d_U`, `d_V`, `d_work`, `d_info`, `h_R_nrmF`. Throws {@link CusolverError}. */
-export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, strideS: T.Int64, ldu: number, strideU: T.Int64, ldv: number, strideV: T.Int64, lwork: number, batchSize: number): { d_S: number; d_U: number; d_V: number; d_work: number; d_info: number; h_R_nrmF: number } {
-  const s = (cusolverDnDgesvdaStridedBatched$ ??= new Scratch(6));
-  const status = raw.cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, s.slot(0), strideS, s.slot(1), ldu, strideU, s.slot(2), ldv, strideV, s.slot(3), lwork, s.slot(4), s.slot(5), batchSize);
+/** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnDgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdaStridedBatched', status);
-  return { d_S: s.f64[0], d_U: s.f64[1], d_V: s.f64[2], d_work: s.f64[3], d_info: s.i32[8], h_R_nrmF: s.f64[5] };
 }
 let cusolverDnDgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -990,21 +712,15 @@ export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   if (status !== 0) throw fail('cusolverDnDgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDgesvdj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t): { A: number; S: number; U: number; V: number; work: number; info: number } {
-  const s = (cusolverDnDgesvdj$ ??= new Scratch(6));
-  const status = raw.cusolverDnDgesvdj(handle, jobz, econ, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldu, s.slot(3), ldv, s.slot(4), lwork, s.slot(5), params);
+/** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): void {
+  const status = raw.cusolverDnDgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnDgesvdj', status);
-  return { A: s.f64[0], S: s.f64[1], U: s.f64[2], V: s.f64[3], work: s.f64[4], info: s.i32[10] };
 }
-let cusolverDnDgesvdjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t, batchSize: number): { A: number; S: number; U: number; V: number; work: number; info: number } {
-  const s = (cusolverDnDgesvdjBatched$ ??= new Scratch(6));
-  const status = raw.cusolverDnDgesvdjBatched(handle, jobz, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldu, s.slot(3), ldv, s.slot(4), lwork, s.slot(5), params, batchSize);
+/** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnDgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdjBatched', status);
-  return { A: s.f64[0], S: s.f64[1], U: s.f64[2], V: s.f64[3], work: s.f64[4], info: s.i32[10] };
 }
 let cusolverDnDgesvdjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1022,61 +738,46 @@ export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz:
   if (status !== 0) throw fail('cusolverDnDgesvdj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDgetrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devIpiv`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: number; Workspace: number; devIpiv: number; devInfo: number } {
-  const s = (cusolverDnDgetrf$ ??= new Scratch(4));
-  const status = raw.cusolverDnDgetrf(handle, m, n, s.slot(0), lda, s.slot(1), s.slot(2), s.slot(3));
+/** `cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnDgetrf', status);
-  return { A: s.f64[0], Workspace: s.f64[1], devIpiv: s.i32[4], devInfo: s.i32[6] };
 }
 let cusolverDnDgetrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: number; Lwork: number } {
-  const s = (cusolverDnDgetrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDgetrf_bufferSize(handle, m, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnDgetrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDgetrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDgetrf_bufferSize', status);
-  return { A: s.f64[0], Lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnDgetrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, ldb: number): { B: number; devInfo: number } {
-  const s = (cusolverDnDgetrs$ ??= new Scratch(2));
-  const status = raw.cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, s.slot(0), ldb, s.slot(1));
+/** `cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnDgetrs', status);
-  return { B: s.f64[0], devInfo: s.i32[2] };
 }
-let cusolverDnDlaswp$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Returns `A`. Throws {@link CusolverError}. */
-export function cusolverDnDlaswp(handle: T.cusolverDnHandle_t, n: number, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): number {
-  const s = (cusolverDnDlaswp$ ??= new Scratch(1));
-  const status = raw.cusolverDnDlaswp(handle, n, s.slot(0), lda, k1, k2, devIpiv, incx);
+/** `cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): void {
+  const status = raw.cusolverDnDlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
   if (status !== 0) throw fail('cusolverDnDlaswp', status);
-  return s.f64[0];
 }
-let cusolverDnDlauum$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; work: number; devInfo: number } {
-  const s = (cusolverDnDlauum$ ??= new Scratch(3));
-  const status = raw.cusolverDnDlauum(handle, uplo, n, s.slot(0), lda, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDlauum', status);
-  return { A: s.f64[0], work: s.f64[1], devInfo: s.i32[4] };
 }
 let cusolverDnDlauum_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnDlauum_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDlauum_bufferSize(handle, uplo, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnDlauum_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDlauum_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDlauum_bufferSize', status);
-  return { A: s.f64[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnDorgbr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, lda: number, tau: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnDorgbr$ ??= new Scratch(3));
-  const status = raw.cusolverDnDorgbr(handle, side, m, n, k, s.slot(0), lda, tau, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDorgbr', status);
-  return { A: s.f64[0], work: s.f64[1], info: s.i32[4] };
 }
 let cusolverDnDorgbr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1086,13 +787,10 @@ export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnDorgbr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDorgqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, lda: number, tau: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnDorgqr$ ??= new Scratch(3));
-  const status = raw.cusolverDnDorgqr(handle, m, n, k, s.slot(0), lda, tau, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDorgqr', status);
-  return { A: s.f64[0], work: s.f64[1], info: s.i32[4] };
 }
 let cusolverDnDorgqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1102,13 +800,10 @@ export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnDorgqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDorgtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, tau: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnDorgtr$ ??= new Scratch(3));
-  const status = raw.cusolverDnDorgtr(handle, uplo, n, s.slot(0), lda, tau, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDorgtr', status);
-  return { A: s.f64[0], work: s.f64[1], info: s.i32[4] };
 }
 let cusolverDnDorgtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1118,13 +813,10 @@ export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnDorgtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDormqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `C`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, ldc: number, lwork: number): { C: number; work: number; devInfo: number } {
-  const s = (cusolverDnDormqr$ ??= new Scratch(3));
-  const status = raw.cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, s.slot(0), ldc, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDormqr', status);
-  return { C: s.f64[0], work: s.f64[1], devInfo: s.i32[4] };
 }
 let cusolverDnDormqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1134,13 +826,10 @@ export function cusolverDnDormqr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnDormqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDormtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `tau`, `C`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, lda: number, ldc: number, lwork: number): { A: number; tau: number; C: number; work: number; info: number } {
-  const s = (cusolverDnDormtr$ ??= new Scratch(5));
-  const status = raw.cusolverDnDormtr(handle, side, uplo, trans, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldc, s.slot(3), lwork, s.slot(4));
+/** `cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDormtr', status);
-  return { A: s.f64[0], tau: s.f64[1], C: s.f64[2], work: s.f64[3], info: s.i32[8] };
 }
 let cusolverDnDormtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1150,69 +839,51 @@ export function cusolverDnDormtr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnDormtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDpotrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, Lwork: number): { A: number; Workspace: number; devInfo: number } {
-  const s = (cusolverDnDpotrf$ ??= new Scratch(3));
-  const status = raw.cusolverDnDpotrf(handle, uplo, n, s.slot(0), lda, s.slot(1), Lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnDpotrf', status);
-  return { A: s.f64[0], Workspace: s.f64[1], devInfo: s.i32[4] };
 }
-let cusolverDnDpotrfBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `infoArray`. Throws {@link CusolverError}. */
-export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, batchSize: number): number {
-  const s = (cusolverDnDpotrfBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, s.slot(0), batchSize);
+/** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnDpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnDpotrfBatched', status);
-  return s.i32[0];
 }
 let cusolverDnDpotrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: number; Lwork: number } {
-  const s = (cusolverDnDpotrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDpotrf_bufferSize(handle, uplo, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnDpotrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDpotrf_bufferSize', status);
-  return { A: s.f64[0], Lwork: s.i32[2] };
-}
-let cusolverDnDpotri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; work: number; devInfo: number } {
-  const s = (cusolverDnDpotri$ ??= new Scratch(3));
-  const status = raw.cusolverDnDpotri(handle, uplo, n, s.slot(0), lda, s.slot(1), lwork, s.slot(2));
-  if (status !== 0) throw fail('cusolverDnDpotri', status);
-  return { A: s.f64[0], work: s.f64[1], devInfo: s.i32[4] };
-}
-let cusolverDnDpotri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnDpotri_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDpotri_bufferSize(handle, uplo, n, s.slot(0), lda, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnDpotri_bufferSize', status);
-  return { A: s.f64[0], lwork: s.i32[2] };
-}
-let cusolverDnDpotrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnDpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, ldb: number): { B: number; devInfo: number } {
-  const s = (cusolverDnDpotrs$ ??= new Scratch(2));
-  const status = raw.cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, s.slot(0), ldb, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnDpotrs', status);
-  return { B: s.f64[0], devInfo: s.i32[2] };
-}
-let cusolverDnDpotrsBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnDpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cusolverDnDpotrsBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, s.slot(0), batchSize);
-  if (status !== 0) throw fail('cusolverDnDpotrsBatched', status);
   return s.i32[0];
 }
-let cusolverDnDsyevd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsyevd$ ??= new Scratch(4));
-  const status = raw.cusolverDnDsyevd(handle, jobz, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3));
+/** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+  if (status !== 0) throw fail('cusolverDnDpotri', status);
+}
+let cusolverDnDpotri_bufferSize$: Scratch | undefined;
+/** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnDpotri_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDpotri_bufferSize(handle, uplo, n, A, lda, s.slot(0));
+  if (status !== 0) throw fail('cusolverDnDpotri_bufferSize', status);
+  return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnDpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+  if (status !== 0) throw fail('cusolverDnDpotrs', status);
+}
+/** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnDpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+  if (status !== 0) throw fail('cusolverDnDpotrsBatched', status);
+}
+/** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsyevd', status);
-  return { A: s.f64[0], W: s.f64[1], work: s.f64[2], info: s.i32[6] };
 }
 let cusolverDnDsyevd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1222,37 +893,28 @@ export function cusolverDnDsyevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnDsyevd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDsyevdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: number; meig: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsyevdx$ ??= new Scratch(5));
-  const status = raw.cusolverDnDsyevdx(handle, jobz, range, uplo, n, s.slot(0), lda, vl, vu, il, iu, s.slot(1), s.slot(2), s.slot(3), lwork, s.slot(4));
+/** `cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsyevdx', status);
-  return { A: s.f64[0], meig: s.i32[2], W: s.f64[2], work: s.f64[3], info: s.i32[8] };
 }
 let cusolverDnDsyevdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnDsyevdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnDsyevdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDsyevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnDsyevj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t): { A: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsyevj$ ??= new Scratch(4));
-  const status = raw.cusolverDnDsyevj(handle, jobz, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3), params);
+/** `cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnDsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnDsyevj', status);
-  return { A: s.f64[0], W: s.f64[1], work: s.f64[2], info: s.i32[6] };
 }
-let cusolverDnDsyevjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t, batchSize: number): { A: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsyevjBatched$ ??= new Scratch(4));
-  const status = raw.cusolverDnDsyevjBatched(handle, jobz, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3), params, batchSize);
+/** `cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnDsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDsyevjBatched', status);
-  return { A: s.f64[0], W: s.f64[1], work: s.f64[2], info: s.i32[6] };
 }
 let cusolverDnDsyevjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1270,13 +932,10 @@ export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnDsyevj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDsygvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number): { A: number; B: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsygvd$ ??= new Scratch(5));
-  const status = raw.cusolverDnDsygvd(handle, itype, jobz, uplo, n, s.slot(0), lda, s.slot(1), ldb, s.slot(2), s.slot(3), lwork, s.slot(4));
+/** `cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsygvd', status);
-  return { A: s.f64[0], B: s.f64[1], W: s.f64[2], work: s.f64[3], info: s.i32[8] };
 }
 let cusolverDnDsygvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1286,29 +945,23 @@ export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnDsygvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDsygvdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: number; B: number; meig: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsygvdx$ ??= new Scratch(6));
-  const status = raw.cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, s.slot(0), lda, s.slot(1), ldb, vl, vu, il, iu, s.slot(2), s.slot(3), s.slot(4), lwork, s.slot(5));
+/** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsygvdx', status);
-  return { A: s.f64[0], B: s.f64[1], meig: s.i32[4], W: s.f64[3], work: s.f64[4], info: s.i32[10] };
 }
 let cusolverDnDsygvdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnDsygvdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnDsygvdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDsygvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnDsygvj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number, params: T.syevjInfo_t): { A: number; B: number; W: number; work: number; info: number } {
-  const s = (cusolverDnDsygvj$ ??= new Scratch(5));
-  const status = raw.cusolverDnDsygvj(handle, itype, jobz, uplo, n, s.slot(0), lda, s.slot(1), ldb, s.slot(2), s.slot(3), lwork, s.slot(4), params);
+/** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnDsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnDsygvj', status);
-  return { A: s.f64[0], B: s.f64[1], W: s.f64[2], work: s.f64[3], info: s.i32[8] };
 }
 let cusolverDnDsygvj_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1318,13 +971,10 @@ export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnDsygvj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDsytrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `d`, `e`, `tau`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; d: number; e: number; tau: number; work: number; info: number } {
-  const s = (cusolverDnDsytrd$ ??= new Scratch(6));
-  const status = raw.cusolverDnDsytrd(handle, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), s.slot(3), s.slot(4), lwork, s.slot(5));
+/** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsytrd', status);
-  return { A: s.f64[0], d: s.f64[1], e: s.f64[2], tau: s.f64[3], work: s.f64[4], info: s.i32[10] };
 }
 let cusolverDnDsytrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1334,37 +984,31 @@ export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnDsytrd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnDsytrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `ipiv`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; ipiv: number; work: number; info: number } {
-  const s = (cusolverDnDsytrf$ ??= new Scratch(4));
-  const status = raw.cusolverDnDsytrf(handle, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3));
+/** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsytrf', status);
-  return { A: s.f64[0], ipiv: s.i32[2], work: s.f64[2], info: s.i32[6] };
 }
 let cusolverDnDsytrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnDsytrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDsytrf_bufferSize(handle, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnDsytrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDsytrf_bufferSize(handle, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDsytrf_bufferSize', status);
-  return { A: s.f64[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnDsytri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnDsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnDsytri$ ??= new Scratch(3));
-  const status = raw.cusolverDnDsytri(handle, uplo, n, s.slot(0), lda, ipiv, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnDsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnDsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnDsytri', status);
-  return { A: s.f64[0], work: s.f64[1], info: s.i32[4] };
 }
 let cusolverDnDsytri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer): { A: number; lwork: number } {
-  const s = (cusolverDnDsytri_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnDsytri_bufferSize(handle, uplo, n, s.slot(0), lda, ipiv, s.slot(1));
+/** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
+  const s = (cusolverDnDsytri_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnDsytri_bufferSize(handle, uplo, n, A, lda, ipiv, s.slot(0));
   if (status !== 0) throw fail('cusolverDnDsytri_bufferSize', status);
-  return { A: s.f64[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
 let cusolverDnGetDeterministicMode$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 13.0 Returns `mode`. Throws {@link CusolverError}. */
@@ -1507,13 +1151,10 @@ export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t, 
   const status = raw.cusolverDnIRSParamsSetTolInner(params, val);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTolInner', status);
 }
-let cusolverDnIRSXgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t, gels_irs_params: T.cusolverDnIRSParams_t, gels_irs_infos: T.cusolverDnIRSInfos_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer): number {
-  const s = (cusolverDnIRSXgels$ ??= new Scratch(1));
-  const status = raw.cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, s.slot(0));
+/** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t, gels_irs_params: T.cusolverDnIRSParams_t, gels_irs_infos: T.cusolverDnIRSInfos_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
   if (status !== 0) throw fail('cusolverDnIRSXgels', status);
-  return s.i32[0];
 }
 let cusolverDnIRSXgels_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
@@ -1523,13 +1164,10 @@ export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t, para
   if (status !== 0) throw fail('cusolverDnIRSXgels_bufferSize', status);
   return s.size(0);
 }
-let cusolverDnIRSXgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t, gesv_irs_params: T.cusolverDnIRSParams_t, gesv_irs_infos: T.cusolverDnIRSInfos_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer): number {
-  const s = (cusolverDnIRSXgesv$ ??= new Scratch(1));
-  const status = raw.cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, s.slot(0));
+/** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t, gesv_irs_params: T.cusolverDnIRSParams_t, gesv_irs_infos: T.cusolverDnIRSInfos_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
   if (status !== 0) throw fail('cusolverDnIRSXgesv', status);
-  return s.i32[0];
 }
 let cusolverDnIRSXgesv_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
@@ -1554,12 +1192,10 @@ export function cusolverDnLoggerSetCallback(callback: T.Pointer): void {
   const status = raw.cusolverDnLoggerSetCallback(callback);
   if (status !== 0) throw fail('cusolverDnLoggerSetCallback', status);
 }
-/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Returns `file`. Throws {@link CusolverError}. */
-export function cusolverDnLoggerSetFile(): T._IO_FILE {
-  const file$ = new Uint8Array(216);
-  const status = raw.cusolverDnLoggerSetFile(file$);
+/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnLoggerSetFile(file: T.Pointer): void {
+  const status = raw.cusolverDnLoggerSetFile(file);
   if (status !== 0) throw fail('cusolverDnLoggerSetFile', status);
-  return decodeRecord<T._IO_FILE>(records._IO_FILE(), file$);
 }
 /** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverDnLoggerSetLevel(level: number): void {
@@ -1571,133 +1207,109 @@ export function cusolverDnLoggerSetMask(mask: number): void {
   const status = raw.cusolverDnLoggerSetMask(mask);
   if (status !== 0) throw fail('cusolverDnLoggerSetMask', status);
 }
-let cusolverDnSBgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSBgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnSBgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSBgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSBgels', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnSBgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSBgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnSBgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSBgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSBgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSBgels_bufferSize', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnSBgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSBgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnSBgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSBgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSBgesv', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnSBgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSBgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnSBgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSBgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSBgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSBgesv_bufferSize', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnSHgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSHgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnSHgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSHgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSHgels', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnSHgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSHgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnSHgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSHgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSHgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSHgels_bufferSize', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnSHgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSHgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnSHgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSHgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSHgesv', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnSHgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSHgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnSHgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSHgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSHgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSHgesv_bufferSize', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnSSgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSSgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnSSgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSSgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSSgels', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnSSgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSSgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnSSgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSSgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSSgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSSgels_bufferSize', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnSSgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSSgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnSSgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSSgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSSgesv', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnSSgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSSgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnSSgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSSgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSSgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSSgesv_bufferSize', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
-let cusolverDnSXgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSXgels$ ??= new Scratch(5));
-  const status = raw.cusolverDnSXgels(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, lwork_bytes, s.slot(3), s.slot(4));
+/** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSXgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSXgels', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], iter: s.i32[6], d_info: s.i32[8] };
 }
 let cusolverDnSXgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSXgels_bufferSize$ ??= new Scratch(4));
-  const status = raw.cusolverDnSXgels_bufferSize(handle, m, n, nrhs, s.slot(0), ldda, s.slot(1), lddb, s.slot(2), lddx, dWorkspace, s.slot(3));
+/** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSXgels_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSXgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSXgels_bufferSize', status);
-  return { dA: s.f32[0], dB: s.f32[2], dX: s.f32[4], lwork_bytes: s.size(3) };
+  return s.size(0);
 }
-let cusolverDnSXgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: number; dipiv: number; dB: number; dX: number; iter: number; d_info: number } {
-  const s = (cusolverDnSXgesv$ ??= new Scratch(6));
-  const status = raw.cusolverDnSXgesv(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, lwork_bytes, s.slot(4), s.slot(5));
+/** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnSXgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnSXgesv', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], iter: s.i32[8], d_info: s.i32[10] };
 }
 let cusolverDnSXgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: number; dipiv: number; dB: number; dX: number; lwork_bytes: number } {
-  const s = (cusolverDnSXgesv_bufferSize$ ??= new Scratch(5));
-  const status = raw.cusolverDnSXgesv_bufferSize(handle, n, nrhs, s.slot(0), ldda, s.slot(1), s.slot(2), lddb, s.slot(3), lddx, dWorkspace, s.slot(4));
+/** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnSXgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSXgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSXgesv_bufferSize', status);
-  return { dA: s.f32[0], dipiv: s.i32[2], dB: s.f32[4], dX: s.f32[6], lwork_bytes: s.size(4) };
+  return s.size(0);
 }
 /** `cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function, cusolverAlgMode_t algo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): void {
@@ -1724,13 +1336,10 @@ export function cusolverDnSetStream(handle: T.cusolverDnHandle_t, streamId: T.cu
   const status = raw.cusolverDnSetStream(handle, streamId);
   if (status !== 0) throw fail('cusolverDnSetStream', status);
 }
-let cusolverDnSgebrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `D`, `E`, `TAUQ`, `TAUP`, `Work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: number; D: number; E: number; TAUQ: number; TAUP: number; Work: number; devInfo: number } {
-  const s = (cusolverDnSgebrd$ ??= new Scratch(7));
-  const status = raw.cusolverDnSgebrd(handle, m, n, s.slot(0), lda, s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), Lwork, s.slot(6));
+/** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSgebrd', status);
-  return { A: s.f32[0], D: s.f32[2], E: s.f32[4], TAUQ: s.f32[6], TAUP: s.f32[8], Work: s.f32[10], devInfo: s.i32[12] };
 }
 let cusolverDnSgebrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
@@ -1740,29 +1349,23 @@ export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnSgebrd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSgeqrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `TAU`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: number; TAU: number; Workspace: number; devInfo: number } {
-  const s = (cusolverDnSgeqrf$ ??= new Scratch(4));
-  const status = raw.cusolverDnSgeqrf(handle, m, n, s.slot(0), lda, s.slot(1), s.slot(2), Lwork, s.slot(3));
+/** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSgeqrf', status);
-  return { A: s.f32[0], TAU: s.f32[2], Workspace: s.f32[4], devInfo: s.i32[6] };
 }
 let cusolverDnSgeqrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnSgeqrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSgeqrf_bufferSize(handle, m, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnSgeqrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSgeqrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSgeqrf_bufferSize', status);
-  return { A: s.f32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnSgesvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `VT`, `work`, `rwork`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, lda: number, ldu: number, ldvt: number, lwork: number): { A: number; S: number; U: number; VT: number; work: number; rwork: number; info: number } {
-  const s = (cusolverDnSgesvd$ ??= new Scratch(7));
-  const status = raw.cusolverDnSgesvd(handle, jobu, jobvt, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldu, s.slot(3), ldvt, s.slot(4), lwork, s.slot(5), s.slot(6));
+/** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
+  const status = raw.cusolverDnSgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnSgesvd', status);
-  return { A: s.f32[0], S: s.f32[2], U: s.f32[4], VT: s.f32[6], work: s.f32[8], rwork: s.f32[10], info: s.i32[12] };
 }
 let cusolverDnSgesvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1772,13 +1375,10 @@ export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnSgesvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSgesvdaStridedBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_S`, `d_U`, `d_V`, `d_work`, `d_info`, `h_R_nrmF`. Throws {@link CusolverError}. */
-export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, strideS: T.Int64, ldu: number, strideU: T.Int64, ldv: number, strideV: T.Int64, lwork: number, batchSize: number): { d_S: number; d_U: number; d_V: number; d_work: number; d_info: number; h_R_nrmF: number } {
-  const s = (cusolverDnSgesvdaStridedBatched$ ??= new Scratch(6));
-  const status = raw.cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, s.slot(0), strideS, s.slot(1), ldu, strideU, s.slot(2), ldv, strideV, s.slot(3), lwork, s.slot(4), s.slot(5), batchSize);
+/** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnSgesvdaStridedBatched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdaStridedBatched', status);
-  return { d_S: s.f32[0], d_U: s.f32[2], d_V: s.f32[4], d_work: s.f32[6], d_info: s.i32[8], h_R_nrmF: s.f64[5] };
 }
 let cusolverDnSgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1788,21 +1388,15 @@ export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   if (status !== 0) throw fail('cusolverDnSgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSgesvdj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t): { A: number; S: number; U: number; V: number; work: number; info: number } {
-  const s = (cusolverDnSgesvdj$ ??= new Scratch(6));
-  const status = raw.cusolverDnSgesvdj(handle, jobz, econ, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldu, s.slot(3), ldv, s.slot(4), lwork, s.slot(5), params);
+/** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): void {
+  const status = raw.cusolverDnSgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnSgesvdj', status);
-  return { A: s.f32[0], S: s.f32[2], U: s.f32[4], V: s.f32[6], work: s.f32[8], info: s.i32[10] };
 }
-let cusolverDnSgesvdjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t, batchSize: number): { A: number; S: number; U: number; V: number; work: number; info: number } {
-  const s = (cusolverDnSgesvdjBatched$ ??= new Scratch(6));
-  const status = raw.cusolverDnSgesvdjBatched(handle, jobz, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldu, s.slot(3), ldv, s.slot(4), lwork, s.slot(5), params, batchSize);
+/** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnSgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdjBatched', status);
-  return { A: s.f32[0], S: s.f32[2], U: s.f32[4], V: s.f32[6], work: s.f32[8], info: s.i32[10] };
 }
 let cusolverDnSgesvdjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1820,61 +1414,46 @@ export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz:
   if (status !== 0) throw fail('cusolverDnSgesvdj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSgetrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devIpiv`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: number; Workspace: number; devIpiv: number; devInfo: number } {
-  const s = (cusolverDnSgetrf$ ??= new Scratch(4));
-  const status = raw.cusolverDnSgetrf(handle, m, n, s.slot(0), lda, s.slot(1), s.slot(2), s.slot(3));
+/** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnSgetrf', status);
-  return { A: s.f32[0], Workspace: s.f32[2], devIpiv: s.i32[4], devInfo: s.i32[6] };
 }
 let cusolverDnSgetrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: number; Lwork: number } {
-  const s = (cusolverDnSgetrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSgetrf_bufferSize(handle, m, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnSgetrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSgetrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSgetrf_bufferSize', status);
-  return { A: s.f32[0], Lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnSgetrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, ldb: number): { B: number; devInfo: number } {
-  const s = (cusolverDnSgetrs$ ??= new Scratch(2));
-  const status = raw.cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, s.slot(0), ldb, s.slot(1));
+/** `cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnSgetrs', status);
-  return { B: s.f32[0], devInfo: s.i32[2] };
 }
-let cusolverDnSlaswp$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Returns `A`. Throws {@link CusolverError}. */
-export function cusolverDnSlaswp(handle: T.cusolverDnHandle_t, n: number, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): number {
-  const s = (cusolverDnSlaswp$ ??= new Scratch(1));
-  const status = raw.cusolverDnSlaswp(handle, n, s.slot(0), lda, k1, k2, devIpiv, incx);
+/** `cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): void {
+  const status = raw.cusolverDnSlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
   if (status !== 0) throw fail('cusolverDnSlaswp', status);
-  return s.f32[0];
 }
-let cusolverDnSlauum$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; work: number; devInfo: number } {
-  const s = (cusolverDnSlauum$ ??= new Scratch(3));
-  const status = raw.cusolverDnSlauum(handle, uplo, n, s.slot(0), lda, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSlauum', status);
-  return { A: s.f32[0], work: s.f32[2], devInfo: s.i32[4] };
 }
 let cusolverDnSlauum_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnSlauum_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSlauum_bufferSize(handle, uplo, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnSlauum_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSlauum_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSlauum_bufferSize', status);
-  return { A: s.f32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnSorgbr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, lda: number, tau: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnSorgbr$ ??= new Scratch(3));
-  const status = raw.cusolverDnSorgbr(handle, side, m, n, k, s.slot(0), lda, tau, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSorgbr', status);
-  return { A: s.f32[0], work: s.f32[2], info: s.i32[4] };
 }
 let cusolverDnSorgbr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1884,13 +1463,10 @@ export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnSorgbr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSorgqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, lda: number, tau: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnSorgqr$ ??= new Scratch(3));
-  const status = raw.cusolverDnSorgqr(handle, m, n, k, s.slot(0), lda, tau, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSorgqr', status);
-  return { A: s.f32[0], work: s.f32[2], info: s.i32[4] };
 }
 let cusolverDnSorgqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1900,13 +1476,10 @@ export function cusolverDnSorgqr_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnSorgqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSorgtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, tau: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnSorgtr$ ??= new Scratch(3));
-  const status = raw.cusolverDnSorgtr(handle, uplo, n, s.slot(0), lda, tau, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSorgtr', status);
-  return { A: s.f32[0], work: s.f32[2], info: s.i32[4] };
 }
 let cusolverDnSorgtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1916,13 +1489,10 @@ export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnSorgtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSormqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `C`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, ldc: number, lwork: number): { C: number; work: number; devInfo: number } {
-  const s = (cusolverDnSormqr$ ??= new Scratch(3));
-  const status = raw.cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, s.slot(0), ldc, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSormqr', status);
-  return { C: s.f32[0], work: s.f32[2], devInfo: s.i32[4] };
 }
 let cusolverDnSormqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1932,13 +1502,10 @@ export function cusolverDnSormqr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnSormqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSormtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `tau`, `C`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, lda: number, ldc: number, lwork: number): { A: number; tau: number; C: number; work: number; info: number } {
-  const s = (cusolverDnSormtr$ ??= new Scratch(5));
-  const status = raw.cusolverDnSormtr(handle, side, uplo, trans, m, n, s.slot(0), lda, s.slot(1), s.slot(2), ldc, s.slot(3), lwork, s.slot(4));
+/** `cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSormtr', status);
-  return { A: s.f32[0], tau: s.f32[2], C: s.f32[4], work: s.f32[6], info: s.i32[8] };
 }
 let cusolverDnSormtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -1948,69 +1515,51 @@ export function cusolverDnSormtr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnSormtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSpotrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, Lwork: number): { A: number; Workspace: number; devInfo: number } {
-  const s = (cusolverDnSpotrf$ ??= new Scratch(3));
-  const status = raw.cusolverDnSpotrf(handle, uplo, n, s.slot(0), lda, s.slot(1), Lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnSpotrf', status);
-  return { A: s.f32[0], Workspace: s.f32[2], devInfo: s.i32[4] };
 }
-let cusolverDnSpotrfBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `infoArray`. Throws {@link CusolverError}. */
-export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, batchSize: number): number {
-  const s = (cusolverDnSpotrfBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, s.slot(0), batchSize);
+/** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnSpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
   if (status !== 0) throw fail('cusolverDnSpotrfBatched', status);
-  return s.i32[0];
 }
 let cusolverDnSpotrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: number; Lwork: number } {
-  const s = (cusolverDnSpotrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSpotrf_bufferSize(handle, uplo, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnSpotrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSpotrf_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSpotrf_bufferSize', status);
-  return { A: s.f32[0], Lwork: s.i32[2] };
-}
-let cusolverDnSpotri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; work: number; devInfo: number } {
-  const s = (cusolverDnSpotri$ ??= new Scratch(3));
-  const status = raw.cusolverDnSpotri(handle, uplo, n, s.slot(0), lda, s.slot(1), lwork, s.slot(2));
-  if (status !== 0) throw fail('cusolverDnSpotri', status);
-  return { A: s.f32[0], work: s.f32[2], devInfo: s.i32[4] };
-}
-let cusolverDnSpotri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnSpotri_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSpotri_bufferSize(handle, uplo, n, s.slot(0), lda, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
-  return { A: s.f32[0], lwork: s.i32[2] };
-}
-let cusolverDnSpotrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, ldb: number): { B: number; devInfo: number } {
-  const s = (cusolverDnSpotrs$ ??= new Scratch(2));
-  const status = raw.cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, s.slot(0), ldb, s.slot(1));
-  if (status !== 0) throw fail('cusolverDnSpotrs', status);
-  return { B: s.f32[0], devInfo: s.i32[2] };
-}
-let cusolverDnSpotrsBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cusolverDnSpotrsBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, s.slot(0), batchSize);
-  if (status !== 0) throw fail('cusolverDnSpotrsBatched', status);
   return s.i32[0];
 }
-let cusolverDnSsyevd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsyevd$ ??= new Scratch(4));
-  const status = raw.cusolverDnSsyevd(handle, jobz, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3));
+/** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+  if (status !== 0) throw fail('cusolverDnSpotri', status);
+}
+let cusolverDnSpotri_bufferSize$: Scratch | undefined;
+/** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnSpotri_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSpotri_bufferSize(handle, uplo, n, A, lda, s.slot(0));
+  if (status !== 0) throw fail('cusolverDnSpotri_bufferSize', status);
+  return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnSpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+  if (status !== 0) throw fail('cusolverDnSpotrs', status);
+}
+/** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnSpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+  if (status !== 0) throw fail('cusolverDnSpotrsBatched', status);
+}
+/** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsyevd', status);
-  return { A: s.f32[0], W: s.f32[2], work: s.f32[4], info: s.i32[6] };
 }
 let cusolverDnSsyevd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2020,37 +1569,28 @@ export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnSsyevd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSsyevdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: number; meig: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsyevdx$ ??= new Scratch(5));
-  const status = raw.cusolverDnSsyevdx(handle, jobz, range, uplo, n, s.slot(0), lda, vl, vu, il, iu, s.slot(1), s.slot(2), s.slot(3), lwork, s.slot(4));
+/** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsyevdx', status);
-  return { A: s.f32[0], meig: s.i32[2], W: s.f32[4], work: s.f32[6], info: s.i32[8] };
 }
 let cusolverDnSsyevdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnSsyevdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnSsyevdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSsyevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnSsyevj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t): { A: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsyevj$ ??= new Scratch(4));
-  const status = raw.cusolverDnSsyevj(handle, jobz, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3), params);
+/** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnSsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnSsyevj', status);
-  return { A: s.f32[0], W: s.f32[2], work: s.f32[4], info: s.i32[6] };
 }
-let cusolverDnSsyevjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t, batchSize: number): { A: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsyevjBatched$ ??= new Scratch(4));
-  const status = raw.cusolverDnSsyevjBatched(handle, jobz, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3), params, batchSize);
+/** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnSsyevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSsyevjBatched', status);
-  return { A: s.f32[0], W: s.f32[2], work: s.f32[4], info: s.i32[6] };
 }
 let cusolverDnSsyevjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2068,13 +1608,10 @@ export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnSsyevj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSsygvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number): { A: number; B: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsygvd$ ??= new Scratch(5));
-  const status = raw.cusolverDnSsygvd(handle, itype, jobz, uplo, n, s.slot(0), lda, s.slot(1), ldb, s.slot(2), s.slot(3), lwork, s.slot(4));
+/** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsygvd', status);
-  return { A: s.f32[0], B: s.f32[2], W: s.f32[4], work: s.f32[6], info: s.i32[8] };
 }
 let cusolverDnSsygvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2084,29 +1621,23 @@ export function cusolverDnSsygvd_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnSsygvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSsygvdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: number; B: number; meig: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsygvdx$ ??= new Scratch(6));
-  const status = raw.cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, s.slot(0), lda, s.slot(1), ldb, vl, vu, il, iu, s.slot(2), s.slot(3), s.slot(4), lwork, s.slot(5));
+/** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsygvdx', status);
-  return { A: s.f32[0], B: s.f32[2], meig: s.i32[4], W: s.f32[6], work: s.f32[8], info: s.i32[10] };
 }
 let cusolverDnSsygvdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnSsygvdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnSsygvdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSsygvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnSsygvj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number, params: T.syevjInfo_t): { A: number; B: number; W: number; work: number; info: number } {
-  const s = (cusolverDnSsygvj$ ??= new Scratch(5));
-  const status = raw.cusolverDnSsygvj(handle, itype, jobz, uplo, n, s.slot(0), lda, s.slot(1), ldb, s.slot(2), s.slot(3), lwork, s.slot(4), params);
+/** `cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnSsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnSsygvj', status);
-  return { A: s.f32[0], B: s.f32[2], W: s.f32[4], work: s.f32[6], info: s.i32[8] };
 }
 let cusolverDnSsygvj_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2116,13 +1647,10 @@ export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSsytrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `d`, `e`, `tau`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; d: number; e: number; tau: number; work: number; info: number } {
-  const s = (cusolverDnSsytrd$ ??= new Scratch(6));
-  const status = raw.cusolverDnSsytrd(handle, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), s.slot(3), s.slot(4), lwork, s.slot(5));
+/** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytrd', status);
-  return { A: s.f32[0], d: s.f32[2], e: s.f32[4], tau: s.f32[6], work: s.f32[8], info: s.i32[10] };
 }
 let cusolverDnSsytrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2132,45 +1660,36 @@ export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnSsytrd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnSsytrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `ipiv`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: number; ipiv: number; work: number; info: number } {
-  const s = (cusolverDnSsytrf$ ??= new Scratch(4));
-  const status = raw.cusolverDnSsytrf(handle, uplo, n, s.slot(0), lda, s.slot(1), s.slot(2), lwork, s.slot(3));
+/** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytrf', status);
-  return { A: s.f32[0], ipiv: s.i32[2], work: s.f32[4], info: s.i32[6] };
 }
 let cusolverDnSsytrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, lda: number): { A: number; lwork: number } {
-  const s = (cusolverDnSsytrf_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSsytrf_bufferSize(handle, n, s.slot(0), lda, s.slot(1));
+/** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnSsytrf_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSsytrf_bufferSize(handle, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSsytrf_bufferSize', status);
-  return { A: s.f32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnSsytri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnSsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer, lwork: number): { A: number; work: number; info: number } {
-  const s = (cusolverDnSsytri$ ??= new Scratch(3));
-  const status = raw.cusolverDnSsytri(handle, uplo, n, s.slot(0), lda, ipiv, s.slot(1), lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnSsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnSsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnSsytri', status);
-  return { A: s.f32[0], work: s.f32[2], info: s.i32[4] };
 }
 let cusolverDnSsytri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer): { A: number; lwork: number } {
-  const s = (cusolverDnSsytri_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnSsytri_bufferSize(handle, uplo, n, s.slot(0), lda, ipiv, s.slot(1));
+/** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
+  const s = (cusolverDnSsytri_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnSsytri_bufferSize(handle, uplo, n, A, lda, ipiv, s.slot(0));
   if (status !== 0) throw fail('cusolverDnSsytri_bufferSize', status);
-  return { A: s.f32[0], lwork: s.i32[2] };
-}
-let cusolverDnXgeev$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXgeev(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXgeev$ ??= new Scratch(1));
-  const status = raw.cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnXgeev', status);
   return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType dataTypeVL, void *VL, int64_t ldvl, cudaDataType dataTypeVR, void *VR, int64_t ldvr, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgeev(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+  if (status !== 0) throw fail('cusolverDnXgeev', status);
 }
 let cusolverDnXgeev_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType dataTypeVL, const void *VL, int64_t ldvl, cudaDataType dataTypeVR, const void *VR, int64_t ldvr, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2180,13 +1699,10 @@ export function cusolverDnXgeev_bufferSize(handle: T.cusolverDnHandle_t, params:
   if (status !== 0) throw fail('cusolverDnXgeev_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXgeqrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXgeqrf$ ??= new Scratch(1));
-  const status = raw.cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgeqrf', status);
-  return s.i32[0];
 }
 let cusolverDnXgeqrf_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2196,13 +1712,10 @@ export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t, params
   if (status !== 0) throw fail('cusolverDnXgeqrf_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXgesvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXgesvd$ ??= new Scratch(1));
-  const status = raw.cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgesvd', status);
-  return s.i32[0];
 }
 let cusolverDnXgesvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2212,13 +1725,10 @@ export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t, params
   if (status !== 0) throw fail('cusolverDnXgesvd_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXgesvdjGetResidual$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 13.0 Returns `residual`. Throws {@link CusolverError}. */
-export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t): number {
-  const s = (cusolverDnXgesvdjGetResidual$ ??= new Scratch(1));
-  const status = raw.cusolverDnXgesvdjGetResidual(handle, info, s.slot(0));
+/** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t, residual: T.Pointer): void {
+  const status = raw.cusolverDnXgesvdjGetResidual(handle, info, residual);
   if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
-  return s.f64[0];
 }
 /** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t, executed_sweeps: T.Pointer): void {
@@ -2240,13 +1750,10 @@ export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t, tolerance: n
   const status = raw.cusolverDnXgesvdjSetTolerance(info, tolerance);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetTolerance', status);
 }
-let cusolverDnXgesvdp$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 13.0 Returns `d_info`, `h_err_sigma`. Throws {@link CusolverError}. */
-export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): { d_info: number; h_err_sigma: number } {
-  const s = (cusolverDnXgesvdp$ ??= new Scratch(2));
-  const status = raw.cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer, h_err_sigma: T.Pointer): void {
+  const status = raw.cusolverDnXgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
   if (status !== 0) throw fail('cusolverDnXgesvdp', status);
-  return { d_info: s.i32[0], h_err_sigma: s.f64[1] };
 }
 let cusolverDnXgesvdp_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2256,13 +1763,10 @@ export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t, param
   if (status !== 0) throw fail('cusolverDnXgesvdp_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXgesvdr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXgesvdr$ ??= new Scratch(1));
-  const status = raw.cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer): void {
+  const status = raw.cusolverDnXgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
   if (status !== 0) throw fail('cusolverDnXgesvdr', status);
-  return s.i32[0];
 }
 let cusolverDnXgesvdr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2272,13 +1776,10 @@ export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t, param
   if (status !== 0) throw fail('cusolverDnXgesvdr_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXgetrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `ipiv`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): { ipiv: bigint; info: number } {
-  const s = (cusolverDnXgetrf$ ??= new Scratch(2));
-  const status = raw.cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, s.slot(0), computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(1));
+/** `cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXgetrf', status);
-  return { ipiv: s.i64[0], info: s.i32[2] };
 }
 let cusolverDnXgetrf_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2288,13 +1789,10 @@ export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t, params
   if (status !== 0) throw fail('cusolverDnXgetrf_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXgetrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64): number {
-  const s = (cusolverDnXgetrs$ ??= new Scratch(1));
-  const status = raw.cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, s.slot(0));
+/** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
   if (status !== 0) throw fail('cusolverDnXgetrs', status);
-  return s.i32[0];
 }
 /** `cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverDnXlarft(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, dataTypeT: T.cudaDataType, T_: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): void {
@@ -2309,13 +1807,10 @@ export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t, params
   if (status !== 0) throw fail('cusolverDnXlarft_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXpotrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXpotrf$ ??= new Scratch(1));
-  const status = raw.cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXpotrf', status);
-  return s.i32[0];
 }
 let cusolverDnXpotrf_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2325,21 +1820,15 @@ export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t, params
   if (status !== 0) throw fail('cusolverDnXpotrf_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXpotrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64): number {
-  const s = (cusolverDnXpotrs$ ??= new Scratch(1));
-  const status = raw.cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, s.slot(0));
+/** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
   if (status !== 0) throw fail('cusolverDnXpotrs', status);
-  return s.i32[0];
 }
-let cusolverDnXsyevBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, batchSize: T.Int64): number {
-  const s = (cusolverDnXsyevBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0), batchSize);
+/** `cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info, int64_t batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXsyevBatched(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer, batchSize: T.Int64): void {
+  const status = raw.cusolverDnXsyevBatched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
   if (status !== 0) throw fail('cusolverDnXsyevBatched', status);
-  return s.i32[0];
 }
 let cusolverDnXsyevBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost, int64_t batchSize)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2349,13 +1838,10 @@ export function cusolverDnXsyevBatched_bufferSize(handle: T.cusolverDnHandle_t, 
   if (status !== 0) throw fail('cusolverDnXsyevBatched_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXsyevd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXsyevd$ ??= new Scratch(1));
-  const status = raw.cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsyevd', status);
-  return s.i32[0];
 }
 let cusolverDnXsyevd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2365,29 +1851,23 @@ export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t, params
   if (status !== 0) throw fail('cusolverDnXsyevd_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXsyevdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `meig64`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): { meig64: bigint; info: number } {
-  const s = (cusolverDnXsyevdx$ ??= new Scratch(2));
-  const status = raw.cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, s.slot(0), dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(1));
+/** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsyevdx', status);
-  return { meig64: s.i64[0], info: s.i32[2] };
 }
 let cusolverDnXsyevdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `h_meig`, `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
-export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { h_meig: bigint; workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
-  const s = (cusolverDnXsyevdx_bufferSize$ ??= new Scratch(3));
-  const status = raw.cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, s.slot(0), dataTypeW, W, computeType, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
+export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
+  const s = (cusolverDnXsyevdx_bufferSize$ ??= new Scratch(2));
+  const status = raw.cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
-  return { h_meig: s.i64[0], workspaceInBytesOnDevice: s.size(1), workspaceInBytesOnHost: s.size(2) };
+  return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXsyevjGetResidual$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 13.0 Returns `residual`. Throws {@link CusolverError}. */
-export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t): number {
-  const s = (cusolverDnXsyevjGetResidual$ ??= new Scratch(1));
-  const status = raw.cusolverDnXsyevjGetResidual(handle, info, s.slot(0));
+/** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t, residual: T.Pointer): void {
+  const status = raw.cusolverDnXsyevjGetResidual(handle, info, residual);
   if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
-  return s.f64[0];
 }
 /** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t, executed_sweeps: T.Pointer): void {
@@ -2409,13 +1889,10 @@ export function cusolverDnXsyevjSetTolerance(info: T.syevjInfo_t, tolerance: num
   const status = raw.cusolverDnXsyevjSetTolerance(info, tolerance);
   if (status !== 0) throw fail('cusolverDnXsyevjSetTolerance', status);
 }
-let cusolverDnXsytrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Returns `info`. Throws {@link CusolverError}. */
-export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXsytrs$ ??= new Scratch(1));
-  const status = raw.cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): void {
+  const status = raw.cusolverDnXsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
   if (status !== 0) throw fail('cusolverDnXsytrs', status);
-  return s.i32[0];
 }
 let cusolverDnXsytrs_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2425,13 +1902,10 @@ export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnXsytrs_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnXtrtri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64): number {
-  const s = (cusolverDnXtrtri$ ??= new Scratch(1));
-  const status = raw.cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, s.slot(0));
+/** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnXtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
   if (status !== 0) throw fail('cusolverDnXtrtri', status);
-  return s.i32[0];
 }
 let cusolverDnXtrtri_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 13.0 Returns `workspaceInBytesOnDevice`, `workspaceInBytesOnHost`. Throws {@link CusolverError}. */
@@ -2441,237 +1915,140 @@ export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnXtrtri_bufferSize', status);
   return { workspaceInBytesOnDevice: s.size(0), workspaceInBytesOnHost: s.size(1) };
 }
-let cusolverDnZCgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZCgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZCgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZCgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZCgels', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnZCgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dB: T.double2; dX: T.double2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZCgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnZCgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZCgels_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnZCgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZCgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZCgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZCgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZCgesv', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnZCgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; lwork_bytes: number } {
-  const s = (cusolverDnZCgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnZCgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZCgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZCgesv_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnZEgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZEgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZEgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZEgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZEgels', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnZEgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dB: T.double2; dX: T.double2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZEgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnZEgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZEgels_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnZEgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZEgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZEgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZEgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZEgesv', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnZEgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; lwork_bytes: number } {
-  const s = (cusolverDnZEgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnZEgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZEgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZEgesv_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnZKgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZKgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZKgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZKgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZKgels', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnZKgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dB: T.double2; dX: T.double2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZKgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnZKgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZKgels_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnZKgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZKgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZKgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZKgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZKgesv', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnZKgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; lwork_bytes: number } {
-  const s = (cusolverDnZKgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnZKgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZKgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZKgesv_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnZYgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZYgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZYgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZYgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZYgels', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnZYgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dB: T.double2; dX: T.double2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZYgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnZYgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZYgels_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnZYgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZYgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZYgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZYgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZYgesv', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnZYgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; lwork_bytes: number } {
-  const s = (cusolverDnZYgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnZYgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZYgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZYgesv_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnZZgels$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZZgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZZgels$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZZgels(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZZgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZZgels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZZgels', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[0], d_info: s.i32[2] };
 }
 let cusolverDnZZgels_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dB: T.double2; dX: T.double2; lwork_bytes: number } {
+/** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
   const s = (cusolverDnZZgels_bufferSize$ ??= new Scratch(1));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace, s.slot(0));
+  const status = raw.cusolverDnZZgels_bufferSize(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZZgels_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(0) };
+  return s.size(0);
 }
-let cusolverDnZZgesv$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `iter`, `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; iter: number; d_info: number } {
-  const s = (cusolverDnZZgesv$ ??= new Scratch(3));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZZgesv(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, lwork_bytes, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): void {
+  const status = raw.cusolverDnZZgesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
   if (status !== 0) throw fail('cusolverDnZZgesv', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), iter: s.i32[2], d_info: s.i32[4] };
 }
 let cusolverDnZZgesv_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `dA`, `dipiv`, `dB`, `dX`, `lwork_bytes`. Throws {@link CusolverError}. */
-export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, ldda: number, lddb: number, lddx: number, dWorkspace: T.Pointer): { dA: T.double2; dipiv: number; dB: T.double2; dX: T.double2; lwork_bytes: number } {
-  const s = (cusolverDnZZgesv_bufferSize$ ??= new Scratch(2));
-  const dA$ = new Uint8Array(16);
-  const dB$ = new Uint8Array(16);
-  const dX$ = new Uint8Array(16);
-  const status = raw.cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA$, ldda, s.slot(0), dB$, lddb, dX$, lddx, dWorkspace, s.slot(1));
+/** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 13.0 Returns `lwork_bytes`. Throws {@link CusolverError}. */
+export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer): number {
+  const s = (cusolverDnZZgesv_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZZgesv_bufferSize(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZZgesv_bufferSize', status);
-  return { dA: decodeRecord<T.double2>(records.double2(), dA$), dipiv: s.i32[0], dB: decodeRecord<T.double2>(records.double2(), dB$), dX: decodeRecord<T.double2>(records.double2(), dX$), lwork_bytes: s.size(1) };
+  return s.size(0);
 }
-let cusolverDnZgebrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `D`, `E`, `TAUQ`, `TAUP`, `Work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: T.double2; D: number; E: number; TAUQ: T.double2; TAUP: T.double2; Work: T.double2; devInfo: number } {
-  const s = (cusolverDnZgebrd$ ??= new Scratch(3));
-  const A$ = new Uint8Array(16);
-  const TAUQ$ = new Uint8Array(16);
-  const TAUP$ = new Uint8Array(16);
-  const Work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgebrd(handle, m, n, A$, lda, s.slot(0), s.slot(1), TAUQ$, TAUP$, Work$, Lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZgebrd', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), D: s.f64[0], E: s.f64[1], TAUQ: decodeRecord<T.double2>(records.double2(), TAUQ$), TAUP: decodeRecord<T.double2>(records.double2(), TAUP$), Work: decodeRecord<T.double2>(records.double2(), Work$), devInfo: s.i32[4] };
 }
 let cusolverDnZgebrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
@@ -2681,37 +2058,23 @@ export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnZgebrd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZgeqrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `TAU`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number, Lwork: number): { A: T.double2; TAU: T.double2; Workspace: T.double2; devInfo: number } {
-  const s = (cusolverDnZgeqrf$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const TAU$ = new Uint8Array(16);
-  const Workspace$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgeqrf(handle, m, n, A$, lda, TAU$, Workspace$, Lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZgeqrf', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), TAU: decodeRecord<T.double2>(records.double2(), TAU$), Workspace: decodeRecord<T.double2>(records.double2(), Workspace$), devInfo: s.i32[0] };
 }
 let cusolverDnZgeqrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: T.double2; lwork: number } {
+/** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnZgeqrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgeqrf_bufferSize(handle, m, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnZgeqrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZgeqrf_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnZgesvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `VT`, `work`, `rwork`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, lda: number, ldu: number, ldvt: number, lwork: number): { A: T.double2; S: number; U: T.double2; VT: T.double2; work: T.double2; rwork: number; info: number } {
-  const s = (cusolverDnZgesvd$ ??= new Scratch(3));
-  const A$ = new Uint8Array(16);
-  const U$ = new Uint8Array(16);
-  const VT$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgesvd(handle, jobu, jobvt, m, n, A$, lda, s.slot(0), U$, ldu, VT$, ldvt, work$, lwork, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): void {
+  const status = raw.cusolverDnZgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
   if (status !== 0) throw fail('cusolverDnZgesvd', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), S: s.f64[0], U: decodeRecord<T.double2>(records.double2(), U$), VT: decodeRecord<T.double2>(records.double2(), VT$), work: decodeRecord<T.double2>(records.double2(), work$), rwork: s.f64[1], info: s.i32[4] };
 }
 let cusolverDnZgesvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2721,16 +2084,10 @@ export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnZgesvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZgesvdaStridedBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_S`, `d_U`, `d_V`, `d_work`, `d_info`, `h_R_nrmF`. Throws {@link CusolverError}. */
-export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.double2 | T.Pointer, lda: number, strideA: T.Int64, strideS: T.Int64, ldu: number, strideU: T.Int64, ldv: number, strideV: T.Int64, lwork: number, batchSize: number): { d_S: number; d_U: T.double2; d_V: T.double2; d_work: T.double2; d_info: number; h_R_nrmF: number } {
-  const s = (cusolverDnZgesvdaStridedBatched$ ??= new Scratch(3));
-  const d_U$ = new Uint8Array(16);
-  const d_V$ = new Uint8Array(16);
-  const d_work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, isPointerLike(d_A) ? d_A : encodeRecord(records.double2(), d_A), lda, strideA, s.slot(0), strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, d_work$, lwork, s.slot(1), s.slot(2), batchSize);
+/** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.double2 | T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnZgesvdaStridedBatched(handle, jobz, rank, m, n, isPointerLike(d_A) ? d_A : encodeRecord(records.double2(), d_A), lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched', status);
-  return { d_S: s.f64[0], d_U: decodeRecord<T.double2>(records.double2(), d_U$), d_V: decodeRecord<T.double2>(records.double2(), d_V$), d_work: decodeRecord<T.double2>(records.double2(), d_work$), d_info: s.i32[2], h_R_nrmF: s.f64[2] };
 }
 let cusolverDnZgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2740,29 +2097,15 @@ export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnH
   if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZgesvdj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t): { A: T.double2; S: number; U: T.double2; V: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZgesvdj$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const U$ = new Uint8Array(16);
-  const V$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgesvdj(handle, jobz, econ, m, n, A$, lda, s.slot(0), U$, ldu, V$, ldv, work$, lwork, s.slot(1), params);
+/** `cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): void {
+  const status = raw.cusolverDnZgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnZgesvdj', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), S: s.f64[0], U: decodeRecord<T.double2>(records.double2(), U$), V: decodeRecord<T.double2>(records.double2(), V$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
-let cusolverDnZgesvdjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `S`, `U`, `V`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, lda: number, ldu: number, ldv: number, lwork: number, params: T.gesvdjInfo_t, batchSize: number): { A: T.double2; S: number; U: T.double2; V: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZgesvdjBatched$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const U$ = new Uint8Array(16);
-  const V$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgesvdjBatched(handle, jobz, m, n, A$, lda, s.slot(0), U$, ldu, V$, ldv, work$, lwork, s.slot(1), params, batchSize);
+/** `cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnZgesvdjBatched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdjBatched', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), S: s.f64[0], U: decodeRecord<T.double2>(records.double2(), U$), V: decodeRecord<T.double2>(records.double2(), V$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
 let cusolverDnZgesvdjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2780,43 +2123,28 @@ export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz:
   if (status !== 0) throw fail('cusolverDnZgesvdj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZgetrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devIpiv`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: T.double2; Workspace: T.double2; devIpiv: number; devInfo: number } {
-  const s = (cusolverDnZgetrf$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const Workspace$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgetrf(handle, m, n, A$, lda, Workspace$, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
   if (status !== 0) throw fail('cusolverDnZgetrf', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), Workspace: decodeRecord<T.double2>(records.double2(), Workspace$), devIpiv: s.i32[0], devInfo: s.i32[2] };
 }
 let cusolverDnZgetrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lda: number): { A: T.double2; Lwork: number } {
+/** `cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnZgetrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgetrf_bufferSize(handle, m, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnZgetrf_bufferSize(handle, m, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZgetrf_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), Lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnZgetrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.double2 | T.Pointer, lda: number, devIpiv: T.Pointer, ldb: number): { B: T.double2; devInfo: number } {
-  const s = (cusolverDnZgetrs$ ??= new Scratch(1));
-  const B$ = new Uint8Array(16);
-  const status = raw.cusolverDnZgetrs(handle, trans, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, devIpiv, B$, ldb, s.slot(0));
+/** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.double2 | T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZgetrs(handle, trans, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, devIpiv, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnZgetrs', status);
-  return { B: decodeRecord<T.double2>(records.double2(), B$), devInfo: s.i32[0] };
 }
-let cusolverDnZheevd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.double2; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZheevd$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZheevd(handle, jobz, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1));
+/** `cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZheevd', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), W: s.f64[0], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
 let cusolverDnZheevd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2826,43 +2154,28 @@ export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnZheevd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZheevdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: T.double2; meig: number; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZheevdx$ ??= new Scratch(3));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZheevdx(handle, jobz, range, uplo, n, A$, lda, vl, vu, il, iu, s.slot(0), s.slot(1), work$, lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZheevdx', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), meig: s.i32[0], W: s.f64[1], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[4] };
 }
 let cusolverDnZheevdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.double2 | T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnZheevdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.double2 | T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnZheevdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZheevdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnZheevj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t): { A: T.double2; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZheevj$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZheevj(handle, jobz, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1), params);
+/** `cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnZheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnZheevj', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), W: s.f64[0], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
-let cusolverDnZheevjBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `A`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number, params: T.syevjInfo_t, batchSize: number): { A: T.double2; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZheevjBatched$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZheevjBatched(handle, jobz, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1), params, batchSize);
+/** `cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): void {
+  const status = raw.cusolverDnZheevjBatched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZheevjBatched', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), W: s.f64[0], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
 let cusolverDnZheevjBatched_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2880,16 +2193,10 @@ export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: 
   if (status !== 0) throw fail('cusolverDnZheevj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZhegvd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZhegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number): { A: T.double2; B: T.double2; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZhegvd$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const B$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZhegvd(handle, itype, jobz, uplo, n, A$, lda, B$, ldb, s.slot(0), work$, lwork, s.slot(1));
+/** `cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZhegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZhegvd', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), B: decodeRecord<T.double2>(records.double2(), B$), W: s.f64[0], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
 let cusolverDnZhegvd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2899,35 +2206,23 @@ export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnZhegvd_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZhegvdx$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `meig`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZhegvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, vl: number, vu: number, il: number, iu: number, lwork: number): { A: T.double2; B: T.double2; meig: number; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZhegvdx$ ??= new Scratch(3));
-  const A$ = new Uint8Array(16);
-  const B$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A$, lda, B$, ldb, vl, vu, il, iu, s.slot(0), s.slot(1), work$, lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZhegvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZhegvdx', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), B: decodeRecord<T.double2>(records.double2(), B$), meig: s.i32[0], W: s.f64[1], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[4] };
 }
 let cusolverDnZhegvdx_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
-  const s = (cusolverDnZhegvdx_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+/** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.double2 | T.Pointer, lda: number, B: T.double2 | T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer): number {
+  const s = (cusolverDnZhegvdx_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, vl, vu, il, iu, meig, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZhegvdx_bufferSize', status);
-  return { meig: s.i32[0], lwork: s.i32[2] };
+  return s.i32[0];
 }
-let cusolverDnZhegvj$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `A`, `B`, `W`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, lda: number, ldb: number, lwork: number, params: T.syevjInfo_t): { A: T.double2; B: T.double2; W: number; work: T.double2; info: number } {
-  const s = (cusolverDnZhegvj$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const B$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZhegvj(handle, itype, jobz, uplo, n, A$, lda, B$, ldb, s.slot(0), work$, lwork, s.slot(1), params);
+/** `cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): void {
+  const status = raw.cusolverDnZhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
   if (status !== 0) throw fail('cusolverDnZhegvj', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), B: decodeRecord<T.double2>(records.double2(), B$), W: s.f64[0], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
 let cusolverDnZhegvj_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2937,16 +2232,10 @@ export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t, itype:
   if (status !== 0) throw fail('cusolverDnZhegvj_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZhetrd$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `d`, `e`, `tau`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZhetrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.double2; d: number; e: number; tau: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZhetrd$ ??= new Scratch(3));
-  const A$ = new Uint8Array(16);
-  const tau$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZhetrd(handle, uplo, n, A$, lda, s.slot(0), s.slot(1), tau$, work$, lwork, s.slot(2));
+/** `cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZhetrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZhetrd', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), d: s.f64[0], e: s.f64[1], tau: decodeRecord<T.double2>(records.double2(), tau$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[4] };
 }
 let cusolverDnZhetrd_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -2956,142 +2245,95 @@ export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnZhetrd_bufferSize', status);
   return s.i32[0];
 }
-/** `cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Returns `A`. Throws {@link CusolverError}. */
-export function cusolverDnZlaswp(handle: T.cusolverDnHandle_t, n: number, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.double2 {
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZlaswp(handle, n, A$, lda, k1, k2, devIpiv, incx);
+/** `cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): void {
+  const status = raw.cusolverDnZlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
   if (status !== 0) throw fail('cusolverDnZlaswp', status);
-  return decodeRecord<T.double2>(records.double2(), A$);
 }
-let cusolverDnZlauum$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.double2; work: T.double2; devInfo: number } {
-  const s = (cusolverDnZlauum$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZlauum(handle, uplo, n, A$, lda, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZlauum', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), work: decodeRecord<T.double2>(records.double2(), work$), devInfo: s.i32[0] };
 }
 let cusolverDnZlauum_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: T.double2; lwork: number } {
+/** `cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnZlauum_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZlauum_bufferSize(handle, uplo, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnZlauum_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZlauum_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), lwork: s.i32[0] };
-}
-let cusolverDnZpotrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Workspace`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, Lwork: number): { A: T.double2; Workspace: T.double2; devInfo: number } {
-  const s = (cusolverDnZpotrf$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const Workspace$ = new Uint8Array(16);
-  const status = raw.cusolverDnZpotrf(handle, uplo, n, A$, lda, Workspace$, Lwork, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnZpotrf', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), Workspace: decodeRecord<T.double2>(records.double2(), Workspace$), devInfo: s.i32[0] };
-}
-let cusolverDnZpotrfBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `infoArray`. Throws {@link CusolverError}. */
-export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, batchSize: number): number {
-  const s = (cusolverDnZpotrfBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, s.slot(0), batchSize);
-  if (status !== 0) throw fail('cusolverDnZpotrfBatched', status);
   return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+  if (status !== 0) throw fail('cusolverDnZpotrf', status);
+}
+/** `cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnZpotrfBatched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+  if (status !== 0) throw fail('cusolverDnZpotrfBatched', status);
 }
 let cusolverDnZpotrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `Lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: T.double2; Lwork: number } {
+/** `cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 13.0 Returns `Lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnZpotrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZpotrf_bufferSize(handle, uplo, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZpotrf_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), Lwork: s.i32[0] };
-}
-let cusolverDnZpotri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.double2; work: T.double2; devInfo: number } {
-  const s = (cusolverDnZpotri$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZpotri(handle, uplo, n, A$, lda, work$, lwork, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnZpotri', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), work: decodeRecord<T.double2>(records.double2(), work$), devInfo: s.i32[0] };
-}
-let cusolverDnZpotri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number): { A: T.double2; lwork: number } {
-  const s = (cusolverDnZpotri_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZpotri_bufferSize(handle, uplo, n, A$, lda, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnZpotri_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), lwork: s.i32[0] };
-}
-let cusolverDnZpotrs$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `B`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.double2 | T.Pointer, lda: number, ldb: number): { B: T.double2; devInfo: number } {
-  const s = (cusolverDnZpotrs$ ??= new Scratch(1));
-  const B$ = new Uint8Array(16);
-  const status = raw.cusolverDnZpotrs(handle, uplo, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, B$, ldb, s.slot(0));
-  if (status !== 0) throw fail('cusolverDnZpotrs', status);
-  return { B: decodeRecord<T.double2>(records.double2(), B$), devInfo: s.i32[0] };
-}
-let cusolverDnZpotrsBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex **A, int lda, cuDoubleComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `d_info`. Throws {@link CusolverError}. */
-export function cusolverDnZpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchSize: number): number {
-  const s = (cusolverDnZpotrsBatched$ ??= new Scratch(1));
-  const status = raw.cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, s.slot(0), batchSize);
-  if (status !== 0) throw fail('cusolverDnZpotrsBatched', status);
   return s.i32[0];
 }
-let cusolverDnZsytrf$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `ipiv`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, lwork: number): { A: T.double2; ipiv: number; work: T.double2; info: number } {
-  const s = (cusolverDnZsytrf$ ??= new Scratch(2));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZsytrf(handle, uplo, n, A$, lda, s.slot(0), work$, lwork, s.slot(1));
+/** `cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+  if (status !== 0) throw fail('cusolverDnZpotri', status);
+}
+let cusolverDnZpotri_bufferSize$: Scratch | undefined;
+/** `cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number): number {
+  const s = (cusolverDnZpotri_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusolverDnZpotri_bufferSize(handle, uplo, n, A, lda, s.slot(0));
+  if (status !== 0) throw fail('cusolverDnZpotri_bufferSize', status);
+  return s.i32[0];
+}
+/** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.double2 | T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZpotrs(handle, uplo, n, nrhs, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, B, ldb, devInfo);
+  if (status !== 0) throw fail('cusolverDnZpotrs', status);
+}
+/** `cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex **A, int lda, cuDoubleComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): void {
+  const status = raw.cusolverDnZpotrsBatched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+  if (status !== 0) throw fail('cusolverDnZpotrsBatched', status);
+}
+/** `cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZsytrf', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), ipiv: s.i32[0], work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[2] };
 }
 let cusolverDnZsytrf_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, lda: number): { A: T.double2; lwork: number } {
+/** `cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number): number {
   const s = (cusolverDnZsytrf_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZsytrf_bufferSize(handle, n, A$, lda, s.slot(0));
+  const status = raw.cusolverDnZsytrf_bufferSize(handle, n, A, lda, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZsytrf_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnZsytri$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer, lwork: number): { A: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZsytri$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZsytri(handle, uplo, n, A$, lda, ipiv, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZsytri', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[0] };
 }
 let cusolverDnZsytri_bufferSize$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `A`, `lwork`. Throws {@link CusolverError}. */
-export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, ipiv: T.Pointer): { A: T.double2; lwork: number } {
+/** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
+export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer): number {
   const s = (cusolverDnZsytri_bufferSize$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const status = raw.cusolverDnZsytri_bufferSize(handle, uplo, n, A$, lda, ipiv, s.slot(0));
+  const status = raw.cusolverDnZsytri_bufferSize(handle, uplo, n, A, lda, ipiv, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZsytri_bufferSize', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), lwork: s.i32[0] };
+  return s.i32[0];
 }
-let cusolverDnZungbr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, lda: number, tau: T.double2 | T.Pointer, lwork: number): { A: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZungbr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZungbr(handle, side, m, n, k, A$, lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.double2 | T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZungbr(handle, side, m, n, k, A, lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungbr', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[0] };
 }
 let cusolverDnZungbr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -3101,15 +2343,10 @@ export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnZungbr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZungqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, lda: number, tau: T.double2 | T.Pointer, lwork: number): { A: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZungqr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZungqr(handle, m, n, k, A$, lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.double2 | T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZungqr(handle, m, n, k, A, lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungqr', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[0] };
 }
 let cusolverDnZungqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -3119,15 +2356,10 @@ export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t, m: num
   if (status !== 0) throw fail('cusolverDnZungqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZungtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, lda: number, tau: T.double2 | T.Pointer, lwork: number): { A: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZungtr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZungtr(handle, uplo, n, A$, lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.double2 | T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZungtr(handle, uplo, n, A, lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungtr', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[0] };
 }
 let cusolverDnZungtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -3137,15 +2369,10 @@ export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: 
   if (status !== 0) throw fail('cusolverDnZungtr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZunmqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Returns `C`, `work`, `devInfo`. Throws {@link CusolverError}. */
-export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.double2 | T.Pointer, lda: number, tau: T.double2 | T.Pointer, ldc: number, lwork: number): { C: T.double2; work: T.double2; devInfo: number } {
-  const s = (cusolverDnZunmqr$ ??= new Scratch(1));
-  const C$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZunmqr(handle, side, trans, m, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), C$, ldc, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.double2 | T.Pointer, lda: number, tau: T.double2 | T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+  const status = raw.cusolverDnZunmqr(handle, side, trans, m, n, k, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, isPointerLike(tau) ? tau : encodeRecord(records.double2(), tau), C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZunmqr', status);
-  return { C: decodeRecord<T.double2>(records.double2(), C$), work: decodeRecord<T.double2>(records.double2(), work$), devInfo: s.i32[0] };
 }
 let cusolverDnZunmqr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -3155,17 +2382,10 @@ export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t, side: 
   if (status !== 0) throw fail('cusolverDnZunmqr_bufferSize', status);
   return s.i32[0];
 }
-let cusolverDnZunmtr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Returns `A`, `tau`, `C`, `work`, `info`. Throws {@link CusolverError}. */
-export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, lda: number, ldc: number, lwork: number): { A: T.double2; tau: T.double2; C: T.double2; work: T.double2; info: number } {
-  const s = (cusolverDnZunmtr$ ??= new Scratch(1));
-  const A$ = new Uint8Array(16);
-  const tau$ = new Uint8Array(16);
-  const C$ = new Uint8Array(16);
-  const work$ = new Uint8Array(16);
-  const status = raw.cusolverDnZunmtr(handle, side, uplo, trans, m, n, A$, lda, tau$, C$, ldc, work$, lwork, s.slot(0));
+/** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): void {
+  const status = raw.cusolverDnZunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZunmtr', status);
-  return { A: decodeRecord<T.double2>(records.double2(), A$), tau: decodeRecord<T.double2>(records.double2(), tau$), C: decodeRecord<T.double2>(records.double2(), C$), work: decodeRecord<T.double2>(records.double2(), work$), info: s.i32[0] };
 }
 let cusolverDnZunmtr_bufferSize$: Scratch | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}. */
@@ -3191,13 +2411,10 @@ export function cusolverGetVersion(): number {
   if (status !== 0) throw fail('cusolverGetVersion', status);
   return s.i32[0];
 }
-let cusolverRfAccessBundledFactorsDevice$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 13.0 Returns `nnzM`. Throws {@link CusolverError}. */
-export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t, Mp: T.Pointer, Mi: T.Pointer, Mx: T.Pointer): number {
-  const s = (cusolverRfAccessBundledFactorsDevice$ ??= new Scratch(1));
-  const status = raw.cusolverRfAccessBundledFactorsDevice(handle, s.slot(0), Mp, Mi, Mx);
+/** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t, nnzM: T.Pointer, Mp: T.Pointer, Mi: T.Pointer, Mx: T.Pointer): void {
+  const status = raw.cusolverRfAccessBundledFactorsDevice(handle, nnzM, Mp, Mi, Mx);
   if (status !== 0) throw fail('cusolverRfAccessBundledFactorsDevice', status);
-  return s.i32[0];
 }
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t): void {
@@ -3214,37 +2431,25 @@ export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t): void {
   const status = raw.cusolverRfBatchRefactor(handle);
   if (status !== 0) throw fail('cusolverRfBatchRefactor', status);
 }
-let cusolverRfBatchResetValues$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Returns `csrRowPtrA`, `csrColIndA`, `P`, `Q`. Throws {@link CusolverError}. */
-export function cusolverRfBatchResetValues(batchSize: number, n: number, nnzA: number, csrValA_array: T.Pointer, handle: T.cusolverRfHandle_t): { csrRowPtrA: number; csrColIndA: number; P: number; Q: number } {
-  const s = (cusolverRfBatchResetValues$ ??= new Scratch(4));
-  const status = raw.cusolverRfBatchResetValues(batchSize, n, nnzA, s.slot(0), s.slot(1), csrValA_array, s.slot(2), s.slot(3), handle);
+/** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfBatchResetValues(batchSize: number, n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): void {
+  const status = raw.cusolverRfBatchResetValues(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
   if (status !== 0) throw fail('cusolverRfBatchResetValues', status);
-  return { csrRowPtrA: s.i32[0], csrColIndA: s.i32[2], P: s.i32[4], Q: s.i32[6] };
 }
-let cusolverRfBatchSetupHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Returns `h_csrRowPtrA`, `h_csrColIndA`, `h_csrRowPtrL`, `h_csrColIndL`, `h_csrValL`, `h_csrRowPtrU`, `h_csrColIndU`, `h_csrValU`, `h_P`, `h_Q`. Throws {@link CusolverError}. */
-export function cusolverRfBatchSetupHost(batchSize: number, n: number, nnzA: number, h_csrValA_array: T.Pointer, nnzL: number, nnzU: number, handle: T.cusolverRfHandle_t): { h_csrRowPtrA: number; h_csrColIndA: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number; h_P: number; h_Q: number } {
-  const s = (cusolverRfBatchSetupHost$ ??= new Scratch(10));
-  const status = raw.cusolverRfBatchSetupHost(batchSize, n, nnzA, s.slot(0), s.slot(1), h_csrValA_array, nnzL, s.slot(2), s.slot(3), s.slot(4), nnzU, s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), handle);
+/** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfBatchSetupHost(batchSize: number, n: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t): void {
+  const status = raw.cusolverRfBatchSetupHost(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
   if (status !== 0) throw fail('cusolverRfBatchSetupHost', status);
-  return { h_csrRowPtrA: s.i32[0], h_csrColIndA: s.i32[2], h_csrRowPtrL: s.i32[4], h_csrColIndL: s.i32[6], h_csrValL: s.f64[4], h_csrRowPtrU: s.i32[10], h_csrColIndU: s.i32[12], h_csrValU: s.f64[7], h_P: s.i32[16], h_Q: s.i32[18] };
 }
-let cusolverRfBatchSolve$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 13.0 Returns `P`, `Q`, `Temp`. Throws {@link CusolverError}. */
-export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t, nrhs: number, ldt: number, XF_array: T.Pointer, ldxf: number): { P: number; Q: number; Temp: number } {
-  const s = (cusolverRfBatchSolve$ ??= new Scratch(3));
-  const status = raw.cusolverRfBatchSolve(handle, s.slot(0), s.slot(1), nrhs, s.slot(2), ldt, XF_array, ldxf);
+/** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): void {
+  const status = raw.cusolverRfBatchSolve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
   if (status !== 0) throw fail('cusolverRfBatchSolve', status);
-  return { P: s.i32[0], Q: s.i32[2], Temp: s.f64[2] };
 }
-let cusolverRfBatchZeroPivot$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 13.0 Returns `position`. Throws {@link CusolverError}. */
-export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t): number {
-  const s = (cusolverRfBatchZeroPivot$ ??= new Scratch(1));
-  const status = raw.cusolverRfBatchZeroPivot(handle, s.slot(0));
+/** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t, position: T.Pointer): void {
+  const status = raw.cusolverRfBatchZeroPivot(handle, position);
   if (status !== 0) throw fail('cusolverRfBatchZeroPivot', status);
-  return s.i32[0];
 }
 let cusolverRfCreate$: Scratch | undefined;
 /** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 13.0 Returns `handle`. Throws {@link CusolverError}. */
@@ -3259,21 +2464,15 @@ export function cusolverRfDestroy(handle: T.cusolverRfHandle_t): void {
   const status = raw.cusolverRfDestroy(handle);
   if (status !== 0) throw fail('cusolverRfDestroy', status);
 }
-let cusolverRfExtractBundledFactorsHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 13.0 Returns `h_nnzM`. Throws {@link CusolverError}. */
-export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t, h_Mp: T.Pointer, h_Mi: T.Pointer, h_Mx: T.Pointer): number {
-  const s = (cusolverRfExtractBundledFactorsHost$ ??= new Scratch(1));
-  const status = raw.cusolverRfExtractBundledFactorsHost(handle, s.slot(0), h_Mp, h_Mi, h_Mx);
+/** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t, h_nnzM: T.Pointer, h_Mp: T.Pointer, h_Mi: T.Pointer, h_Mx: T.Pointer): void {
+  const status = raw.cusolverRfExtractBundledFactorsHost(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
   if (status !== 0) throw fail('cusolverRfExtractBundledFactorsHost', status);
-  return s.i32[0];
 }
-let cusolverRfExtractSplitFactorsHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 13.0 Returns `h_nnzL`, `h_nnzU`. Throws {@link CusolverError}. */
-export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer): { h_nnzL: number; h_nnzU: number } {
-  const s = (cusolverRfExtractSplitFactorsHost$ ??= new Scratch(2));
-  const status = raw.cusolverRfExtractSplitFactorsHost(handle, s.slot(0), h_csrRowPtrL, h_csrColIndL, h_csrValL, s.slot(1), h_csrRowPtrU, h_csrColIndU, h_csrValU);
+/** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t, h_nnzL: T.Pointer, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, h_nnzU: T.Pointer, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer): void {
+  const status = raw.cusolverRfExtractSplitFactorsHost(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
   if (status !== 0) throw fail('cusolverRfExtractSplitFactorsHost', status);
-  return { h_nnzL: s.i32[0], h_nnzU: s.i32[2] };
 }
 let cusolverRfGetAlgs$: Scratch | undefined;
 /** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 13.0 Returns `factAlg`, `solveAlg`. Throws {@link CusolverError}. */
@@ -3299,13 +2498,10 @@ export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t): T
   if (status !== 0) throw fail('cusolverRfGetNumericBoostReport', status);
   return s.i32[0] as T.cusolverRfNumericBoostReport_t;
 }
-let cusolverRfGetNumericProperties$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 13.0 Returns `zero`, `boost`. Throws {@link CusolverError}. */
-export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t): { zero: number; boost: number } {
-  const s = (cusolverRfGetNumericProperties$ ??= new Scratch(2));
-  const status = raw.cusolverRfGetNumericProperties(handle, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t, zero: T.Pointer, boost: T.Pointer): void {
+  const status = raw.cusolverRfGetNumericProperties(handle, zero, boost);
   if (status !== 0) throw fail('cusolverRfGetNumericProperties', status);
-  return { zero: s.f64[0], boost: s.f64[1] };
 }
 let cusolverRfGetResetValuesFastMode$: Scratch | undefined;
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 13.0 Returns `fastMode`. Throws {@link CusolverError}. */
@@ -3320,13 +2516,10 @@ export function cusolverRfRefactor(handle: T.cusolverRfHandle_t): void {
   const status = raw.cusolverRfRefactor(handle);
   if (status !== 0) throw fail('cusolverRfRefactor', status);
 }
-let cusolverRfResetValues$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Returns `csrRowPtrA`, `csrColIndA`, `csrValA`, `P`, `Q`. Throws {@link CusolverError}. */
-export function cusolverRfResetValues(n: number, nnzA: number, handle: T.cusolverRfHandle_t): { csrRowPtrA: number; csrColIndA: number; csrValA: number; P: number; Q: number } {
-  const s = (cusolverRfResetValues$ ??= new Scratch(5));
-  const status = raw.cusolverRfResetValues(n, nnzA, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), handle);
+/** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfResetValues(n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): void {
+  const status = raw.cusolverRfResetValues(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
   if (status !== 0) throw fail('cusolverRfResetValues', status);
-  return { csrRowPtrA: s.i32[0], csrColIndA: s.i32[2], csrValA: s.f64[2], P: s.i32[6], Q: s.i32[8] };
 }
 /** `cusolverStatus_t cusolverRfSetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t factAlg, cusolverRfTriangularSolve_t solveAlg)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): void {
@@ -3348,104 +2541,65 @@ export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t, f
   const status = raw.cusolverRfSetResetValuesFastMode(handle, fastMode);
   if (status !== 0) throw fail('cusolverRfSetResetValuesFastMode', status);
 }
-let cusolverRfSetupDevice$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Returns `csrRowPtrA`, `csrColIndA`, `csrValA`, `csrRowPtrL`, `csrColIndL`, `csrValL`, `csrRowPtrU`, `csrColIndU`, `csrValU`, `P`, `Q`. Throws {@link CusolverError}. */
-export function cusolverRfSetupDevice(n: number, nnzA: number, nnzL: number, nnzU: number, handle: T.cusolverRfHandle_t): { csrRowPtrA: number; csrColIndA: number; csrValA: number; csrRowPtrL: number; csrColIndL: number; csrValL: number; csrRowPtrU: number; csrColIndU: number; csrValU: number; P: number; Q: number } {
-  const s = (cusolverRfSetupDevice$ ??= new Scratch(11));
-  const status = raw.cusolverRfSetupDevice(n, nnzA, s.slot(0), s.slot(1), s.slot(2), nnzL, s.slot(3), s.slot(4), s.slot(5), nnzU, s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), handle);
+/** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfSetupDevice(n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): void {
+  const status = raw.cusolverRfSetupDevice(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
   if (status !== 0) throw fail('cusolverRfSetupDevice', status);
-  return { csrRowPtrA: s.i32[0], csrColIndA: s.i32[2], csrValA: s.f64[2], csrRowPtrL: s.i32[6], csrColIndL: s.i32[8], csrValL: s.f64[5], csrRowPtrU: s.i32[12], csrColIndU: s.i32[14], csrValU: s.f64[8], P: s.i32[18], Q: s.i32[20] };
 }
-let cusolverRfSetupHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Returns `h_csrRowPtrA`, `h_csrColIndA`, `h_csrValA`, `h_csrRowPtrL`, `h_csrColIndL`, `h_csrValL`, `h_csrRowPtrU`, `h_csrColIndU`, `h_csrValU`, `h_P`, `h_Q`. Throws {@link CusolverError}. */
-export function cusolverRfSetupHost(n: number, nnzA: number, nnzL: number, nnzU: number, handle: T.cusolverRfHandle_t): { h_csrRowPtrA: number; h_csrColIndA: number; h_csrValA: number; h_csrRowPtrL: number; h_csrColIndL: number; h_csrValL: number; h_csrRowPtrU: number; h_csrColIndU: number; h_csrValU: number; h_P: number; h_Q: number } {
-  const s = (cusolverRfSetupHost$ ??= new Scratch(11));
-  const status = raw.cusolverRfSetupHost(n, nnzA, s.slot(0), s.slot(1), s.slot(2), nnzL, s.slot(3), s.slot(4), s.slot(5), nnzU, s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), handle);
+/** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfSetupHost(n: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t): void {
+  const status = raw.cusolverRfSetupHost(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
   if (status !== 0) throw fail('cusolverRfSetupHost', status);
-  return { h_csrRowPtrA: s.i32[0], h_csrColIndA: s.i32[2], h_csrValA: s.f64[2], h_csrRowPtrL: s.i32[6], h_csrColIndL: s.i32[8], h_csrValL: s.f64[5], h_csrRowPtrU: s.i32[12], h_csrColIndU: s.i32[14], h_csrValU: s.f64[8], h_P: s.i32[18], h_Q: s.i32[20] };
 }
-let cusolverRfSolve$: Scratch | undefined;
-/** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 13.0 Returns `P`, `Q`, `Temp`, `XF`. Throws {@link CusolverError}. */
-export function cusolverRfSolve(handle: T.cusolverRfHandle_t, nrhs: number, ldt: number, ldxf: number): { P: number; Q: number; Temp: number; XF: number } {
-  const s = (cusolverRfSolve$ ??= new Scratch(4));
-  const status = raw.cusolverRfSolve(handle, s.slot(0), s.slot(1), nrhs, s.slot(2), ldt, s.slot(3), ldxf);
+/** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverRfSolve(handle: T.cusolverRfHandle_t, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): void {
+  const status = raw.cusolverRfSolve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
   if (status !== 0) throw fail('cusolverRfSolve', status);
-  return { P: s.i32[0], Q: s.i32[2], Temp: s.f64[2], XF: s.f64[3] };
 }
 /** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   const status = raw.cusolverSpCcsreigsHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
   if (status !== 0) throw fail('cusolverSpCcsreigsHost', status);
 }
-/** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.float2 | T.Pointer, maxite: number, eps: number): { mu: T.float2; x: T.float2 } {
-  const mu$ = new Uint8Array(8);
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsreigvsi(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.float2(), x0), maxite, eps, mu$, x$);
+/** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.float2 | T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpCcsreigvsi(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.float2(), x0), maxite, eps, mu, x);
   if (status !== 0) throw fail('cusolverSpCcsreigvsi', status);
-  return { mu: decodeRecord<T.float2>(records.float2(), mu$), x: decodeRecord<T.float2>(records.float2(), x$) };
 }
-/** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.float2 | T.Pointer, maxite: number, tol: number): { mu: T.float2; x: T.float2 } {
-  const mu$ = new Uint8Array(8);
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.float2(), x0), maxite, tol, mu$, x$);
+/** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.float2 | T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpCcsreigvsiHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.float2(), x0), maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpCcsreigvsiHost', status);
-  return { mu: decodeRecord<T.float2>(records.float2(), mu$), x: decodeRecord<T.float2>(records.float2(), x$) };
 }
-let cusolverSpCcsrlsqvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 13.0 Returns `rankA`, `x`, `p`, `min_norm`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, tol: number): { rankA: number; x: T.float2; p: number; min_norm: number } {
-  const s = (cusolverSpCcsrlsqvqrHost$ ??= new Scratch(3));
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, s.slot(0), x$, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): void {
+  const status = raw.cusolverSpCcsrlsqvqrHost(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, rankA, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpCcsrlsqvqrHost', status);
-  return { rankA: s.i32[0], x: decodeRecord<T.float2>(records.float2(), x$), p: s.i32[2], min_norm: s.f32[4] };
 }
-let cusolverSpCcsrlsvchol$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.float2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number): { x: T.float2; singularity: number } {
-  const s = (cusolverSpCcsrlsvchol$ ??= new Scratch(1));
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrlsvchol(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.float2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.float2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpCcsrlsvchol(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.float2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpCcsrlsvchol', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpCcsrlsvcholHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.float2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number): { x: T.float2; singularity: number } {
-  const s = (cusolverSpCcsrlsvcholHost$ ??= new Scratch(1));
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.float2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.float2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.float2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpCcsrlsvcholHost', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpCcsrlsvluHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number): { x: T.float2; singularity: number } {
-  const s = (cusolverSpCcsrlsvluHost$ ??= new Scratch(1));
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpCcsrlsvluHost(handle, n, nnzA, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpCcsrlsvluHost', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpCcsrlsvqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.float2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number): { x: T.float2; singularity: number } {
-  const s = (cusolverSpCcsrlsvqr$ ??= new Scratch(1));
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrlsvqr(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.float2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.float2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpCcsrlsvqr(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.float2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpCcsrlsvqr', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpCcsrlsvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number): { x: T.float2; singularity: number } {
-  const s = (cusolverSpCcsrlsvqrHost$ ??= new Scratch(1));
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpCcsrlsvqrHost', status);
-  return { x: decodeRecord<T.float2>(records.float2(), x$), singularity: s.i32[0] };
 }
 let cusolverSpCcsrqrBufferInfoBatched$: Scratch | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}. */
@@ -3455,20 +2609,15 @@ export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, 
   if (status !== 0) throw fail('cusolverSpCcsrqrBufferInfoBatched', status);
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
-/** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Returns `x`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), x$, batchSize, info, pBuffer);
+/** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusolverSpCcsrqrsvBatched(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.float2(), b), x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpCcsrqrsvBatched', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-let cusolverSpCcsrzfdHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `P`, `numnz`. Throws {@link CusolverError}. */
-export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): { P: number; numnz: number } {
-  const s = (cusolverSpCcsrzfdHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpCcsrzfdHost(handle, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.float2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): void {
+  const status = raw.cusolverSpCcsrzfdHost(handle, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.float2(), csrValA), csrRowPtrA, csrColIndA, P, numnz);
   if (status !== 0) throw fail('cusolverSpCcsrzfdHost', status);
-  return { P: s.i32[0], numnz: s.i32[2] };
 }
 let cusolverSpCreate$: Scratch | undefined;
 /** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 13.0 Returns `handle`. Throws {@link CusolverError}. */
@@ -3491,69 +2640,45 @@ export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t, m: number, 
   const status = raw.cusolverSpDcsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
   if (status !== 0) throw fail('cusolverSpDcsreigsHost', status);
 }
-let cusolverSpDcsreigvsi$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number): { mu: number; x: number } {
-  const s = (cusolverSpDcsreigvsi$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpDcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
   if (status !== 0) throw fail('cusolverSpDcsreigvsi', status);
-  return { mu: s.f64[0], x: s.f64[1] };
 }
-let cusolverSpDcsreigvsiHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number): { mu: number; x: number } {
-  const s = (cusolverSpDcsreigvsiHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpDcsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpDcsreigvsiHost', status);
-  return { mu: s.f64[0], x: s.f64[1] };
 }
-let cusolverSpDcsrlsqvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 13.0 Returns `rankA`, `x`, `p`, `min_norm`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number): { rankA: number; x: number; p: number; min_norm: number } {
-  const s = (cusolverSpDcsrlsqvqrHost$ ??= new Scratch(4));
-  const status = raw.cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): void {
+  const status = raw.cusolverSpDcsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpDcsrlsqvqrHost', status);
-  return { rankA: s.i32[0], x: s.f64[1], p: s.i32[4], min_norm: s.f64[3] };
 }
-let cusolverSpDcsrlsvchol$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpDcsrlsvchol$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpDcsrlsvchol', status);
-  return { x: s.f64[0], singularity: s.i32[2] };
 }
-let cusolverSpDcsrlsvcholHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpDcsrlsvcholHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpDcsrlsvcholHost', status);
-  return { x: s.f64[0], singularity: s.i32[2] };
 }
-let cusolverSpDcsrlsvluHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpDcsrlsvluHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpDcsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpDcsrlsvluHost', status);
-  return { x: s.f64[0], singularity: s.i32[2] };
 }
-let cusolverSpDcsrlsvqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpDcsrlsvqr$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpDcsrlsvqr', status);
-  return { x: s.f64[0], singularity: s.i32[2] };
 }
-let cusolverSpDcsrlsvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpDcsrlsvqrHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpDcsrlsvqrHost', status);
-  return { x: s.f64[0], singularity: s.i32[2] };
 }
 let cusolverSpDcsrqrBufferInfoBatched$: Scratch | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}. */
@@ -3563,21 +2688,15 @@ export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, 
   if (status !== 0) throw fail('cusolverSpDcsrqrBufferInfoBatched', status);
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
-let cusolverSpDcsrqrsvBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Returns `x`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): number {
-  const s = (cusolverSpDcsrqrsvBatched$ ??= new Scratch(1));
-  const status = raw.cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, s.slot(0), batchSize, info, pBuffer);
+/** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusolverSpDcsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpDcsrqrsvBatched', status);
-  return s.f64[0];
 }
-let cusolverSpDcsrzfdHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `P`, `numnz`. Throws {@link CusolverError}. */
-export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): { P: number; numnz: number } {
-  const s = (cusolverSpDcsrzfdHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): void {
+  const status = raw.cusolverSpDcsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
   if (status !== 0) throw fail('cusolverSpDcsrzfdHost', status);
-  return { P: s.i32[0], numnz: s.i32[2] };
 }
 /** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverSpDestroy(handle: T.cusolverSpHandle_t): void {
@@ -3602,69 +2721,45 @@ export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t, m: number, 
   const status = raw.cusolverSpScsreigsHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
   if (status !== 0) throw fail('cusolverSpScsreigsHost', status);
 }
-let cusolverSpScsreigvsi$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number): { mu: number; x: number } {
-  const s = (cusolverSpScsreigvsi$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpScsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
   if (status !== 0) throw fail('cusolverSpScsreigvsi', status);
-  return { mu: s.f32[0], x: s.f32[2] };
 }
-let cusolverSpScsreigvsiHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number): { mu: number; x: number } {
-  const s = (cusolverSpScsreigvsiHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpScsreigvsiHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpScsreigvsiHost', status);
-  return { mu: s.f32[0], x: s.f32[2] };
 }
-let cusolverSpScsrlsqvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 13.0 Returns `rankA`, `x`, `p`, `min_norm`. Throws {@link CusolverError}. */
-export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number): { rankA: number; x: number; p: number; min_norm: number } {
-  const s = (cusolverSpScsrlsqvqrHost$ ??= new Scratch(4));
-  const status = raw.cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
+/** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): void {
+  const status = raw.cusolverSpScsrlsqvqrHost(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpScsrlsqvqrHost', status);
-  return { rankA: s.i32[0], x: s.f32[2], p: s.i32[4], min_norm: s.f32[6] };
 }
-let cusolverSpScsrlsvchol$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpScsrlsvchol$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpScsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpScsrlsvchol', status);
-  return { x: s.f32[0], singularity: s.i32[2] };
 }
-let cusolverSpScsrlsvcholHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpScsrlsvcholHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpScsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpScsrlsvcholHost', status);
-  return { x: s.f32[0], singularity: s.i32[2] };
 }
-let cusolverSpScsrlsvluHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpScsrlsvluHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpScsrlsvluHost(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpScsrlsvluHost', status);
-  return { x: s.f32[0], singularity: s.i32[2] };
 }
-let cusolverSpScsrlsvqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpScsrlsvqr$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpScsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpScsrlsvqr', status);
-  return { x: s.f32[0], singularity: s.i32[2] };
 }
-let cusolverSpScsrlsvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number): { x: number; singularity: number } {
-  const s = (cusolverSpScsrlsvqrHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpScsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpScsrlsvqrHost', status);
-  return { x: s.f32[0], singularity: s.i32[2] };
 }
 let cusolverSpScsrqrBufferInfoBatched$: Scratch | undefined;
 /** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}. */
@@ -3674,50 +2769,35 @@ export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, 
   if (status !== 0) throw fail('cusolverSpScsrqrBufferInfoBatched', status);
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
-let cusolverSpScsrqrsvBatched$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Returns `x`. Throws {@link CusolverError}. */
-export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): number {
-  const s = (cusolverSpScsrqrsvBatched$ ??= new Scratch(1));
-  const status = raw.cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, s.slot(0), batchSize, info, pBuffer);
+/** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusolverSpScsrqrsvBatched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpScsrqrsvBatched', status);
-  return s.f32[0];
 }
-let cusolverSpScsrzfdHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `P`, `numnz`. Throws {@link CusolverError}. */
-export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): { P: number; numnz: number } {
-  const s = (cusolverSpScsrzfdHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): void {
+  const status = raw.cusolverSpScsrzfdHost(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
   if (status !== 0) throw fail('cusolverSpScsrzfdHost', status);
-  return { P: s.i32[0], numnz: s.i32[2] };
 }
 /** `cusolverStatus_t cusolverSpSetStream(cusolverSpHandle_t handle, cudaStream_t streamId)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t, streamId: T.cudaStream_t): void {
   const status = raw.cusolverSpSetStream(handle, streamId);
   if (status !== 0) throw fail('cusolverSpSetStream', status);
 }
-let cusolverSpXcsrissymHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)` · cusolverSp.h · CUDA 13.0 Returns `issym`. Throws {@link CusolverError}. */
-export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t, m: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrEndPtrA: T.Pointer, csrColIndA: T.Pointer): number {
-  const s = (cusolverSpXcsrissymHost$ ??= new Scratch(1));
-  const status = raw.cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, s.slot(0));
+/** `cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t, m: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrEndPtrA: T.Pointer, csrColIndA: T.Pointer, issym: T.Pointer): void {
+  const status = raw.cusolverSpXcsrissymHost(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
   if (status !== 0) throw fail('cusolverSpXcsrissymHost', status);
-  return s.i32[0];
 }
-let cusolverSpXcsrmetisndHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)` · cusolverSp.h · CUDA 13.0 Returns `p`. Throws {@link CusolverError}. */
-export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, options: T.Pointer): number {
-  const s = (cusolverSpXcsrmetisndHost$ ??= new Scratch(1));
-  const status = raw.cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, s.slot(0));
+/** `cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, options: T.Pointer, p: T.Pointer): void {
+  const status = raw.cusolverSpXcsrmetisndHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
   if (status !== 0) throw fail('cusolverSpXcsrmetisndHost', status);
-  return s.i32[0];
 }
-let cusolverSpXcsrpermHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Returns `csrRowPtrA`, `csrColIndA`, `map`. Throws {@link CusolverError}. */
-export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, p: T.Pointer, q: T.Pointer, pBuffer: T.Pointer): { csrRowPtrA: number; csrColIndA: number; map: number } {
-  const s = (cusolverSpXcsrpermHost$ ??= new Scratch(3));
-  const status = raw.cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, s.slot(0), s.slot(1), p, q, s.slot(2), pBuffer);
+/** `cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusolverSpXcsrpermHost(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
   if (status !== 0) throw fail('cusolverSpXcsrpermHost', status);
-  return { csrRowPtrA: s.i32[0], csrColIndA: s.i32[2], map: s.i32[4] };
 }
 let cusolverSpXcsrperm_bufferSizeHost$: Scratch | undefined;
 /** `cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)` · cusolverSp.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusolverError}. */
@@ -3732,104 +2812,65 @@ export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t, m:
   const status = raw.cusolverSpXcsrqrAnalysisBatched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
   if (status !== 0) throw fail('cusolverSpXcsrqrAnalysisBatched', status);
 }
-let cusolverSpXcsrsymamdHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 13.0 Returns `p`. Throws {@link CusolverError}. */
-export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
-  const s = (cusolverSpXcsrsymamdHost$ ??= new Scratch(1));
-  const status = raw.cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, s.slot(0));
+/** `cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
+  const status = raw.cusolverSpXcsrsymamdHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
   if (status !== 0) throw fail('cusolverSpXcsrsymamdHost', status);
-  return s.i32[0];
 }
-let cusolverSpXcsrsymmdqHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 13.0 Returns `p`. Throws {@link CusolverError}. */
-export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
-  const s = (cusolverSpXcsrsymmdqHost$ ??= new Scratch(1));
-  const status = raw.cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, s.slot(0));
+/** `cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
+  const status = raw.cusolverSpXcsrsymmdqHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
   if (status !== 0) throw fail('cusolverSpXcsrsymmdqHost', status);
-  return s.i32[0];
 }
-let cusolverSpXcsrsymrcmHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 13.0 Returns `p`. Throws {@link CusolverError}. */
-export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
-  const s = (cusolverSpXcsrsymrcmHost$ ??= new Scratch(1));
-  const status = raw.cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, s.slot(0));
+/** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): void {
+  const status = raw.cusolverSpXcsrsymrcmHost(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
   if (status !== 0) throw fail('cusolverSpXcsrsymrcmHost', status);
-  return s.i32[0];
 }
 /** `cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
 export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   const status = raw.cusolverSpZcsreigsHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
   if (status !== 0) throw fail('cusolverSpZcsreigsHost', status);
 }
-/** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.double2 | T.Pointer, maxite: number, eps: number): { mu: T.double2; x: T.double2 } {
-  const mu$ = new Uint8Array(16);
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsreigvsi(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.double2(), x0), maxite, eps, mu$, x$);
+/** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.double2 | T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpZcsreigvsi(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.double2(), x0), maxite, eps, mu, x);
   if (status !== 0) throw fail('cusolverSpZcsreigvsi', status);
-  return { mu: decodeRecord<T.double2>(records.double2(), mu$), x: decodeRecord<T.double2>(records.double2(), x$) };
 }
-/** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 13.0 Returns `mu`, `x`. Throws {@link CusolverError}. */
-export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.double2 | T.Pointer, maxite: number, tol: number): { mu: T.double2; x: T.double2 } {
-  const mu$ = new Uint8Array(16);
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.double2(), x0), maxite, tol, mu$, x$);
+/** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.double2 | T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+  const status = raw.cusolverSpZcsreigvsiHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, mu0, isPointerLike(x0) ? x0 : encodeRecord(records.double2(), x0), maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpZcsreigvsiHost', status);
-  return { mu: decodeRecord<T.double2>(records.double2(), mu$), x: decodeRecord<T.double2>(records.double2(), x$) };
 }
-let cusolverSpZcsrlsqvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 13.0 Returns `rankA`, `x`, `p`, `min_norm`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, tol: number): { rankA: number; x: T.double2; p: number; min_norm: number } {
-  const s = (cusolverSpZcsrlsqvqrHost$ ??= new Scratch(3));
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, s.slot(0), x$, s.slot(1), s.slot(2));
+/** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): void {
+  const status = raw.cusolverSpZcsrlsqvqrHost(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, rankA, x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpZcsrlsqvqrHost', status);
-  return { rankA: s.i32[0], x: decodeRecord<T.double2>(records.double2(), x$), p: s.i32[2], min_norm: s.f64[2] };
 }
-let cusolverSpZcsrlsvchol$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.double2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number): { x: T.double2; singularity: number } {
-  const s = (cusolverSpZcsrlsvchol$ ??= new Scratch(1));
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrlsvchol(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.double2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.double2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpZcsrlsvchol(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.double2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpZcsrlsvchol', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpZcsrlsvcholHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.double2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number): { x: T.double2; singularity: number } {
-  const s = (cusolverSpZcsrlsvcholHost$ ??= new Scratch(1));
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.double2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.double2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.double2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpZcsrlsvcholHost', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpZcsrlsvluHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number): { x: T.double2; singularity: number } {
-  const s = (cusolverSpZcsrlsvluHost$ ??= new Scratch(1));
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpZcsrlsvluHost(handle, n, nnzA, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpZcsrlsvluHost', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpZcsrlsvqr$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.double2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number): { x: T.double2; singularity: number } {
-  const s = (cusolverSpZcsrlsvqr$ ??= new Scratch(1));
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrlsvqr(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.double2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.double2 | T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpZcsrlsvqr(handle, m, nnz, descrA, isPointerLike(csrVal) ? csrVal : encodeRecord(records.double2(), csrVal), csrRowPtr, csrColInd, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpZcsrlsvqr', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), singularity: s.i32[0] };
 }
-let cusolverSpZcsrlsvqrHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `x`, `singularity`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number): { x: T.double2; singularity: number } {
-  const s = (cusolverSpZcsrlsvqrHost$ ??= new Scratch(1));
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x$, s.slot(0));
+/** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): void {
+  const status = raw.cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), tol, reorder, x, singularity);
   if (status !== 0) throw fail('cusolverSpZcsrlsvqrHost', status);
-  return { x: decodeRecord<T.double2>(records.double2(), x$), singularity: s.i32[0] };
 }
 let cusolverSpZcsrqrBufferInfoBatched$: Scratch | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}. */
@@ -3839,18 +2880,13 @@ export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, 
   if (status !== 0) throw fail('cusolverSpZcsrqrBufferInfoBatched', status);
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
-/** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Returns `x`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), x$, batchSize, info, pBuffer);
+/** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusolverSpZcsrqrsvBatched(handle, m, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, isPointerLike(b) ? b : encodeRecord(records.double2(), b), x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpZcsrqrsvBatched', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-let cusolverSpZcsrzfdHost$: Scratch | undefined;
-/** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `P`, `numnz`. Throws {@link CusolverError}. */
-export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): { P: number; numnz: number } {
-  const s = (cusolverSpZcsrzfdHost$ ??= new Scratch(2));
-  const status = raw.cusolverSpZcsrzfdHost(handle, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, s.slot(0), s.slot(1));
+/** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}. */
+export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.double2 | T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): void {
+  const status = raw.cusolverSpZcsrzfdHost(handle, n, nnz, descrA, isPointerLike(csrValA) ? csrValA : encodeRecord(records.double2(), csrValA), csrRowPtrA, csrColIndA, P, numnz);
   if (status !== 0) throw fail('cusolverSpZcsrzfdHost', status);
-  return { P: s.i32[0], numnz: s.i32[2] };
 }

@@ -54,21 +54,15 @@ export function cusparseBsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, b
   const status = raw.cusparseBsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
   if (status !== 0) throw fail('cusparseBsrSetStridedBatch', status);
 }
-let cusparseCbsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseCbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: T.float2; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseCbsr2csr$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCbsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC$, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseCbsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseCbsr2csr', status);
-  return { csrSortedValC: decodeRecord<T.float2>(records.float2(), csrSortedValC$), csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
-/** `cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseCbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsric02', status);
-  return decodeRecord<T.float2>(records.float2(), bsrSortedVal$);
 }
 /** `cusparseStatus_t cusparseCbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
@@ -76,77 +70,61 @@ export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
   if (status !== 0) throw fail('cusparseCbsric02_analysis', status);
 }
 let cusparseCbsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): { bsrSortedVal: T.float2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): number {
   const s = (cusparseCbsric02_bufferSize$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  const status = raw.cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsric02_bufferSize', status);
-  return { bsrSortedVal: decodeRecord<T.float2>(records.float2(), bsrSortedVal$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseCbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): { bsrSortedVal: T.float2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
   const s = (cusparseCbsric02_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsric02_bufferSizeExt', status);
-  return { bsrSortedVal: decodeRecord<T.float2>(records.float2(), bsrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseCbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrilu02', status);
-  return decodeRecord<T.float2>(records.float2(), bsrSortedVal$);
 }
-/** `cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseCbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrilu02_analysis', status);
-  return decodeRecord<T.float2>(records.float2(), bsrSortedVal$);
 }
 let cusparseCbsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): { bsrSortedVal: T.float2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseCbsrilu02_bufferSize$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  const status = raw.cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsrilu02_bufferSize', status);
-  return { bsrSortedVal: decodeRecord<T.float2>(records.float2(), bsrSortedVal$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseCbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseCbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): { bsrSortedVal: T.float2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseCbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseCbsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsrilu02_bufferSizeExt', status);
-  return { bsrSortedVal: decodeRecord<T.float2>(records.float2(), bsrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-let cusparseCbsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseCbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number): { tol: number; boost_val: T.float2 } {
-  const s = (cusparseCbsrilu02_numericBoost$ ??= new Scratch(1));
-  const boost_val$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), boost_val$);
+/** `cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseCbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseCbsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: decodeRecord<T.float2>(records.float2(), boost_val$) };
 }
-/** `cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cusparse.h · CUDA 13.0 Returns `C`. Throws {@link CusparseError}. */
-export function cusparseCbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, ldc: number): T.float2 {
-  const C$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockSize, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C$, ldc);
+/** `cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.float2 | T.Pointer, ldb: number, beta: T.float2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cusparseCbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockSize, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), C, ldc);
   if (status !== 0) throw fail('cusparseCbsrmm', status);
-  return decodeRecord<T.float2>(records.float2(), C$);
 }
-/** `cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseCbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.float2 | T.Pointer, beta: T.float2 | T.Pointer): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.float2(), x), isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$);
+/** `cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.float2 | T.Pointer, beta: T.float2 | T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.float2(), x), isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y);
   if (status !== 0) throw fail('cusparseCbsrmv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
 /** `cusparseStatus_t cusparseCbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -154,29 +132,25 @@ export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseCbsrsm2_analysis', status);
 }
 let cusparseCbsrsm2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: T.float2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseCbsrsm2_bufferSize$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsrsm2_bufferSize', status);
-  return { bsrSortedVal: decodeRecord<T.float2>(records.float2(), bsrSortedVal$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseCbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseCbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: T.float2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseCbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseCbsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsrsm2_bufferSizeExt', status);
-  return { bsrSortedVal: decodeRecord<T.float2>(records.float2(), bsrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `X`. Throws {@link CusparseError}. */
-export function cusparseCbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.float2 | T.Pointer, ldb: number, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const X$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.float2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, X$, ldx, policy, pBuffer);
+/** `cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.float2 | T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.float2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, isPointerLike(B) ? B : encodeRecord(records.float2(), B), ldb, X, ldx, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsm2_solve', status);
-  return decodeRecord<T.float2>(records.float2(), X$);
 }
 /** `cusparseStatus_t cusparseCbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -184,72 +158,50 @@ export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseCbsrsv2_analysis', status);
 }
 let cusparseCbsrsv2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): { bsrSortedValA: T.float2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseCbsrsv2_bufferSize$ ??= new Scratch(1));
-  const bsrSortedValA$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
+  const status = raw.cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsrsv2_bufferSize', status);
-  return { bsrSortedValA: decodeRecord<T.float2>(records.float2(), bsrSortedValA$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseCbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): { bsrSortedValA: T.float2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseCbsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedValA$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
+  const status = raw.cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCbsrsv2_bufferSizeExt', status);
-  return { bsrSortedValA: decodeRecord<T.float2>(records.float2(), bsrSortedValA$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseCbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.float2 | T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, isPointerLike(f) ? f : encodeRecord(records.float2(), f), x$, policy, pBuffer);
+/** `cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.float2 | T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, isPointerLike(f) ? f : encodeRecord(records.float2(), f), x, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsv2_solve', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
-/** `cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseCbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.float2 | T.Pointer, beta: T.float2 | T.Pointer): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.float2(), x), isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$);
+/** `cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.float2 | T.Pointer, beta: T.float2 | T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.float2(), x), isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y);
   if (status !== 0) throw fail('cusparseCbsrxmv', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
-let cusparseCcsr2bsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseCcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { bsrSortedValC: T.float2; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseCcsr2bsr$ ??= new Scratch(2));
-  const bsrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCcsr2bsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC$, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseCcsr2bsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
   if (status !== 0) throw fail('cusparseCcsr2bsr', status);
-  return { bsrSortedValC: decodeRecord<T.float2>(records.float2(), bsrSortedValC$), bsrSortedRowPtrC: s.i32[0], bsrSortedColIndC: s.i32[2] };
 }
-let cusparseCcsr2csr_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`, `csrSortedRowPtrC`. Throws {@link CusparseError}. */
-export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, tol: T.float2): { csrSortedValC: T.float2; csrSortedColIndC: number; csrSortedRowPtrC: number } {
-  const s = (cusparseCcsr2csr_compress$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCcsr2csr_compress(handle, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC$, s.slot(0), s.slot(1), tol);
+/** `cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.float2): void {
+  const status = raw.cusparseCcsr2csr_compress(handle, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
   if (status !== 0) throw fail('cusparseCcsr2csr_compress', status);
-  return { csrSortedValC: decodeRecord<T.float2>(records.float2(), csrSortedValC$), csrSortedColIndC: s.i32[0], csrSortedRowPtrC: s.i32[2] };
 }
-let cusparseCcsr2csru$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseCcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: T.float2; csrColInd: number } {
-  const s = (cusparseCcsr2csru$ ??= new Scratch(1));
-  const csrVal$ = new Uint8Array(8);
-  const status = raw.cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal$, csrRowPtr, s.slot(0), info, pBuffer);
+/** `cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseCcsr2csru', status);
-  return { csrVal: decodeRecord<T.float2>(records.float2(), csrVal$), csrColInd: s.i32[0] };
 }
-let cusparseCcsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): { bsrSortedValC: T.float2; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseCcsr2gebsr$ ??= new Scratch(2));
-  const bsrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCcsr2gebsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC$, s.slot(0), s.slot(1), rowBlockDim, colBlockDim, pBuffer);
+/** `cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCcsr2gebsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseCcsr2gebsr', status);
-  return { bsrSortedValC: decodeRecord<T.float2>(records.float2(), bsrSortedValC$), bsrSortedRowPtrC: s.i32[0], bsrSortedColIndC: s.i32[2] };
 }
 let cusparseCcsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -267,22 +219,15 @@ export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dir
   if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseCcsrcolor$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Returns `coloring`, `reordering`. Throws {@link CusparseError}. */
-export function cusparseCcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, info: T.cusparseColorInfo_t): { coloring: number; reordering: number } {
-  const s = (cusparseCcsrcolor$ ??= new Scratch(2));
-  const status = raw.cusparseCcsrcolor(handle, m, nnz, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, s.slot(0), s.slot(1), info);
+/** `cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): void {
+  const status = raw.cusparseCcsrcolor(handle, m, nnz, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
   if (status !== 0) throw fail('cusparseCcsrcolor', status);
-  return { coloring: s.i32[0], reordering: s.i32[2] };
 }
-let cusparseCcsrgeam2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseCcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.float2 | T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.float2 | T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedValC: T.float2; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseCcsrgeam2$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCcsrgeam2(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, nnzA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), descrB, nnzB, isPointerLike(csrSortedValB) ? csrSortedValB : encodeRecord(records.float2(), csrSortedValB), csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC$, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.float2 | T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.float2 | T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.float2 | T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCcsrgeam2(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), descrA, nnzA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), descrB, nnzB, isPointerLike(csrSortedValB) ? csrSortedValB : encodeRecord(records.float2(), csrSortedValB), csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrgeam2', status);
-  return { csrSortedValC: decodeRecord<T.float2>(records.float2(), csrSortedValC$), csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
 let cusparseCcsrgeam2_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -292,12 +237,10 @@ export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: n
   if (status !== 0) throw fail('cusparseCcsrgeam2_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseCcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const csrSortedValA_valM$ = new Uint8Array(8);
-  const status = raw.cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsric02', status);
-  return decodeRecord<T.float2>(records.float2(), csrSortedValA_valM$);
 }
 /** `cusparseStatus_t cusparseCcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -305,29 +248,25 @@ export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t, m: number,
   if (status !== 0) throw fail('cusparseCcsric02_analysis', status);
 }
 let cusparseCcsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): { csrSortedValA: T.float2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseCcsric02_bufferSize$ ??= new Scratch(1));
-  const csrSortedValA$ = new Uint8Array(8);
-  const status = raw.cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  const status = raw.cusparseCcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsric02_bufferSize', status);
-  return { csrSortedValA: decodeRecord<T.float2>(records.float2(), csrSortedValA$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseCcsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): { csrSortedVal: T.float2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseCcsric02_bufferSizeExt$ ??= new Scratch(1));
-  const csrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  const status = raw.cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsric02_bufferSizeExt', status);
-  return { csrSortedVal: decodeRecord<T.float2>(records.float2(), csrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseCcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.float2 {
-  const csrSortedValA_valM$ = new Uint8Array(8);
-  const status = raw.cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrilu02', status);
-  return decodeRecord<T.float2>(records.float2(), csrSortedValA_valM$);
 }
 /** `cusparseStatus_t cusparseCcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -335,67 +274,48 @@ export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t, m: number
   if (status !== 0) throw fail('cusparseCcsrilu02_analysis', status);
 }
 let cusparseCcsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): { csrSortedValA: T.float2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseCcsrilu02_bufferSize$ ??= new Scratch(1));
-  const csrSortedValA$ = new Uint8Array(8);
-  const status = raw.cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  const status = raw.cusparseCcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsrilu02_bufferSize', status);
-  return { csrSortedValA: decodeRecord<T.float2>(records.float2(), csrSortedValA$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseCcsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseCcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): { csrSortedVal: T.float2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseCcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseCcsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  const csrSortedVal$ = new Uint8Array(8);
-  const status = raw.cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  const status = raw.cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsrilu02_bufferSizeExt', status);
-  return { csrSortedVal: decodeRecord<T.float2>(records.float2(), csrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-let cusparseCcsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseCcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number): { tol: number; boost_val: T.float2 } {
-  const s = (cusparseCcsrilu02_numericBoost$ ??= new Scratch(1));
-  const boost_val$ = new Uint8Array(8);
-  const status = raw.cusparseCcsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), boost_val$);
+/** `cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseCcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseCcsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: decodeRecord<T.float2>(records.float2(), boost_val$) };
 }
-let cusparseCcsru2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseCcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: T.float2; csrColInd: number } {
-  const s = (cusparseCcsru2csr$ ??= new Scratch(1));
-  const csrVal$ = new Uint8Array(8);
-  const status = raw.cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal$, csrRowPtr, s.slot(0), info, pBuffer);
+/** `cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseCcsru2csr', status);
-  return { csrVal: decodeRecord<T.float2>(records.float2(), csrVal$), csrColInd: s.i32[0] };
 }
 let cusparseCcsru2csr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t): { csrVal: T.float2; csrColInd: number; pBufferSizeInBytes: number } {
-  const s = (cusparseCcsru2csr_bufferSizeExt$ ??= new Scratch(2));
-  const csrVal$ = new Uint8Array(8);
-  const status = raw.cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal$, csrRowPtr, s.slot(0), info, s.slot(1));
+/** `cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t): number {
+  const s = (cusparseCcsru2csr_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseCcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsru2csr_bufferSizeExt', status);
-  return { csrVal: decodeRecord<T.float2>(records.float2(), csrVal$), csrColInd: s.i32[0], pBufferSizeInBytes: s.size(1) };
+  return s.size(0);
 }
-let cusparseCgebsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseCgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: T.float2; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseCgebsr2csr$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC$, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseCgebsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseCgebsr2csr', status);
-  return { csrSortedValC: decodeRecord<T.float2>(records.float2(), csrSortedValC$), csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseCgebsr2gebsc$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bscVal`, `bscRowInd`, `bscColPtr`. Throws {@link CusparseError}. */
-export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): { bscVal: T.float2; bscRowInd: number; bscColPtr: number } {
-  const s = (cusparseCgebsr2gebsc$ ??= new Scratch(2));
-  const bscVal$ = new Uint8Array(8);
-  const status = raw.cusparseCgebsr2gebsc(handle, mb, nb, nnzb, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.float2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal$, s.slot(0), s.slot(1), copyValues, idxBase, pBuffer);
+/** `cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgebsr2gebsc(handle, mb, nb, nnzb, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.float2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseCgebsr2gebsc', status);
-  return { bscVal: decodeRecord<T.float2>(records.float2(), bscVal$), bscRowInd: s.i32[0], bscColPtr: s.i32[2] };
 }
 let cusparseCgebsr2gebsc_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -413,14 +333,10 @@ export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, m
   if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseCgebsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): { bsrSortedValC: T.float2; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseCgebsr2gebsr$ ??= new Scratch(2));
-  const bsrSortedValC$ = new Uint8Array(8);
-  const status = raw.cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC$, s.slot(0), s.slot(1), rowBlockDimC, colBlockDimC, pBuffer);
+/** `cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseCgebsr2gebsr', status);
-  return { bsrSortedValC: decodeRecord<T.float2>(records.float2(), bsrSortedValC$), bsrSortedRowPtrC: s.i32[0], bsrSortedColIndC: s.i32[2] };
 }
 let cusparseCgebsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -438,12 +354,10 @@ export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, d
   if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseCgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, nnz: number, xVal: T.float2 | T.Pointer, xInd: T.Pointer, beta: T.float2 | T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.float2 {
-  const y$ = new Uint8Array(8);
-  const status = raw.cusparseCgemvi(handle, transA, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, nnz, isPointerLike(xVal) ? xVal : encodeRecord(records.float2(), xVal), xInd, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y$, idxBase, pBuffer);
+/** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.float2 | T.Pointer, A: T.float2 | T.Pointer, lda: number, nnz: number, xVal: T.float2 | T.Pointer, xInd: T.Pointer, beta: T.float2 | T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgemvi(handle, transA, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.float2(), alpha), isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, nnz, isPointerLike(xVal) ? xVal : encodeRecord(records.float2(), xVal), xInd, isPointerLike(beta) ? beta : encodeRecord(records.float2(), beta), y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseCgemvi', status);
-  return decodeRecord<T.float2>(records.float2(), y$);
 }
 let cusparseCgemvi_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
@@ -453,16 +367,10 @@ export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.
   if (status !== 0) throw fail('cusparseCgemvi_bufferSize', status);
   return s.i32[0];
 }
-/** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `dw`, `x`. Throws {@link CusparseError}. */
-export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, batchCount: number, pBuffer: T.Pointer): { dl: T.float2; d: T.float2; du: T.float2; dw: T.float2; x: T.float2 } {
-  const dl$ = new Uint8Array(8);
-  const d$ = new Uint8Array(8);
-  const du$ = new Uint8Array(8);
-  const dw$ = new Uint8Array(8);
-  const x$ = new Uint8Array(8);
-  const status = raw.cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl$, d$, du$, dw$, x$, batchCount, pBuffer);
+/** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch', status);
-  return { dl: decodeRecord<T.float2>(records.float2(), dl$), d: decodeRecord<T.float2>(records.float2(), d$), du: decodeRecord<T.float2>(records.float2(), du$), dw: decodeRecord<T.float2>(records.float2(), dw$), x: decodeRecord<T.float2>(records.float2(), x$) };
 }
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -472,19 +380,15 @@ export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseCgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.float2 | T.Pointer, d: T.float2 | T.Pointer, du: T.float2 | T.Pointer, ldb: number, pBuffer: T.Pointer): T.float2 {
-  const B$ = new Uint8Array(8);
-  const status = raw.cusparseCgtsv2(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.float2(), dl), isPointerLike(d) ? d : encodeRecord(records.float2(), d), isPointerLike(du) ? du : encodeRecord(records.float2(), du), B$, ldb, pBuffer);
+/** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.float2 | T.Pointer, d: T.float2 | T.Pointer, du: T.float2 | T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgtsv2(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.float2(), dl), isPointerLike(d) ? d : encodeRecord(records.float2(), d), isPointerLike(du) ? du : encodeRecord(records.float2(), du), B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2', status);
-  return decodeRecord<T.float2>(records.float2(), B$);
 }
-/** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.float2 | T.Pointer, d: T.float2 | T.Pointer, du: T.float2 | T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.float2 {
-  const x$ = new Uint8Array(8);
-  const status = raw.cusparseCgtsv2StridedBatch(handle, m, isPointerLike(dl) ? dl : encodeRecord(records.float2(), dl), isPointerLike(d) ? d : encodeRecord(records.float2(), d), isPointerLike(du) ? du : encodeRecord(records.float2(), du), x$, batchCount, batchStride, pBuffer);
+/** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.float2 | T.Pointer, d: T.float2 | T.Pointer, du: T.float2 | T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgtsv2StridedBatch(handle, m, isPointerLike(dl) ? dl : encodeRecord(records.float2(), dl), isPointerLike(d) ? d : encodeRecord(records.float2(), d), isPointerLike(du) ? du : encodeRecord(records.float2(), du), x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch', status);
-  return decodeRecord<T.float2>(records.float2(), x$);
 }
 let cusparseCgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -502,12 +406,10 @@ export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: numb
   if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.float2 | T.Pointer, d: T.float2 | T.Pointer, du: T.float2 | T.Pointer, ldb: number, pBuffer: T.Pointer): T.float2 {
-  const B$ = new Uint8Array(8);
-  const status = raw.cusparseCgtsv2_nopivot(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.float2(), dl), isPointerLike(d) ? d : encodeRecord(records.float2(), d), isPointerLike(du) ? du : encodeRecord(records.float2(), du), B$, ldb, pBuffer);
+/** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.float2 | T.Pointer, d: T.float2 | T.Pointer, du: T.float2 | T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgtsv2_nopivot(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.float2(), dl), isPointerLike(d) ? d : encodeRecord(records.float2(), d), isPointerLike(du) ? du : encodeRecord(records.float2(), du), B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot', status);
-  return decodeRecord<T.float2>(records.float2(), B$);
 }
 let cusparseCgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -517,15 +419,10 @@ export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t,
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `x`. Throws {@link CusparseError}. */
-export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, batchCount: number, pBuffer: T.Pointer): { dl: T.float2; d: T.float2; du: T.float2; x: T.float2 } {
-  const dl$ = new Uint8Array(8);
-  const d$ = new Uint8Array(8);
-  const du$ = new Uint8Array(8);
-  const x$ = new Uint8Array(8);
-  const status = raw.cusparseCgtsvInterleavedBatch(handle, algo, m, dl$, d$, du$, x$, batchCount, pBuffer);
+/** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseCgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch', status);
-  return { dl: decodeRecord<T.float2>(records.float2(), dl$), d: decodeRecord<T.float2>(records.float2(), d$), du: decodeRecord<T.float2>(records.float2(), du$), x: decodeRecord<T.float2>(records.float2(), x$) };
 }
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -535,21 +432,15 @@ export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseCnnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Returns `nnzPerRowCol`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseCnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.float2 | T.Pointer, lda: number): { nnzPerRowCol: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseCnnz$ ??= new Scratch(2));
-  const status = raw.cusparseCnnz(handle, dirA, m, n, descrA, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.float2 | T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+  const status = raw.cusparseCnnz(handle, dirA, m, n, descrA, isPointerLike(A) ? A : encodeRecord(records.float2(), A), lda, nnzPerRowCol, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseCnnz', status);
-  return { nnzPerRowCol: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseCnnz_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 13.0 Returns `nnzPerRow`, `nnzC`. Throws {@link CusparseError}. */
-export function cusparseCnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, tol: T.float2): { nnzPerRow: number; nnzC: number } {
-  const s = (cusparseCnnz_compress$ ??= new Scratch(2));
-  const status = raw.cusparseCnnz_compress(handle, m, descr, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, s.slot(0), s.slot(1), tol);
+/** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
+  const status = raw.cusparseCnnz_compress(handle, m, descr, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseCnnz_compress', status);
-  return { nnzPerRow: s.i32[0], nnzC: s.i32[2] };
 }
 let cusparseConstBlockedEllGet$: Scratch | undefined;
 /** `cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, const void **ellColInd, const void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `ellBlockSize`, `ellColInd`, `ellValue`, `ellIdxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
@@ -560,36 +451,36 @@ export function cusparseConstBlockedEllGet(spMatDescr: T.cusparseConstSpMatDescr
   return { ellBlockSize: s.i64[0], ellColInd: s.address(1), ellValue: s.address(2), ellIdxType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
 }
 let cusparseConstCooGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `nnz`, `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, cooValues: T.Pointer): { nnz: bigint; cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCooGet$ ??= new Scratch(6));
-  const status = raw.cusparseConstCooGet(spMatDescr, rows, cols, s.slot(0), s.slot(1), s.slot(2), cooValues, s.slot(3), s.slot(4), s.slot(5));
+/** `cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cooRowInd, const void **cooColInd, const void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseConstCooGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstCooGet$ ??= new Scratch(5));
+  const status = raw.cusparseConstCooGet(spMatDescr, rows, cols, nnz, s.slot(0), s.slot(1), cooValues, s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cusparseConstCooGet', status);
-  return { nnz: s.i64[0], cooRowInd: s.address(1), cooColInd: s.address(2), idxType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { cooRowInd: s.address(0), cooColInd: s.address(1), idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
 }
 let cusparseConstCscGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `nnz`, `cscRowInd`, `cscColOffsetsType`, `cscRowIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, cscColOffsets: T.Pointer, cscValues: T.Pointer): { nnz: bigint; cscRowInd: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCscGet$ ??= new Scratch(6));
-  const status = raw.cusparseConstCscGet(spMatDescr, rows, cols, s.slot(0), cscColOffsets, s.slot(1), cscValues, s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+/** `cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **cscColOffsets, const void **cscRowInd, const void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `cscRowInd`, `cscColOffsetsType`, `cscRowIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseConstCscGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscValues: T.Pointer): { cscRowInd: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstCscGet$ ??= new Scratch(5));
+  const status = raw.cusparseConstCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, s.slot(0), cscValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cusparseConstCscGet', status);
-  return { nnz: s.i64[0], cscRowInd: s.address(1), cscColOffsetsType: s.i32[4] as T.cusparseIndexType_t, cscRowIndType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { cscRowInd: s.address(0), cscColOffsetsType: s.i32[2] as T.cusparseIndexType_t, cscRowIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
 }
 let cusparseConstCsrGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `nnz`, `csrColInd`, `csrRowOffsetsType`, `csrColIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, csrRowOffsets: T.Pointer, csrValues: T.Pointer): { nnz: bigint; csrColInd: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstCsrGet$ ??= new Scratch(6));
-  const status = raw.cusparseConstCsrGet(spMatDescr, rows, cols, s.slot(0), csrRowOffsets, s.slot(1), csrValues, s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+/** `cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, const void **csrRowOffsets, const void **csrColInd, const void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `csrColInd`, `csrRowOffsetsType`, `csrColIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseConstCsrGet(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrValues: T.Pointer): { csrColInd: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstCsrGet$ ??= new Scratch(5));
+  const status = raw.cusparseConstCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, s.slot(0), csrValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cusparseConstCsrGet', status);
-  return { nnz: s.i64[0], csrColInd: s.address(1), csrRowOffsetsType: s.i32[4] as T.cusparseIndexType_t, csrColIndType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { csrColInd: s.address(0), csrRowOffsetsType: s.i32[2] as T.cusparseIndexType_t, csrColIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
 }
 let cusparseConstDnMatGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 13.0 Returns `ld`, `type`, `order`. Throws {@link CusparseError}. */
-export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, values: T.Pointer): { ld: bigint; type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseConstDnMatGet$ ??= new Scratch(3));
-  const status = raw.cusparseConstDnMatGet(dnMatDescr, rows, cols, s.slot(0), values, s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, const void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 13.0 Returns `type`, `order`. Throws {@link CusparseError}. */
+export function cusparseConstDnMatGet(dnMatDescr: T.cusparseConstDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer): { type: T.cudaDataType; order: T.cusparseOrder_t } {
+  const s = (cusparseConstDnMatGet$ ??= new Scratch(2));
+  const status = raw.cusparseConstDnMatGet(dnMatDescr, rows, cols, ld, values, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusparseConstDnMatGet', status);
-  return { ld: s.i64[0], type: s.i32[2] as T.cudaDataType, order: s.i32[4] as T.cusparseOrder_t };
+  return { type: s.i32[0] as T.cudaDataType, order: s.i32[2] as T.cusparseOrder_t };
 }
 /** `cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t dnMatDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseConstDnMatGetValues(dnMatDescr: T.cusparseConstDnMatDescr_t, values: T.Pointer): void {
@@ -615,12 +506,12 @@ export function cusparseConstSpMatGetValues(spMatDescr: T.cusparseConstSpMatDesc
   if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
 }
 let cusparseConstSpVecGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `size`, `nnz`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t, indices: T.Pointer, values: T.Pointer): { size: bigint; nnz: bigint; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseConstSpVecGet$ ??= new Scratch(5));
-  const status = raw.cusparseConstSpVecGet(spVecDescr, s.slot(0), s.slot(1), indices, values, s.slot(2), s.slot(3), s.slot(4));
+/** `cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, const void **indices, const void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `size`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseConstSpVecGet(spVecDescr: T.cusparseConstSpVecDescr_t, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer): { size: bigint; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseConstSpVecGet$ ??= new Scratch(4));
+  const status = raw.cusparseConstSpVecGet(spVecDescr, s.slot(0), nnz, indices, values, s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusparseConstSpVecGet', status);
-  return { size: s.i64[0], nnz: s.i64[1], idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { size: s.i64[0], idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
 }
 /** `cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t spVecDescr, const void **values)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDescr_t, values: T.Pointer): void {
@@ -628,12 +519,12 @@ export function cusparseConstSpVecGetValues(spVecDescr: T.cusparseConstSpVecDesc
   if (status !== 0) throw fail('cusparseConstSpVecGetValues', status);
 }
 let cusparseCooGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `nnz`, `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, cooValues: T.Pointer): { nnz: bigint; cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCooGet$ ??= new Scratch(6));
-  const status = raw.cusparseCooGet(spMatDescr, rows, cols, s.slot(0), s.slot(1), s.slot(2), cooValues, s.slot(3), s.slot(4), s.slot(5));
+/** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `cooRowInd`, `cooColInd`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooValues: T.Pointer): { cooRowInd: number; cooColInd: number; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCooGet$ ??= new Scratch(5));
+  const status = raw.cusparseCooGet(spMatDescr, rows, cols, nnz, s.slot(0), s.slot(1), cooValues, s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cusparseCooGet', status);
-  return { nnz: s.i64[0], cooRowInd: s.address(1), cooColInd: s.address(2), idxType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { cooRowInd: s.address(0), cooColInd: s.address(1), idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
 }
 /** `cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t spMatDescr, void *cooRows, void *cooColumns, void *cooValues)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.Pointer): void {
@@ -845,13 +736,10 @@ export function cusparseCreateDnVec(size: T.Int64, values: T.Pointer, valueType:
   if (status !== 0) throw fail('cusparseCreateDnVec', status);
   return s.address(0) as T.cusparseDnVecDescr_t;
 }
-let cusparseCreateIdentityPermutation$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 13.0 Returns `p`. Throws {@link CusparseError}. */
-export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n: number): number {
-  const s = (cusparseCreateIdentityPermutation$ ??= new Scratch(1));
-  const status = raw.cusparseCreateIdentityPermutation(handle, n, s.slot(0));
+/** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n: number, p: T.Pointer): void {
+  const status = raw.cusparseCreateIdentityPermutation(handle, n, p);
   if (status !== 0) throw fail('cusparseCreateIdentityPermutation', status);
-  return s.i32[0];
 }
 let cusparseCreateMatDescr$: Scratch | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 13.0 Returns `descrA`. Throws {@link CusparseError}. */
@@ -886,41 +774,38 @@ export function cusparseCreateSpVec(size: T.Int64, nnz: T.Int64, indices: T.Poin
   return s.address(0) as T.cusparseSpVecDescr_t;
 }
 let cusparseCscGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `nnz`, `cscRowInd`, `cscColOffsetsType`, `cscRowIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, cscColOffsets: T.Pointer, cscValues: T.Pointer): { nnz: bigint; cscRowInd: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCscGet$ ??= new Scratch(6));
-  const status = raw.cusparseCscGet(spMatDescr, rows, cols, s.slot(0), cscColOffsets, s.slot(1), cscValues, s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+/** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `cscRowInd`, `cscColOffsetsType`, `cscRowIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscValues: T.Pointer): { cscRowInd: number; cscColOffsetsType: T.cusparseIndexType_t; cscRowIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCscGet$ ??= new Scratch(5));
+  const status = raw.cusparseCscGet(spMatDescr, rows, cols, nnz, cscColOffsets, s.slot(0), cscValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cusparseCscGet', status);
-  return { nnz: s.i64[0], cscRowInd: s.address(1), cscColOffsetsType: s.i32[4] as T.cusparseIndexType_t, cscRowIndType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { cscRowInd: s.address(0), cscColOffsetsType: s.i32[2] as T.cusparseIndexType_t, cscRowIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
 }
 /** `cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer): void {
   const status = raw.cusparseCscSetPointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
   if (status !== 0) throw fail('cusparseCscSetPointers', status);
 }
-let cusparseCsr2cscEx2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)` · cusparse.h · CUDA 13.0 Returns `cscColPtr`, `cscRowInd`. Throws {@link CusparseError}. */
-export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): { cscColPtr: number; cscRowInd: number } {
-  const s = (cusparseCsr2cscEx2$ ??= new Scratch(2));
-  const status = raw.cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, s.slot(0), s.slot(1), valType, copyValues, idxBase, alg, buffer);
+/** `cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): void {
+  const status = raw.cusparseCsr2cscEx2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
   if (status !== 0) throw fail('cusparseCsr2cscEx2', status);
-  return { cscColPtr: s.i32[0], cscRowInd: s.i32[2] };
 }
 let cusparseCsr2cscEx2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 13.0 Returns `cscColPtr`, `cscRowInd`, `bufferSize`. Throws {@link CusparseError}. */
-export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t): { cscColPtr: number; cscRowInd: number; bufferSize: number } {
-  const s = (cusparseCsr2cscEx2_bufferSize$ ??= new Scratch(3));
-  const status = raw.cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, s.slot(0), s.slot(1), valType, copyValues, idxBase, alg, s.slot(2));
+/** `cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 13.0 Returns `bufferSize`. Throws {@link CusparseError}. */
+export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t): number {
+  const s = (cusparseCsr2cscEx2_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseCsr2cscEx2_bufferSize(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, s.slot(0));
   if (status !== 0) throw fail('cusparseCsr2cscEx2_bufferSize', status);
-  return { cscColPtr: s.i32[0], cscRowInd: s.i32[2], bufferSize: s.size(2) };
+  return s.size(0);
 }
 let cusparseCsrGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `nnz`, `csrColInd`, `csrRowOffsetsType`, `csrColIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, csrRowOffsets: T.Pointer, csrValues: T.Pointer): { nnz: bigint; csrColInd: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseCsrGet$ ??= new Scratch(6));
-  const status = raw.cusparseCsrGet(spMatDescr, rows, cols, s.slot(0), csrRowOffsets, s.slot(1), csrValues, s.slot(2), s.slot(3), s.slot(4), s.slot(5));
+/** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `csrColInd`, `csrRowOffsetsType`, `csrColIndType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrValues: T.Pointer): { csrColInd: number; csrRowOffsetsType: T.cusparseIndexType_t; csrColIndType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseCsrGet$ ??= new Scratch(5));
+  const status = raw.cusparseCsrGet(spMatDescr, rows, cols, nnz, csrRowOffsets, s.slot(0), csrValues, s.slot(1), s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cusparseCsrGet', status);
-  return { nnz: s.i64[0], csrColInd: s.address(1), csrRowOffsetsType: s.i32[4] as T.cusparseIndexType_t, csrColIndType: s.i32[6] as T.cusparseIndexType_t, idxBase: s.i32[8] as T.cusparseIndexBase_t, valueType: s.i32[10] as T.cudaDataType };
+  return { csrColInd: s.address(0), csrRowOffsetsType: s.i32[2] as T.cusparseIndexType_t, csrColIndType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
 }
 /** `cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer): void {
@@ -932,21 +817,15 @@ export function cusparseCsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, b
   const status = raw.cusparseCsrSetStridedBatch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
   if (status !== 0) throw fail('cusparseCsrSetStridedBatch', status);
 }
-let cusparseDbsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: number; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseDbsr2csr$ ??= new Scratch(3));
-  const status = raw.cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, s.slot(0), s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseDbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseDbsr2csr', status);
-  return { csrSortedValC: s.f64[0], csrSortedRowPtrC: s.i32[2], csrSortedColIndC: s.i32[4] };
 }
-let cusparseDbsric02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseDbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDbsric02$ ??= new Scratch(1));
-  const status = raw.cusparseDbsric02(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsric02', status);
-  return s.f64[0];
 }
 /** `cusparseStatus_t cusparseDbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
@@ -954,76 +833,61 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
   if (status !== 0) throw fail('cusparseDbsric02_analysis', status);
 }
 let cusparseDbsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): { bsrSortedVal: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDbsric02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): number {
+  const s = (cusparseDbsric02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsric02_bufferSize', status);
-  return { bsrSortedVal: s.f64[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseDbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): { bsrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseDbsric02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
+  const s = (cusparseDbsric02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsric02_bufferSizeExt', status);
-  return { bsrSortedVal: s.f64[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseDbsrilu02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseDbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDbsrilu02$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsrilu02', status);
-  return s.f64[0];
 }
-let cusparseDbsrilu02_analysis$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDbsrilu02_analysis$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsrilu02_analysis', status);
-  return s.f64[0];
 }
 let cusparseDbsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): { bsrSortedVal: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDbsrilu02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): number {
+  const s = (cusparseDbsrilu02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseDbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsrilu02_bufferSize', status);
-  return { bsrSortedVal: s.f64[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseDbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): { bsrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseDbsrilu02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
+  const s = (cusparseDbsrilu02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsrilu02_bufferSizeExt', status);
-  return { bsrSortedVal: s.f64[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseDbsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseDbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number): { tol: number; boost_val: number } {
-  const s = (cusparseDbsrilu02_numericBoost$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseDbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseDbsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: s.f64[1] };
 }
-let cusparseDbsrmm$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)` · cusparse.h · CUDA 13.0 Returns `C`. Throws {@link CusparseError}. */
-export function cusparseDbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cusparseDbsrmm$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, s.slot(0), ldc);
+/** `cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cusparseDbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cusparseDbsrmm', status);
-  return s.f64[0];
 }
-let cusparseDbsrmv$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseDbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer): number {
-  const s = (cusparseDbsrmv$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, s.slot(0));
+/** `cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseDbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseDbsrmv', status);
-  return s.f64[0];
 }
 /** `cusparseStatus_t cusparseDbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -1031,28 +895,25 @@ export function cusparseDbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseDbsrsm2_analysis', status);
 }
 let cusparseDbsrsm2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDbsrsm2_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
+  const s = (cusparseDbsrsm2_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseDbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsrsm2_bufferSize', status);
-  return { bsrSortedVal: s.f64[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseDbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseDbsrsm2_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
+  const s = (cusparseDbsrsm2_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsrsm2_bufferSizeExt', status);
-  return { bsrSortedVal: s.f64[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseDbsrsm2_solve$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `X`. Throws {@link CusparseError}. */
-export function cusparseDbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDbsrsm2_solve$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, s.slot(0), ldx, policy, pBuffer);
+/** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsrsm2_solve', status);
-  return s.f64[0];
 }
 /** `cusparseStatus_t cusparseDbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -1060,68 +921,50 @@ export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseDbsrsv2_analysis', status);
 }
 let cusparseDbsrsv2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): { bsrSortedValA: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDbsrsv2_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): number {
+  const s = (cusparseDbsrsv2_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseDbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsrsv2_bufferSize', status);
-  return { bsrSortedValA: s.f64[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseDbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): { bsrSortedValA: number; pBufferSize: number } {
-  const s = (cusparseDbsrsv2_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
+  const s = (cusparseDbsrsv2_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDbsrsv2_bufferSizeExt', status);
-  return { bsrSortedValA: s.f64[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseDbsrsv2_solve$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDbsrsv2_solve$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, s.slot(0), policy, pBuffer);
+/** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDbsrsv2_solve', status);
-  return s.f64[0];
 }
-let cusparseDbsrxmv$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseDbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer): number {
-  const s = (cusparseDbsrxmv$ ??= new Scratch(1));
-  const status = raw.cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, s.slot(0));
+/** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseDbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseDbsrxmv', status);
-  return s.f64[0];
 }
-let cusparseDcsr2bsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { bsrSortedValC: number; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseDcsr2bsr$ ??= new Scratch(3));
-  const status = raw.cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, s.slot(0), s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseDcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
   if (status !== 0) throw fail('cusparseDcsr2bsr', status);
-  return { bsrSortedValC: s.f64[0], bsrSortedRowPtrC: s.i32[2], bsrSortedColIndC: s.i32[4] };
 }
-let cusparseDcsr2csr_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`, `csrSortedRowPtrC`. Throws {@link CusparseError}. */
-export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, tol: number): { csrSortedValC: number; csrSortedColIndC: number; csrSortedRowPtrC: number } {
-  const s = (cusparseDcsr2csr_compress$ ??= new Scratch(3));
-  const status = raw.cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, s.slot(0), s.slot(1), s.slot(2), tol);
+/** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): void {
+  const status = raw.cusparseDcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
   if (status !== 0) throw fail('cusparseDcsr2csr_compress', status);
-  return { csrSortedValC: s.f64[0], csrSortedColIndC: s.i32[2], csrSortedRowPtrC: s.i32[4] };
 }
-let cusparseDcsr2csru$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseDcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: number; csrColInd: number } {
-  const s = (cusparseDcsr2csru$ ??= new Scratch(2));
-  const status = raw.cusparseDcsr2csru(handle, m, n, nnz, descrA, s.slot(0), csrRowPtr, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseDcsr2csru', status);
-  return { csrVal: s.f64[0], csrColInd: s.i32[2] };
 }
-let cusparseDcsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): { bsrSortedValC: number; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseDcsr2gebsr$ ??= new Scratch(3));
-  const status = raw.cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, s.slot(0), s.slot(1), s.slot(2), rowBlockDim, colBlockDim, pBuffer);
+/** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseDcsr2gebsr', status);
-  return { bsrSortedValC: s.f64[0], bsrSortedRowPtrC: s.i32[2], bsrSortedColIndC: s.i32[4] };
 }
 let cusparseDcsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1139,21 +982,15 @@ export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dir
   if (status !== 0) throw fail('cusparseDcsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDcsrcolor$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Returns `coloring`, `reordering`. Throws {@link CusparseError}. */
-export function cusparseDcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, info: T.cusparseColorInfo_t): { coloring: number; reordering: number } {
-  const s = (cusparseDcsrcolor$ ??= new Scratch(2));
-  const status = raw.cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, s.slot(0), s.slot(1), info);
+/** `cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): void {
+  const status = raw.cusparseDcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
   if (status !== 0) throw fail('cusparseDcsrcolor', status);
-  return { coloring: s.i32[0], reordering: s.i32[2] };
 }
-let cusparseDcsrgeam2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseDcsrgeam2$ ??= new Scratch(3));
-  const status = raw.cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, s.slot(0), s.slot(1), s.slot(2), pBuffer);
+/** `cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseDcsrgeam2', status);
-  return { csrSortedValC: s.f64[0], csrSortedRowPtrC: s.i32[2], csrSortedColIndC: s.i32[4] };
 }
 let cusparseDcsrgeam2_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1163,13 +1000,10 @@ export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: n
   if (status !== 0) throw fail('cusparseDcsrgeam2_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDcsric02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseDcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDcsric02$ ??= new Scratch(1));
-  const status = raw.cusparseDcsric02(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDcsric02', status);
-  return s.f64[0];
 }
 /** `cusparseStatus_t cusparseDcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -1177,28 +1011,25 @@ export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t, m: number,
   if (status !== 0) throw fail('cusparseDcsric02_analysis', status);
 }
 let cusparseDcsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): { csrSortedValA: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDcsric02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseDcsric02_bufferSize(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, s.slot(1));
+/** `cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): number {
+  const s = (cusparseDcsric02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseDcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDcsric02_bufferSize', status);
-  return { csrSortedValA: s.f64[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseDcsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): { csrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseDcsric02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtr, csrSortedColInd, info, s.slot(1));
+/** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
+  const s = (cusparseDcsric02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDcsric02_bufferSizeExt', status);
-  return { csrSortedVal: s.f64[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseDcsrilu02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseDcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDcsrilu02$ ??= new Scratch(1));
-  const status = raw.cusparseDcsrilu02(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseDcsrilu02', status);
-  return s.f64[0];
 }
 /** `cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -1206,44 +1037,38 @@ export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t, m: number
   if (status !== 0) throw fail('cusparseDcsrilu02_analysis', status);
 }
 let cusparseDcsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): { csrSortedValA: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDcsrilu02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, s.slot(1));
+/** `cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): number {
+  const s = (cusparseDcsrilu02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDcsrilu02_bufferSize', status);
-  return { csrSortedValA: s.f64[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseDcsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): { csrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseDcsrilu02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtr, csrSortedColInd, info, s.slot(1));
+/** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
+  const s = (cusparseDcsrilu02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDcsrilu02_bufferSizeExt', status);
-  return { csrSortedVal: s.f64[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseDcsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseDcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number): { tol: number; boost_val: number } {
-  const s = (cusparseDcsrilu02_numericBoost$ ??= new Scratch(2));
-  const status = raw.cusparseDcsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseDcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseDcsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: s.f64[1] };
 }
-let cusparseDcsru2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseDcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: number; csrColInd: number } {
-  const s = (cusparseDcsru2csr$ ??= new Scratch(2));
-  const status = raw.cusparseDcsru2csr(handle, m, n, nnz, descrA, s.slot(0), csrRowPtr, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseDcsru2csr', status);
-  return { csrVal: s.f64[0], csrColInd: s.i32[2] };
 }
 let cusparseDcsru2csr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t): { csrVal: number; csrColInd: number; pBufferSizeInBytes: number } {
-  const s = (cusparseDcsru2csr_bufferSizeExt$ ??= new Scratch(3));
-  const status = raw.cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, s.slot(0), csrRowPtr, s.slot(1), info, s.slot(2));
+/** `cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t): number {
+  const s = (cusparseDcsru2csr_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseDcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseDcsru2csr_bufferSizeExt', status);
-  return { csrVal: s.f64[0], csrColInd: s.i32[2], pBufferSizeInBytes: s.size(2) };
+  return s.size(0);
 }
 /** `cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t handle, cusparseConstDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, void *externalBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t, matA: T.cusparseConstDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.Pointer): void {
@@ -1338,21 +1163,15 @@ export function cusparseDestroySpVec(spVecDescr: T.cusparseConstSpVecDescr_t): v
   const status = raw.cusparseDestroySpVec(spVecDescr);
   if (status !== 0) throw fail('cusparseDestroySpVec', status);
 }
-let cusparseDgebsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: number; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseDgebsr2csr$ ??= new Scratch(3));
-  const status = raw.cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, s.slot(0), s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseDgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseDgebsr2csr', status);
-  return { csrSortedValC: s.f64[0], csrSortedRowPtrC: s.i32[2], csrSortedColIndC: s.i32[4] };
 }
-let cusparseDgebsr2gebsc$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bscVal`, `bscRowInd`, `bscColPtr`. Throws {@link CusparseError}. */
-export function cusparseDgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): { bscVal: number; bscRowInd: number; bscColPtr: number } {
-  const s = (cusparseDgebsr2gebsc$ ??= new Scratch(3));
-  const status = raw.cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0), s.slot(1), s.slot(2), copyValues, idxBase, pBuffer);
+/** `cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseDgebsr2gebsc', status);
-  return { bscVal: s.f64[0], bscRowInd: s.i32[2], bscColPtr: s.i32[4] };
 }
 let cusparseDgebsr2gebsc_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1370,13 +1189,10 @@ export function cusparseDgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, m
   if (status !== 0) throw fail('cusparseDgebsr2gebsc_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDgebsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): { bsrSortedValC: number; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseDgebsr2gebsr$ ??= new Scratch(3));
-  const status = raw.cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, s.slot(0), s.slot(1), s.slot(2), rowBlockDimC, colBlockDimC, pBuffer);
+/** `cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseDgebsr2gebsr', status);
-  return { bsrSortedValC: s.f64[0], bsrSortedRowPtrC: s.i32[2], bsrSortedColIndC: s.i32[4] };
 }
 let cusparseDgebsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1394,13 +1210,10 @@ export function cusparseDgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, d
   if (status !== 0) throw fail('cusparseDgebsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDgemvi$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseDgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): number {
-  const s = (cusparseDgemvi$ ??= new Scratch(1));
-  const status = raw.cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, s.slot(0), idxBase, pBuffer);
+/** `cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseDgemvi', status);
-  return s.f64[0];
 }
 let cusparseDgemvi_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
@@ -1410,13 +1223,10 @@ export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.
   if (status !== 0) throw fail('cusparseDgemvi_bufferSize', status);
   return s.i32[0];
 }
-let cusparseDgpsvInterleavedBatch$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `dw`, `x`. Throws {@link CusparseError}. */
-export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, batchCount: number, pBuffer: T.Pointer): { dl: number; d: number; du: number; dw: number; x: number } {
-  const s = (cusparseDgpsvInterleavedBatch$ ??= new Scratch(5));
-  const status = raw.cusparseDgpsvInterleavedBatch(handle, algo, m, ds, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), batchCount, pBuffer);
+/** `cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch', status);
-  return { dl: s.f64[0], d: s.f64[1], du: s.f64[2], dw: s.f64[3], x: s.f64[4] };
 }
 let cusparseDgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1426,21 +1236,15 @@ export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseDgpsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDgtsv2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseDgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, ldb: number, pBuffer: T.Pointer): number {
-  const s = (cusparseDgtsv2$ ??= new Scratch(1));
-  const status = raw.cusparseDgtsv2(handle, m, n, dl, d, du, s.slot(0), ldb, pBuffer);
+/** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2', status);
-  return s.f64[0];
 }
-let cusparseDgtsv2StridedBatch$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): number {
-  const s = (cusparseDgtsv2StridedBatch$ ??= new Scratch(1));
-  const status = raw.cusparseDgtsv2StridedBatch(handle, m, dl, d, du, s.slot(0), batchCount, batchStride, pBuffer);
+/** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2StridedBatch', status);
-  return s.f64[0];
 }
 let cusparseDgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1458,13 +1262,10 @@ export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: numb
   if (status !== 0) throw fail('cusparseDgtsv2_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDgtsv2_nopivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, ldb: number, pBuffer: T.Pointer): number {
-  const s = (cusparseDgtsv2_nopivot$ ??= new Scratch(1));
-  const status = raw.cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, s.slot(0), ldb, pBuffer);
+/** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot', status);
-  return s.f64[0];
 }
 let cusparseDgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1474,13 +1275,10 @@ export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t,
   if (status !== 0) throw fail('cusparseDgtsv2_nopivot_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDgtsvInterleavedBatch$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `x`. Throws {@link CusparseError}. */
-export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, batchCount: number, pBuffer: T.Pointer): { dl: number; d: number; du: number; x: number } {
-  const s = (cusparseDgtsvInterleavedBatch$ ??= new Scratch(4));
-  const status = raw.cusparseDgtsvInterleavedBatch(handle, algo, m, s.slot(0), s.slot(1), s.slot(2), s.slot(3), batchCount, pBuffer);
+/** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseDgtsvInterleavedBatch', status);
-  return { dl: s.f64[0], d: s.f64[1], du: s.f64[2], x: s.f64[3] };
 }
 let cusparseDgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1491,12 +1289,12 @@ export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   return s.size(0);
 }
 let cusparseDnMatGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 13.0 Returns `ld`, `type`, `order`. Throws {@link CusparseError}. */
-export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, values: T.Pointer): { ld: bigint; type: T.cudaDataType; order: T.cusparseOrder_t } {
-  const s = (cusparseDnMatGet$ ??= new Scratch(3));
-  const status = raw.cusparseDnMatGet(dnMatDescr, rows, cols, s.slot(0), values, s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 13.0 Returns `type`, `order`. Throws {@link CusparseError}. */
+export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer): { type: T.cudaDataType; order: T.cusparseOrder_t } {
+  const s = (cusparseDnMatGet$ ??= new Scratch(2));
+  const status = raw.cusparseDnMatGet(dnMatDescr, rows, cols, ld, values, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusparseDnMatGet', status);
-  return { ld: s.i64[0], type: s.i32[2] as T.cudaDataType, order: s.i32[4] as T.cusparseOrder_t };
+  return { type: s.i32[0] as T.cudaDataType, order: s.i32[2] as T.cusparseOrder_t };
 }
 /** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseConstDnMatDescr_t, batchCount: T.Pointer, batchStride: T.Pointer): void {
@@ -1536,37 +1334,25 @@ export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t, value
   const status = raw.cusparseDnVecSetValues(dnVecDescr, values);
   if (status !== 0) throw fail('cusparseDnVecSetValues', status);
 }
-let cusparseDnnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Returns `nnzPerRowCol`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseDnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number): { nnzPerRowCol: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseDnnz$ ??= new Scratch(2));
-  const status = raw.cusparseDnnz(handle, dirA, m, n, descrA, A, lda, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+  const status = raw.cusparseDnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseDnnz', status);
-  return { nnzPerRowCol: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseDnnz_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol)` · cusparse.h · CUDA 13.0 Returns `nnzPerRow`, `nnzC`. Throws {@link CusparseError}. */
-export function cusparseDnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, tol: number): { nnzPerRow: number; nnzC: number } {
-  const s = (cusparseDnnz_compress$ ??= new Scratch(2));
-  const status = raw.cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, s.slot(0), s.slot(1), tol);
+/** `cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
+  const status = raw.cusparseDnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseDnnz_compress', status);
-  return { nnzPerRow: s.i32[0], nnzC: s.i32[2] };
 }
-let cusparseDpruneCsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseDpruneCsr2csr$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneCsr2csr', status);
-  return { csrSortedValC: s.f64[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseDpruneCsr2csrByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseDpruneCsr2csrByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage', status);
-  return { csrSortedValC: s.f64[0], csrSortedColIndC: s.i32[2] };
 }
 let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1576,21 +1362,15 @@ export function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cuspar
   if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDpruneCsr2csrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseDpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseDpruneCsr2csrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrNnz', status);
-  return { csrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseDpruneCsr2csrNnzByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseDpruneCsr2csrNnzByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, s.slot(0), s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrNnzByPercentage', status);
-  return { csrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
 let cusparseDpruneCsr2csr_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1600,21 +1380,15 @@ export function cusparseDpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, 
   if (status !== 0) throw fail('cusparseDpruneCsr2csr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDpruneDense2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseDpruneDense2csr$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneDense2csr', status);
-  return { csrSortedValC: s.f64[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseDpruneDense2csrByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseDpruneDense2csrByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage', status);
-  return { csrSortedValC: s.f64[0], csrSortedColIndC: s.i32[2] };
 }
 let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1624,21 +1398,15 @@ export function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusp
   if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseDpruneDense2csrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseDpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseDpruneDense2csrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneDense2csrNnz', status);
-  return { csrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseDpruneDense2csrNnzByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseDpruneDense2csrNnzByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, s.slot(0), s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseDpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseDpruneDense2csrNnzByPercentage', status);
-  return { csrRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
 let cusparseDpruneDense2csr_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1724,12 +1492,10 @@ export function cusparseLoggerSetCallback(callback: T.Pointer): void {
   const status = raw.cusparseLoggerSetCallback(callback);
   if (status !== 0) throw fail('cusparseLoggerSetCallback', status);
 }
-/** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 13.0 Returns `file`. Throws {@link CusparseError}. */
-export function cusparseLoggerSetFile(): T._IO_FILE {
-  const file$ = new Uint8Array(216);
-  const status = raw.cusparseLoggerSetFile(file$);
+/** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseLoggerSetFile(file: T.Pointer): void {
+  const status = raw.cusparseLoggerSetFile(file);
   if (status !== 0) throw fail('cusparseLoggerSetFile', status);
-  return decodeRecord<T._IO_FILE>(records._IO_FILE(), file$);
 }
 /** `cusparseStatus_t cusparseLoggerSetLevel(int level)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseLoggerSetLevel(level: number): void {
@@ -1764,21 +1530,15 @@ export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusp
   const status = raw.cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
   if (status !== 0) throw fail('cusparseSDDMM_preprocess', status);
 }
-let cusparseSbsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: number; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseSbsr2csr$ ??= new Scratch(3));
-  const status = raw.cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, s.slot(0), s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseSbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseSbsr2csr', status);
-  return { csrSortedValC: s.f32[0], csrSortedRowPtrC: s.i32[2], csrSortedColIndC: s.i32[4] };
 }
-let cusparseSbsric02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseSbsric02$ ??= new Scratch(1));
-  const status = raw.cusparseSbsric02(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsric02', status);
-  return s.f32[0];
 }
 /** `cusparseStatus_t cusparseSbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseSbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
@@ -1786,76 +1546,61 @@ export function cusparseSbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
   if (status !== 0) throw fail('cusparseSbsric02_analysis', status);
 }
 let cusparseSbsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): { bsrSortedVal: number; pBufferSizeInBytes: number } {
-  const s = (cusparseSbsric02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): number {
+  const s = (cusparseSbsric02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseSbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsric02_bufferSize', status);
-  return { bsrSortedVal: s.f32[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseSbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): { bsrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseSbsric02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
+  const s = (cusparseSbsric02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsric02_bufferSizeExt', status);
-  return { bsrSortedVal: s.f32[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseSbsrilu02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseSbsrilu02$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsrilu02', status);
-  return s.f32[0];
 }
-let cusparseSbsrilu02_analysis$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseSbsrilu02_analysis$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsrilu02_analysis', status);
-  return s.f32[0];
 }
 let cusparseSbsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): { bsrSortedVal: number; pBufferSizeInBytes: number } {
-  const s = (cusparseSbsrilu02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): number {
+  const s = (cusparseSbsrilu02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseSbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsrilu02_bufferSize', status);
-  return { bsrSortedVal: s.f32[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseSbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): { bsrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseSbsrilu02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
+  const s = (cusparseSbsrilu02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsrilu02_bufferSizeExt', status);
-  return { bsrSortedVal: s.f32[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseSbsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseSbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number): { tol: number; boost_val: number } {
-  const s = (cusparseSbsrilu02_numericBoost$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseSbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseSbsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: s.f32[2] };
 }
-let cusparseSbsrmm$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc)` · cusparse.h · CUDA 13.0 Returns `C`. Throws {@link CusparseError}. */
-export function cusparseSbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, ldc: number): number {
-  const s = (cusparseSbsrmm$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, s.slot(0), ldc);
+/** `cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cusparseSbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cusparseSbsrmm', status);
-  return s.f32[0];
 }
-let cusparseSbsrmv$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseSbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer): number {
-  const s = (cusparseSbsrmv$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, s.slot(0));
+/** `cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseSbsrmv', status);
-  return s.f32[0];
 }
 /** `cusparseStatus_t cusparseSbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseSbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -1863,28 +1608,25 @@ export function cusparseSbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseSbsrsm2_analysis', status);
 }
 let cusparseSbsrsm2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseSbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: number; pBufferSizeInBytes: number } {
-  const s = (cusparseSbsrsm2_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseSbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
+  const s = (cusparseSbsrsm2_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsrsm2_bufferSize', status);
-  return { bsrSortedVal: s.f32[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseSbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseSbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseSbsrsm2_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, s.slot(0), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseSbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
+  const s = (cusparseSbsrsm2_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsrsm2_bufferSizeExt', status);
-  return { bsrSortedVal: s.f32[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseSbsrsm2_solve$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `X`. Throws {@link CusparseError}. */
-export function cusparseSbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseSbsrsm2_solve$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, s.slot(0), ldx, policy, pBuffer);
+/** `cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsrsm2_solve', status);
-  return s.f32[0];
 }
 /** `cusparseStatus_t cusparseSbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseSbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -1892,73 +1634,55 @@ export function cusparseSbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseSbsrsv2_analysis', status);
 }
 let cusparseSbsrsv2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseSbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): { bsrSortedValA: number; pBufferSizeInBytes: number } {
-  const s = (cusparseSbsrsv2_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseSbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): number {
+  const s = (cusparseSbsrsv2_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsrsv2_bufferSize', status);
-  return { bsrSortedValA: s.f32[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseSbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseSbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): { bsrSortedValA: number; pBufferSize: number } {
-  const s = (cusparseSbsrsv2_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, s.slot(0), bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(1));
+/** `cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseSbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
+  const s = (cusparseSbsrsv2_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseSbsrsv2_bufferSizeExt', status);
-  return { bsrSortedValA: s.f32[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseSbsrsv2_solve$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseSbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseSbsrsv2_solve$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, s.slot(0), policy, pBuffer);
+/** `cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
   if (status !== 0) throw fail('cusparseSbsrsv2_solve', status);
-  return s.f32[0];
 }
-let cusparseSbsrxmv$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseSbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer): number {
-  const s = (cusparseSbsrxmv$ ??= new Scratch(1));
-  const status = raw.cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, s.slot(0));
+/** `cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseSbsrxmv', status);
-  return s.f32[0];
 }
 /** `cusparseStatus_t cusparseScatter(cusparseHandle_t handle, cusparseConstSpVecDescr_t vecX, cusparseDnVecDescr_t vecY)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseScatter(handle: T.cusparseHandle_t, vecX: T.cusparseConstSpVecDescr_t, vecY: T.cusparseDnVecDescr_t): void {
   const status = raw.cusparseScatter(handle, vecX, vecY);
   if (status !== 0) throw fail('cusparseScatter', status);
 }
-let cusparseScsr2bsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseScsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { bsrSortedValC: number; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseScsr2bsr$ ??= new Scratch(3));
-  const status = raw.cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, s.slot(0), s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseScsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
   if (status !== 0) throw fail('cusparseScsr2bsr', status);
-  return { bsrSortedValC: s.f32[0], bsrSortedRowPtrC: s.i32[2], bsrSortedColIndC: s.i32[4] };
 }
-let cusparseScsr2csr_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`, `csrSortedRowPtrC`. Throws {@link CusparseError}. */
-export function cusparseScsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, tol: number): { csrSortedValC: number; csrSortedColIndC: number; csrSortedRowPtrC: number } {
-  const s = (cusparseScsr2csr_compress$ ??= new Scratch(3));
-  const status = raw.cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, s.slot(0), s.slot(1), s.slot(2), tol);
+/** `cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): void {
+  const status = raw.cusparseScsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
   if (status !== 0) throw fail('cusparseScsr2csr_compress', status);
-  return { csrSortedValC: s.f32[0], csrSortedColIndC: s.i32[2], csrSortedRowPtrC: s.i32[4] };
 }
-let cusparseScsr2csru$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseScsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: number; csrColInd: number } {
-  const s = (cusparseScsr2csru$ ??= new Scratch(2));
-  const status = raw.cusparseScsr2csru(handle, m, n, nnz, descrA, s.slot(0), csrRowPtr, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseScsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseScsr2csru', status);
-  return { csrVal: s.f32[0], csrColInd: s.i32[2] };
 }
-let cusparseScsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseScsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): { bsrSortedValC: number; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseScsr2gebsr$ ??= new Scratch(3));
-  const status = raw.cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, s.slot(0), s.slot(1), s.slot(2), rowBlockDim, colBlockDim, pBuffer);
+/** `cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseScsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseScsr2gebsr', status);
-  return { bsrSortedValC: s.f32[0], bsrSortedRowPtrC: s.i32[2], bsrSortedColIndC: s.i32[4] };
 }
 let cusparseScsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -1976,21 +1700,15 @@ export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dir
   if (status !== 0) throw fail('cusparseScsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseScsrcolor$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Returns `coloring`, `reordering`. Throws {@link CusparseError}. */
-export function cusparseScsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, info: T.cusparseColorInfo_t): { coloring: number; reordering: number } {
-  const s = (cusparseScsrcolor$ ??= new Scratch(2));
-  const status = raw.cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, s.slot(0), s.slot(1), info);
+/** `cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): void {
+  const status = raw.cusparseScsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
   if (status !== 0) throw fail('cusparseScsrcolor', status);
-  return { coloring: s.i32[0], reordering: s.i32[2] };
 }
-let cusparseScsrgeam2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseScsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseScsrgeam2$ ??= new Scratch(3));
-  const status = raw.cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, s.slot(0), s.slot(1), s.slot(2), pBuffer);
+/** `cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseScsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseScsrgeam2', status);
-  return { csrSortedValC: s.f32[0], csrSortedRowPtrC: s.i32[2], csrSortedColIndC: s.i32[4] };
 }
 let cusparseScsrgeam2_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2000,13 +1718,10 @@ export function cusparseScsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: n
   if (status !== 0) throw fail('cusparseScsrgeam2_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseScsric02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseScsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseScsric02$ ??= new Scratch(1));
-  const status = raw.cusparseScsric02(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseScsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseScsric02', status);
-  return s.f32[0];
 }
 /** `cusparseStatus_t cusparseScsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseScsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -2014,28 +1729,25 @@ export function cusparseScsric02_analysis(handle: T.cusparseHandle_t, m: number,
   if (status !== 0) throw fail('cusparseScsric02_analysis', status);
 }
 let cusparseScsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseScsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): { csrSortedValA: number; pBufferSizeInBytes: number } {
-  const s = (cusparseScsric02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseScsric02_bufferSize(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, s.slot(1));
+/** `cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseScsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): number {
+  const s = (cusparseScsric02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseScsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseScsric02_bufferSize', status);
-  return { csrSortedValA: s.f32[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseScsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseScsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): { csrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseScsric02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtr, csrSortedColInd, info, s.slot(1));
+/** `cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseScsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
+  const s = (cusparseScsric02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseScsric02_bufferSizeExt', status);
-  return { csrSortedVal: s.f32[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseScsrilu02$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseScsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): number {
-  const s = (cusparseScsrilu02$ ??= new Scratch(1));
-  const status = raw.cusparseScsrilu02(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseScsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseScsrilu02', status);
-  return s.f32[0];
 }
 /** `cusparseStatus_t cusparseScsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseScsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -2043,44 +1755,38 @@ export function cusparseScsrilu02_analysis(handle: T.cusparseHandle_t, m: number
   if (status !== 0) throw fail('cusparseScsrilu02_analysis', status);
 }
 let cusparseScsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseScsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): { csrSortedValA: number; pBufferSizeInBytes: number } {
-  const s = (cusparseScsrilu02_bufferSize$ ??= new Scratch(2));
-  const status = raw.cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtrA, csrSortedColIndA, info, s.slot(1));
+/** `cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseScsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): number {
+  const s = (cusparseScsrilu02_bufferSize$ ??= new Scratch(1));
+  const status = raw.cusparseScsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseScsrilu02_bufferSize', status);
-  return { csrSortedValA: s.f32[0], pBufferSizeInBytes: s.i32[2] };
+  return s.i32[0];
 }
 let cusparseScsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseScsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): { csrSortedVal: number; pBufferSize: number } {
-  const s = (cusparseScsrilu02_bufferSizeExt$ ??= new Scratch(2));
-  const status = raw.cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, s.slot(0), csrSortedRowPtr, csrSortedColInd, info, s.slot(1));
+/** `cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseScsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
+  const s = (cusparseScsrilu02_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseScsrilu02_bufferSizeExt', status);
-  return { csrSortedVal: s.f32[0], pBufferSize: s.size(1) };
+  return s.size(0);
 }
-let cusparseScsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseScsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number): { tol: number; boost_val: number } {
-  const s = (cusparseScsrilu02_numericBoost$ ??= new Scratch(2));
-  const status = raw.cusparseScsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseScsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseScsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: s.f32[2] };
 }
-let cusparseScsru2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseScsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: number; csrColInd: number } {
-  const s = (cusparseScsru2csr$ ??= new Scratch(2));
-  const status = raw.cusparseScsru2csr(handle, m, n, nnz, descrA, s.slot(0), csrRowPtr, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseScsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseScsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseScsru2csr', status);
-  return { csrVal: s.f32[0], csrColInd: s.i32[2] };
 }
 let cusparseScsru2csr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t): { csrVal: number; csrColInd: number; pBufferSizeInBytes: number } {
-  const s = (cusparseScsru2csr_bufferSizeExt$ ??= new Scratch(3));
-  const status = raw.cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, s.slot(0), csrRowPtr, s.slot(1), info, s.slot(2));
+/** `cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t): number {
+  const s = (cusparseScsru2csr_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseScsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseScsru2csr_bufferSizeExt', status);
-  return { csrVal: s.f32[0], csrColInd: s.i32[2], pBufferSizeInBytes: s.size(2) };
+  return s.size(0);
 }
 /** `cusparseStatus_t cusparseSetMatDiagType(cusparseMatDescr_t descrA, cusparseDiagType_t diagType)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t, diagType: T.cusparseDiagType_t): void {
@@ -2112,21 +1818,15 @@ export function cusparseSetStream(handle: T.cusparseHandle_t, streamId: T.cudaSt
   const status = raw.cusparseSetStream(handle, streamId);
   if (status !== 0) throw fail('cusparseSetStream', status);
 }
-let cusparseSgebsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: number; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseSgebsr2csr$ ??= new Scratch(3));
-  const status = raw.cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, s.slot(0), s.slot(1), s.slot(2));
+/** `cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseSgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseSgebsr2csr', status);
-  return { csrSortedValC: s.f32[0], csrSortedRowPtrC: s.i32[2], csrSortedColIndC: s.i32[4] };
 }
-let cusparseSgebsr2gebsc$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bscVal`, `bscRowInd`, `bscColPtr`. Throws {@link CusparseError}. */
-export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): { bscVal: number; bscRowInd: number; bscColPtr: number } {
-  const s = (cusparseSgebsr2gebsc$ ??= new Scratch(3));
-  const status = raw.cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0), s.slot(1), s.slot(2), copyValues, idxBase, pBuffer);
+/** `cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseSgebsr2gebsc', status);
-  return { bscVal: s.f32[0], bscRowInd: s.i32[2], bscColPtr: s.i32[4] };
 }
 let cusparseSgebsr2gebsc_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2144,13 +1844,10 @@ export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, m
   if (status !== 0) throw fail('cusparseSgebsr2gebsc_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSgebsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): { bsrSortedValC: number; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseSgebsr2gebsr$ ??= new Scratch(3));
-  const status = raw.cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, s.slot(0), s.slot(1), s.slot(2), rowBlockDimC, colBlockDimC, pBuffer);
+/** `cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseSgebsr2gebsr', status);
-  return { bsrSortedValC: s.f32[0], bsrSortedRowPtrC: s.i32[2], bsrSortedColIndC: s.i32[4] };
 }
 let cusparseSgebsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2168,13 +1865,10 @@ export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, d
   if (status !== 0) throw fail('cusparseSgebsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSgemvi$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseSgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): number {
-  const s = (cusparseSgemvi$ ??= new Scratch(1));
-  const status = raw.cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, s.slot(0), idxBase, pBuffer);
+/** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseSgemvi', status);
-  return s.f32[0];
 }
 let cusparseSgemvi_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
@@ -2184,13 +1878,10 @@ export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.
   if (status !== 0) throw fail('cusparseSgemvi_bufferSize', status);
   return s.i32[0];
 }
-let cusparseSgpsvInterleavedBatch$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `dw`, `x`. Throws {@link CusparseError}. */
-export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, batchCount: number, pBuffer: T.Pointer): { dl: number; d: number; du: number; dw: number; x: number } {
-  const s = (cusparseSgpsvInterleavedBatch$ ??= new Scratch(5));
-  const status = raw.cusparseSgpsvInterleavedBatch(handle, algo, m, ds, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), batchCount, pBuffer);
+/** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch', status);
-  return { dl: s.f32[0], d: s.f32[2], du: s.f32[4], dw: s.f32[6], x: s.f32[8] };
 }
 let cusparseSgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2200,21 +1891,15 @@ export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseSgpsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSgtsv2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, ldb: number, pBuffer: T.Pointer): number {
-  const s = (cusparseSgtsv2$ ??= new Scratch(1));
-  const status = raw.cusparseSgtsv2(handle, m, n, dl, d, du, s.slot(0), ldb, pBuffer);
+/** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2', status);
-  return s.f32[0];
 }
-let cusparseSgtsv2StridedBatch$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): number {
-  const s = (cusparseSgtsv2StridedBatch$ ??= new Scratch(1));
-  const status = raw.cusparseSgtsv2StridedBatch(handle, m, dl, d, du, s.slot(0), batchCount, batchStride, pBuffer);
+/** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgtsv2StridedBatch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2StridedBatch', status);
-  return s.f32[0];
 }
 let cusparseSgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2232,13 +1917,10 @@ export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: numb
   if (status !== 0) throw fail('cusparseSgtsv2_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSgtsv2_nopivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, ldb: number, pBuffer: T.Pointer): number {
-  const s = (cusparseSgtsv2_nopivot$ ??= new Scratch(1));
-  const status = raw.cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, s.slot(0), ldb, pBuffer);
+/** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot', status);
-  return s.f32[0];
 }
 let cusparseSgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2248,13 +1930,10 @@ export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t,
   if (status !== 0) throw fail('cusparseSgtsv2_nopivot_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSgtsvInterleavedBatch$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `x`. Throws {@link CusparseError}. */
-export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, batchCount: number, pBuffer: T.Pointer): { dl: number; d: number; du: number; x: number } {
-  const s = (cusparseSgtsvInterleavedBatch$ ??= new Scratch(4));
-  const status = raw.cusparseSgtsvInterleavedBatch(handle, algo, m, s.slot(0), s.slot(1), s.slot(2), s.slot(3), batchCount, pBuffer);
+/** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch', status);
-  return { dl: s.f32[0], d: s.f32[2], du: s.f32[4], x: s.f32[6] };
 }
 let cusparseSgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2264,21 +1943,15 @@ export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseSgtsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSnnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Returns `nnzPerRowCol`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number): { nnzPerRowCol: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseSnnz$ ??= new Scratch(2));
-  const status = raw.cusparseSnnz(handle, dirA, m, n, descrA, A, lda, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+  const status = raw.cusparseSnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseSnnz', status);
-  return { nnzPerRowCol: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseSnnz_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 13.0 Returns `nnzPerRow`, `nnzC`. Throws {@link CusparseError}. */
-export function cusparseSnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, tol: number): { nnzPerRow: number; nnzC: number } {
-  const s = (cusparseSnnz_compress$ ??= new Scratch(2));
-  const status = raw.cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, s.slot(0), s.slot(1), tol);
+/** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
+  const status = raw.cusparseSnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseSnnz_compress', status);
-  return { nnzPerRow: s.i32[0], nnzC: s.i32[2] };
 }
 let cusparseSpGEMM_compute$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseConstSpMatDescr_t matA, cusparseConstSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)` · cusparse.h · CUDA 13.0 Returns `bufferSize2`. Throws {@link CusparseError}. */
@@ -2431,13 +2104,10 @@ export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseConstSpMatDescr_
   if (status !== 0) throw fail('cusparseSpMatGetIndexBase', status);
   return s.i32[0] as T.cusparseIndexBase_t;
 }
-let cusparseSpMatGetSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 13.0 Returns `nnz`. Throws {@link CusparseError}. */
-export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer): bigint {
-  const s = (cusparseSpMatGetSize$ ??= new Scratch(1));
-  const status = raw.cusparseSpMatGetSize(spMatDescr, rows, cols, s.slot(0));
+/** `cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpMatGetSize(spMatDescr: T.cusparseConstSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer): void {
+  const status = raw.cusparseSpMatGetSize(spMatDescr, rows, cols, nnz);
   if (status !== 0) throw fail('cusparseSpMatGetSize', status);
-  return s.i64[0];
 }
 let cusparseSpMatGetStridedBatch$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 13.0 Returns `batchCount`. Throws {@link CusparseError}. */
@@ -2548,12 +2218,12 @@ export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t, opX: T.cuspa
   return s.size(0);
 }
 let cusparseSpVecGet$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `size`, `nnz`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
-export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t, indices: T.Pointer, values: T.Pointer): { size: bigint; nnz: bigint; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
-  const s = (cusparseSpVecGet$ ??= new Scratch(5));
-  const status = raw.cusparseSpVecGet(spVecDescr, s.slot(0), s.slot(1), indices, values, s.slot(2), s.slot(3), s.slot(4));
+/** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 13.0 Returns `size`, `idxType`, `idxBase`, `valueType`. Throws {@link CusparseError}. */
+export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer): { size: bigint; idxType: T.cusparseIndexType_t; idxBase: T.cusparseIndexBase_t; valueType: T.cudaDataType } {
+  const s = (cusparseSpVecGet$ ??= new Scratch(4));
+  const status = raw.cusparseSpVecGet(spVecDescr, s.slot(0), nnz, indices, values, s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('cusparseSpVecGet', status);
-  return { size: s.i64[0], nnz: s.i64[1], idxType: s.i32[4] as T.cusparseIndexType_t, idxBase: s.i32[6] as T.cusparseIndexBase_t, valueType: s.i32[8] as T.cudaDataType };
+  return { size: s.i64[0], idxType: s.i32[2] as T.cusparseIndexType_t, idxBase: s.i32[4] as T.cusparseIndexBase_t, valueType: s.i32[6] as T.cudaDataType };
 }
 let cusparseSpVecGetIndexBase$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 13.0 Returns `idxBase`. Throws {@link CusparseError}. */
@@ -2586,21 +2256,15 @@ export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t, mat
   if (status !== 0) throw fail('cusparseSparseToDense_bufferSize', status);
   return s.size(0);
 }
-let cusparseSpruneCsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseSpruneCsr2csr$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneCsr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneCsr2csr', status);
-  return { csrSortedValC: s.f32[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseSpruneCsr2csrByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseSpruneCsr2csrByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneCsr2csrByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage', status);
-  return { csrSortedValC: s.f32[0], csrSortedColIndC: s.i32[2] };
 }
 let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2610,21 +2274,15 @@ export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cuspar
   if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSpruneCsr2csrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseSpruneCsr2csrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneCsr2csrNnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrNnz', status);
-  return { csrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseSpruneCsr2csrNnzByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseSpruneCsr2csrNnzByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, s.slot(0), s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneCsr2csrNnzByPercentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrNnzByPercentage', status);
-  return { csrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
 let cusparseSpruneCsr2csr_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2634,21 +2292,15 @@ export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, 
   if (status !== 0) throw fail('cusparseSpruneCsr2csr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSpruneDense2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseSpruneDense2csr$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneDense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneDense2csr', status);
-  return { csrSortedValC: s.f32[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseSpruneDense2csrByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrSortedValC: number; csrSortedColIndC: number } {
-  const s = (cusparseSpruneDense2csrByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, s.slot(0), csrSortedRowPtrC, s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneDense2csrByPercentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage', status);
-  return { csrSortedValC: s.f32[0], csrSortedColIndC: s.i32[2] };
 }
 let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2658,21 +2310,15 @@ export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusp
   if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseSpruneDense2csrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseSpruneDense2csrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneDense2csrNnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneDense2csrNnz', status);
-  return { csrRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseSpruneDense2csrNnzByPercentage$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, info: T.pruneInfo_t, pBuffer: T.Pointer): { csrRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseSpruneDense2csrNnzByPercentage$ ??= new Scratch(2));
-  const status = raw.cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, s.slot(0), s.slot(1), info, pBuffer);
+/** `cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseSpruneDense2csrNnzByPercentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
   if (status !== 0) throw fail('cusparseSpruneDense2csrNnzByPercentage', status);
-  return { csrRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
 let cusparseSpruneDense2csr_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2682,61 +2328,40 @@ export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t
   if (status !== 0) throw fail('cusparseSpruneDense2csr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseXbsric02_zeroPivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Returns `position`. Throws {@link CusparseError}. */
-export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsric02Info_t): number {
-  const s = (cusparseXbsric02_zeroPivot$ ??= new Scratch(1));
-  const status = raw.cusparseXbsric02_zeroPivot(handle, info, s.slot(0));
+/** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsric02Info_t, position: T.Pointer): void {
+  const status = raw.cusparseXbsric02_zeroPivot(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsric02_zeroPivot', status);
-  return s.i32[0];
 }
-let cusparseXbsrilu02_zeroPivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Returns `position`. Throws {@link CusparseError}. */
-export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t): number {
-  const s = (cusparseXbsrilu02_zeroPivot$ ??= new Scratch(1));
-  const status = raw.cusparseXbsrilu02_zeroPivot(handle, info, s.slot(0));
+/** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, position: T.Pointer): void {
+  const status = raw.cusparseXbsrilu02_zeroPivot(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsrilu02_zeroPivot', status);
-  return s.i32[0];
 }
-let cusparseXbsrsm2_zeroPivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 13.0 Returns `position`. Throws {@link CusparseError}. */
-export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsm2Info_t): number {
-  const s = (cusparseXbsrsm2_zeroPivot$ ??= new Scratch(1));
-  const status = raw.cusparseXbsrsm2_zeroPivot(handle, info, s.slot(0));
+/** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsm2Info_t, position: T.Pointer): void {
+  const status = raw.cusparseXbsrsm2_zeroPivot(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsrsm2_zeroPivot', status);
-  return s.i32[0];
 }
-let cusparseXbsrsv2_zeroPivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 13.0 Returns `position`. Throws {@link CusparseError}. */
-export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsv2Info_t): number {
-  const s = (cusparseXbsrsv2_zeroPivot$ ??= new Scratch(1));
-  const status = raw.cusparseXbsrsv2_zeroPivot(handle, info, s.slot(0));
+/** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsv2Info_t, position: T.Pointer): void {
+  const status = raw.cusparseXbsrsv2_zeroPivot(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsrsv2_zeroPivot', status);
-  return s.i32[0];
 }
-let cusparseXcoo2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtr`. Throws {@link CusparseError}. */
-export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, idxBase: T.cusparseIndexBase_t): number {
-  const s = (cusparseXcoo2csr$ ??= new Scratch(1));
-  const status = raw.cusparseXcoo2csr(handle, cooRowInd, nnz, m, s.slot(0), idxBase);
+/** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
+  const status = raw.cusparseXcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
   if (status !== 0) throw fail('cusparseXcoo2csr', status);
-  return s.i32[0];
 }
-let cusparseXcoosortByColumn$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `cooRowsA`, `cooColsA`, `P`. Throws {@link CusparseError}. */
-export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, pBuffer: T.Pointer): { cooRowsA: number; cooColsA: number; P: number } {
-  const s = (cusparseXcoosortByColumn$ ??= new Scratch(3));
-  const status = raw.cusparseXcoosortByColumn(handle, m, n, nnz, s.slot(0), s.slot(1), s.slot(2), pBuffer);
+/** `cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseXcoosortByColumn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcoosortByColumn', status);
-  return { cooRowsA: s.i32[0], cooColsA: s.i32[2], P: s.i32[4] };
 }
-let cusparseXcoosortByRow$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `cooRowsA`, `cooColsA`, `P`. Throws {@link CusparseError}. */
-export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, pBuffer: T.Pointer): { cooRowsA: number; cooColsA: number; P: number } {
-  const s = (cusparseXcoosortByRow$ ??= new Scratch(3));
-  const status = raw.cusparseXcoosortByRow(handle, m, n, nnz, s.slot(0), s.slot(1), s.slot(2), pBuffer);
+/** `cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseXcoosortByRow(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcoosortByRow', status);
-  return { cooRowsA: s.i32[0], cooColsA: s.i32[2], P: s.i32[4] };
 }
 let cusparseXcoosort_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2746,13 +2371,10 @@ export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t, m: nu
   if (status !== 0) throw fail('cusparseXcoosort_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseXcscsort$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `cscRowIndA`, `P`. Throws {@link CusparseError}. */
-export function cusparseXcscsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, cscColPtrA: T.Pointer, pBuffer: T.Pointer): { cscRowIndA: number; P: number } {
-  const s = (cusparseXcscsort$ ??= new Scratch(2));
-  const status = raw.cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcscsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseXcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcscsort', status);
-  return { cscRowIndA: s.i32[0], P: s.i32[2] };
 }
 let cusparseXcscsort_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2762,61 +2384,40 @@ export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t, m: nu
   if (status !== 0) throw fail('cusparseXcscsort_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseXcsr2bsrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Returns `bsrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { bsrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseXcsr2bsrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+  const status = raw.cusparseXcsr2bsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseXcsr2bsrNnz', status);
-  return { bsrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseXcsr2coo$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0 Returns `cooRowInd`. Throws {@link CusparseError}. */
-export function cusparseXcsr2coo(handle: T.cusparseHandle_t, csrSortedRowPtr: T.Pointer, nnz: number, m: number, idxBase: T.cusparseIndexBase_t): number {
-  const s = (cusparseXcsr2coo$ ??= new Scratch(1));
-  const status = raw.cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, s.slot(0), idxBase);
+/** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsr2coo(handle: T.cusparseHandle_t, csrSortedRowPtr: T.Pointer, nnz: number, m: number, cooRowInd: T.Pointer, idxBase: T.cusparseIndexBase_t): void {
+  const status = raw.cusparseXcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
   if (status !== 0) throw fail('cusparseXcsr2coo', status);
-  return s.i32[0];
 }
-let cusparseXcsr2gebsrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): { bsrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseXcsr2gebsrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, s.slot(0), rowBlockDim, colBlockDim, s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseXcsr2gebsrNnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
   if (status !== 0) throw fail('cusparseXcsr2gebsrNnz', status);
-  return { bsrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseXcsrgeam2Nnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, workspace: T.Pointer): { csrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseXcsrgeam2Nnz$ ??= new Scratch(2));
-  const status = raw.cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, s.slot(0), s.slot(1), workspace);
+/** `cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, workspace: T.Pointer): void {
+  const status = raw.cusparseXcsrgeam2Nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
   if (status !== 0) throw fail('cusparseXcsrgeam2Nnz', status);
-  return { csrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseXcsric02_zeroPivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Returns `position`. Throws {@link CusparseError}. */
-export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.csric02Info_t): number {
-  const s = (cusparseXcsric02_zeroPivot$ ??= new Scratch(1));
-  const status = raw.cusparseXcsric02_zeroPivot(handle, info, s.slot(0));
+/** `cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.csric02Info_t, position: T.Pointer): void {
+  const status = raw.cusparseXcsric02_zeroPivot(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsric02_zeroPivot', status);
-  return s.i32[0];
 }
-let cusparseXcsrilu02_zeroPivot$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Returns `position`. Throws {@link CusparseError}. */
-export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.csrilu02Info_t): number {
-  const s = (cusparseXcsrilu02_zeroPivot$ ??= new Scratch(1));
-  const status = raw.cusparseXcsrilu02_zeroPivot(handle, info, s.slot(0));
+/** `cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, position: T.Pointer): void {
+  const status = raw.cusparseXcsrilu02_zeroPivot(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsrilu02_zeroPivot', status);
-  return s.i32[0];
 }
-let cusparseXcsrsort$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrColIndA`, `P`. Throws {@link CusparseError}. */
-export function cusparseXcsrsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, pBuffer: T.Pointer): { csrColIndA: number; P: number } {
-  const s = (cusparseXcsrsort$ ??= new Scratch(2));
-  const status = raw.cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXcsrsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseXcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
   if (status !== 0) throw fail('cusparseXcsrsort', status);
-  return { csrColIndA: s.i32[0], P: s.i32[2] };
 }
 let cusparseXcsrsort_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -2826,37 +2427,25 @@ export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t, m: nu
   if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseXgebsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseXgebsr2csr$ ??= new Scratch(2));
-  const status = raw.cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseXgebsr2csr', status);
-  return { csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseXgebsr2gebsrNnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedRowPtrC`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): { bsrSortedRowPtrC: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseXgebsr2gebsrNnz$ ??= new Scratch(2));
-  const status = raw.cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, s.slot(0), rowBlockDimC, colBlockDimC, s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseXgebsr2gebsrNnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
   if (status !== 0) throw fail('cusparseXgebsr2gebsrNnz', status);
-  return { bsrSortedRowPtrC: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseZbsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseZbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: T.double2; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseZbsr2csr$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZbsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC$, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseZbsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseZbsr2csr', status);
-  return { csrSortedValC: decodeRecord<T.double2>(records.double2(), csrSortedValC$), csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
-/** `cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseZbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsric02', status);
-  return decodeRecord<T.double2>(records.double2(), bsrSortedVal$);
 }
 /** `cusparseStatus_t cusparseZbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
@@ -2864,77 +2453,61 @@ export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
   if (status !== 0) throw fail('cusparseZbsric02_analysis', status);
 }
 let cusparseZbsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): { bsrSortedVal: T.double2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t): number {
   const s = (cusparseZbsric02_bufferSize$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  const status = raw.cusparseZbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsric02_bufferSize', status);
-  return { bsrSortedVal: decodeRecord<T.double2>(records.double2(), bsrSortedVal$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseZbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): { bsrSortedVal: T.double2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
   const s = (cusparseZbsric02_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsric02_bufferSizeExt', status);
-  return { bsrSortedVal: decodeRecord<T.double2>(records.double2(), bsrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseZbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrilu02', status);
-  return decodeRecord<T.double2>(records.double2(), bsrSortedVal$);
 }
-/** `cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`. Throws {@link CusparseError}. */
-export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrilu02_analysis', status);
-  return decodeRecord<T.double2>(records.double2(), bsrSortedVal$);
 }
 let cusparseZbsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): { bsrSortedVal: T.double2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseZbsrilu02_bufferSize$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
+  const status = raw.cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsrilu02_bufferSize', status);
-  return { bsrSortedVal: decodeRecord<T.double2>(records.double2(), bsrSortedVal$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseZbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): { bsrSortedVal: T.double2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseZbsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsrilu02_bufferSizeExt', status);
-  return { bsrSortedVal: decodeRecord<T.double2>(records.double2(), bsrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-let cusparseZbsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number): { tol: number; boost_val: T.double2 } {
-  const s = (cusparseZbsrilu02_numericBoost$ ??= new Scratch(1));
-  const boost_val$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), boost_val$);
+/** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseZbsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseZbsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: decodeRecord<T.double2>(records.double2(), boost_val$) };
 }
-/** `cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cusparse.h · CUDA 13.0 Returns `C`. Throws {@link CusparseError}. */
-export function cusparseZbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, ldc: number): T.double2 {
-  const C$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockSize, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C$, ldc);
+/** `cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.double2 | T.Pointer, ldb: number, beta: T.double2 | T.Pointer, C: T.Pointer, ldc: number): void {
+  const status = raw.cusparseZbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockSize, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), C, ldc);
   if (status !== 0) throw fail('cusparseZbsrmm', status);
-  return decodeRecord<T.double2>(records.double2(), C$);
 }
-/** `cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseZbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.double2 | T.Pointer, beta: T.double2 | T.Pointer): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.double2(), x), isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$);
+/** `cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.double2 | T.Pointer, beta: T.double2 | T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.double2(), x), isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y);
   if (status !== 0) throw fail('cusparseZbsrmv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
 /** `cusparseStatus_t cusparseZbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -2942,29 +2515,25 @@ export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseZbsrsm2_analysis', status);
 }
 let cusparseZbsrsm2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: T.double2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseZbsrsm2_bufferSize$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsrsm2_bufferSize', status);
-  return { bsrSortedVal: decodeRecord<T.double2>(records.double2(), bsrSortedVal$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseZbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): { bsrSortedVal: T.double2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseZbsrsm2_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
+  const status = raw.cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsrsm2_bufferSizeExt', status);
-  return { bsrSortedVal: decodeRecord<T.double2>(records.double2(), bsrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `X`. Throws {@link CusparseError}. */
-export function cusparseZbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.double2 | T.Pointer, ldb: number, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const X$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.double2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, X$, ldx, policy, pBuffer);
+/** `cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.double2 | T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.double2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, blockSize, info, isPointerLike(B) ? B : encodeRecord(records.double2(), B), ldb, X, ldx, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsm2_solve', status);
-  return decodeRecord<T.double2>(records.double2(), X$);
 }
 /** `cusparseStatus_t cusparseZbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -2972,72 +2541,50 @@ export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
   if (status !== 0) throw fail('cusparseZbsrsv2_analysis', status);
 }
 let cusparseZbsrsv2_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): { bsrSortedValA: T.double2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseZbsrsv2_bufferSize$ ??= new Scratch(1));
-  const bsrSortedValA$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
+  const status = raw.cusparseZbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsrsv2_bufferSize', status);
-  return { bsrSortedValA: decodeRecord<T.double2>(records.double2(), bsrSortedValA$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseZbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValA`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): { bsrSortedValA: T.double2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseZbsrsv2_bufferSizeExt$ ??= new Scratch(1));
-  const bsrSortedValA$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
+  const status = raw.cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZbsrsv2_bufferSizeExt', status);
-  return { bsrSortedValA: decodeRecord<T.double2>(records.double2(), bsrSortedValA$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseZbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.double2 | T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, isPointerLike(f) ? f : encodeRecord(records.double2(), f), x$, policy, pBuffer);
+/** `cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.double2 | T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZbsrsv2_solve(handle, dirA, transA, mb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, isPointerLike(f) ? f : encodeRecord(records.double2(), f), x, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsv2_solve', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
-/** `cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseZbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.double2 | T.Pointer, beta: T.double2 | T.Pointer): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.double2(), x), isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$);
+/** `cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.double2 | T.Pointer, beta: T.double2 | T.Pointer, y: T.Pointer): void {
+  const status = raw.cusparseZbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, isPointerLike(x) ? x : encodeRecord(records.double2(), x), isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y);
   if (status !== 0) throw fail('cusparseZbsrxmv', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
-let cusparseZcsr2bsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseZcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t): { bsrSortedValC: T.double2; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseZcsr2bsr$ ??= new Scratch(2));
-  const bsrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZcsr2bsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC$, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseZcsr2bsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
   if (status !== 0) throw fail('cusparseZcsr2bsr', status);
-  return { bsrSortedValC: decodeRecord<T.double2>(records.double2(), bsrSortedValC$), bsrSortedRowPtrC: s.i32[0], bsrSortedColIndC: s.i32[2] };
 }
-let cusparseZcsr2csr_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedColIndC`, `csrSortedRowPtrC`. Throws {@link CusparseError}. */
-export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, tol: T.double2): { csrSortedValC: T.double2; csrSortedColIndC: number; csrSortedRowPtrC: number } {
-  const s = (cusparseZcsr2csr_compress$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZcsr2csr_compress(handle, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC$, s.slot(0), s.slot(1), tol);
+/** `cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.double2): void {
+  const status = raw.cusparseZcsr2csr_compress(handle, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
   if (status !== 0) throw fail('cusparseZcsr2csr_compress', status);
-  return { csrSortedValC: decodeRecord<T.double2>(records.double2(), csrSortedValC$), csrSortedColIndC: s.i32[0], csrSortedRowPtrC: s.i32[2] };
 }
-let cusparseZcsr2csru$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseZcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: T.double2; csrColInd: number } {
-  const s = (cusparseZcsr2csru$ ??= new Scratch(1));
-  const csrVal$ = new Uint8Array(16);
-  const status = raw.cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal$, csrRowPtr, s.slot(0), info, pBuffer);
+/** `cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseZcsr2csru', status);
-  return { csrVal: decodeRecord<T.double2>(records.double2(), csrVal$), csrColInd: s.i32[0] };
 }
-let cusparseZcsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): { bsrSortedValC: T.double2; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseZcsr2gebsr$ ??= new Scratch(2));
-  const bsrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZcsr2gebsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC$, s.slot(0), s.slot(1), rowBlockDim, colBlockDim, pBuffer);
+/** `cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZcsr2gebsr(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseZcsr2gebsr', status);
-  return { bsrSortedValC: decodeRecord<T.double2>(records.double2(), bsrSortedValC$), bsrSortedRowPtrC: s.i32[0], bsrSortedColIndC: s.i32[2] };
 }
 let cusparseZcsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3055,22 +2602,15 @@ export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dir
   if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseZcsrcolor$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Returns `coloring`, `reordering`. Throws {@link CusparseError}. */
-export function cusparseZcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, info: T.cusparseColorInfo_t): { coloring: number; reordering: number } {
-  const s = (cusparseZcsrcolor$ ??= new Scratch(2));
-  const status = raw.cusparseZcsrcolor(handle, m, nnz, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, s.slot(0), s.slot(1), info);
+/** `cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): void {
+  const status = raw.cusparseZcsrcolor(handle, m, nnz, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
   if (status !== 0) throw fail('cusparseZcsrcolor', status);
-  return { coloring: s.i32[0], reordering: s.i32[2] };
 }
-let cusparseZcsrgeam2$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseZcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.double2 | T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.double2 | T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, pBuffer: T.Pointer): { csrSortedValC: T.double2; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseZcsrgeam2$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZcsrgeam2(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, nnzA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), descrB, nnzB, isPointerLike(csrSortedValB) ? csrSortedValB : encodeRecord(records.double2(), csrSortedValB), csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC$, s.slot(0), s.slot(1), pBuffer);
+/** `cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.double2 | T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.double2 | T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.double2 | T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZcsrgeam2(handle, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), descrA, nnzA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), descrB, nnzB, isPointerLike(csrSortedValB) ? csrSortedValB : encodeRecord(records.double2(), csrSortedValB), csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrgeam2', status);
-  return { csrSortedValC: decodeRecord<T.double2>(records.double2(), csrSortedValC$), csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
 let cusparseZcsrgeam2_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3080,12 +2620,10 @@ export function cusparseZcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: n
   if (status !== 0) throw fail('cusparseZcsrgeam2_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseZcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const csrSortedValA_valM$ = new Uint8Array(16);
-  const status = raw.cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsric02', status);
-  return decodeRecord<T.double2>(records.double2(), csrSortedValA_valM$);
 }
 /** `cusparseStatus_t cusparseZcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -3093,29 +2631,25 @@ export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t, m: number,
   if (status !== 0) throw fail('cusparseZcsric02_analysis', status);
 }
 let cusparseZcsric02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): { csrSortedValA: T.double2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseZcsric02_bufferSize$ ??= new Scratch(1));
-  const csrSortedValA$ = new Uint8Array(16);
-  const status = raw.cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  const status = raw.cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsric02_bufferSize', status);
-  return { csrSortedValA: decodeRecord<T.double2>(records.double2(), csrSortedValA$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseZcsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseZcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): { csrSortedVal: T.double2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseZcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseZcsric02_bufferSizeExt$ ??= new Scratch(1));
-  const csrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  const status = raw.cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsric02_bufferSizeExt', status);
-  return { csrSortedVal: decodeRecord<T.double2>(records.double2(), csrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-/** `cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA_valM`. Throws {@link CusparseError}. */
-export function cusparseZcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.double2 {
-  const csrSortedValA_valM$ = new Uint8Array(16);
-  const status = raw.cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+/** `cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrilu02', status);
-  return decodeRecord<T.double2>(records.double2(), csrSortedValA_valM$);
 }
 /** `cusparseStatus_t cusparseZcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
 export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
@@ -3123,67 +2657,48 @@ export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t, m: number
   if (status !== 0) throw fail('cusparseZcsrilu02_analysis', status);
 }
 let cusparseZcsrilu02_bufferSize$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrSortedValA`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): { csrSortedValA: T.double2; pBufferSizeInBytes: number } {
+/** `cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseZcsrilu02_bufferSize$ ??= new Scratch(1));
-  const csrSortedValA$ = new Uint8Array(16);
-  const status = raw.cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
+  const status = raw.cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
-  return { csrSortedValA: decodeRecord<T.double2>(records.double2(), csrSortedValA$), pBufferSizeInBytes: s.i32[0] };
+  return s.i32[0];
 }
 let cusparseZcsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `csrSortedVal`, `pBufferSize`. Throws {@link CusparseError}. */
-export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): { csrSortedVal: T.double2; pBufferSize: number } {
+/** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
+export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseZcsrilu02_bufferSizeExt$ ??= new Scratch(1));
-  const csrSortedVal$ = new Uint8Array(16);
-  const status = raw.cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
+  const status = raw.cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
-  return { csrSortedVal: decodeRecord<T.double2>(records.double2(), csrSortedVal$), pBufferSize: s.size(0) };
+  return s.size(0);
 }
-let cusparseZcsrilu02_numericBoost$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 13.0 Returns `tol`, `boost_val`. Throws {@link CusparseError}. */
-export function cusparseZcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number): { tol: number; boost_val: T.double2 } {
-  const s = (cusparseZcsrilu02_numericBoost$ ??= new Scratch(1));
-  const boost_val$ = new Uint8Array(16);
-  const status = raw.cusparseZcsrilu02_numericBoost(handle, info, enable_boost, s.slot(0), boost_val$);
+/** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
+  const status = raw.cusparseZcsrilu02_numericBoost(handle, info, enable_boost, tol, boost_val);
   if (status !== 0) throw fail('cusparseZcsrilu02_numericBoost', status);
-  return { tol: s.f64[0], boost_val: decodeRecord<T.double2>(records.double2(), boost_val$) };
 }
-let cusparseZcsru2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`. Throws {@link CusparseError}. */
-export function cusparseZcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): { csrVal: T.double2; csrColInd: number } {
-  const s = (cusparseZcsru2csr$ ??= new Scratch(1));
-  const csrVal$ = new Uint8Array(16);
-  const status = raw.cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal$, csrRowPtr, s.slot(0), info, pBuffer);
+/** `cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
   if (status !== 0) throw fail('cusparseZcsru2csr', status);
-  return { csrVal: decodeRecord<T.double2>(records.double2(), csrVal$), csrColInd: s.i32[0] };
 }
 let cusparseZcsru2csr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `csrVal`, `csrColInd`, `pBufferSizeInBytes`. Throws {@link CusparseError}. */
-export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtr: T.Pointer, info: T.csru2csrInfo_t): { csrVal: T.double2; csrColInd: number; pBufferSizeInBytes: number } {
-  const s = (cusparseZcsru2csr_bufferSizeExt$ ??= new Scratch(2));
-  const csrVal$ = new Uint8Array(16);
-  const status = raw.cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal$, csrRowPtr, s.slot(0), info, s.slot(1));
+/** `cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
+export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t): number {
+  const s = (cusparseZcsru2csr_bufferSizeExt$ ??= new Scratch(1));
+  const status = raw.cusparseZcsru2csr_bufferSizeExt(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsru2csr_bufferSizeExt', status);
-  return { csrVal: decodeRecord<T.double2>(records.double2(), csrVal$), csrColInd: s.i32[0], pBufferSizeInBytes: s.size(1) };
+  return s.size(0);
 }
-let cusparseZgebsr2csr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Returns `csrSortedValC`, `csrSortedRowPtrC`, `csrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseZgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t): { csrSortedValC: T.double2; csrSortedRowPtrC: number; csrSortedColIndC: number } {
-  const s = (cusparseZgebsr2csr$ ??= new Scratch(2));
-  const csrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC$, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+  const status = raw.cusparseZgebsr2csr(handle, dirA, mb, nb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseZgebsr2csr', status);
-  return { csrSortedValC: decodeRecord<T.double2>(records.double2(), csrSortedValC$), csrSortedRowPtrC: s.i32[0], csrSortedColIndC: s.i32[2] };
 }
-let cusparseZgebsr2gebsc$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bscVal`, `bscRowInd`, `bscColPtr`. Throws {@link CusparseError}. */
-export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): { bscVal: T.double2; bscRowInd: number; bscColPtr: number } {
-  const s = (cusparseZgebsr2gebsc$ ??= new Scratch(2));
-  const bscVal$ = new Uint8Array(16);
-  const status = raw.cusparseZgebsr2gebsc(handle, mb, nb, nnzb, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.double2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal$, s.slot(0), s.slot(1), copyValues, idxBase, pBuffer);
+/** `cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgebsr2gebsc(handle, mb, nb, nnzb, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.double2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseZgebsr2gebsc', status);
-  return { bscVal: decodeRecord<T.double2>(records.double2(), bscVal$), bscRowInd: s.i32[0], bscColPtr: s.i32[2] };
 }
 let cusparseZgebsr2gebsc_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3201,14 +2716,10 @@ export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, m
   if (status !== 0) throw fail('cusparseZgebsr2gebsc_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseZgebsr2gebsr$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `bsrSortedValC`, `bsrSortedRowPtrC`, `bsrSortedColIndC`. Throws {@link CusparseError}. */
-export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): { bsrSortedValC: T.double2; bsrSortedRowPtrC: number; bsrSortedColIndC: number } {
-  const s = (cusparseZgebsr2gebsr$ ??= new Scratch(2));
-  const bsrSortedValC$ = new Uint8Array(16);
-  const status = raw.cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC$, s.slot(0), s.slot(1), rowBlockDimC, colBlockDimC, pBuffer);
+/** `cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseZgebsr2gebsr', status);
-  return { bsrSortedValC: decodeRecord<T.double2>(records.double2(), bsrSortedValC$), bsrSortedRowPtrC: s.i32[0], bsrSortedColIndC: s.i32[2] };
 }
 let cusparseZgebsr2gebsr_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3226,12 +2737,10 @@ export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, d
   if (status !== 0) throw fail('cusparseZgebsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `y`. Throws {@link CusparseError}. */
-export function cusparseZgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, nnz: number, xVal: T.double2 | T.Pointer, xInd: T.Pointer, beta: T.double2 | T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.double2 {
-  const y$ = new Uint8Array(16);
-  const status = raw.cusparseZgemvi(handle, transA, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, nnz, isPointerLike(xVal) ? xVal : encodeRecord(records.double2(), xVal), xInd, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y$, idxBase, pBuffer);
+/** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.double2 | T.Pointer, A: T.double2 | T.Pointer, lda: number, nnz: number, xVal: T.double2 | T.Pointer, xInd: T.Pointer, beta: T.double2 | T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgemvi(handle, transA, m, n, isPointerLike(alpha) ? alpha : encodeRecord(records.double2(), alpha), isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, nnz, isPointerLike(xVal) ? xVal : encodeRecord(records.double2(), xVal), xInd, isPointerLike(beta) ? beta : encodeRecord(records.double2(), beta), y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseZgemvi', status);
-  return decodeRecord<T.double2>(records.double2(), y$);
 }
 let cusparseZgemvi_bufferSize$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Throws {@link CusparseError}. */
@@ -3241,16 +2750,10 @@ export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.
   if (status !== 0) throw fail('cusparseZgemvi_bufferSize', status);
   return s.i32[0];
 }
-/** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `dw`, `x`. Throws {@link CusparseError}. */
-export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, batchCount: number, pBuffer: T.Pointer): { dl: T.double2; d: T.double2; du: T.double2; dw: T.double2; x: T.double2 } {
-  const dl$ = new Uint8Array(16);
-  const d$ = new Uint8Array(16);
-  const du$ = new Uint8Array(16);
-  const dw$ = new Uint8Array(16);
-  const x$ = new Uint8Array(16);
-  const status = raw.cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl$, d$, du$, dw$, x$, batchCount, pBuffer);
+/** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgpsvInterleavedBatch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch', status);
-  return { dl: decodeRecord<T.double2>(records.double2(), dl$), d: decodeRecord<T.double2>(records.double2(), d$), du: decodeRecord<T.double2>(records.double2(), du$), dw: decodeRecord<T.double2>(records.double2(), dw$), x: decodeRecord<T.double2>(records.double2(), x$) };
 }
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3260,19 +2763,15 @@ export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseZgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.double2 | T.Pointer, d: T.double2 | T.Pointer, du: T.double2 | T.Pointer, ldb: number, pBuffer: T.Pointer): T.double2 {
-  const B$ = new Uint8Array(16);
-  const status = raw.cusparseZgtsv2(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.double2(), dl), isPointerLike(d) ? d : encodeRecord(records.double2(), d), isPointerLike(du) ? du : encodeRecord(records.double2(), du), B$, ldb, pBuffer);
+/** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.double2 | T.Pointer, d: T.double2 | T.Pointer, du: T.double2 | T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgtsv2(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.double2(), dl), isPointerLike(d) ? d : encodeRecord(records.double2(), d), isPointerLike(du) ? du : encodeRecord(records.double2(), du), B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2', status);
-  return decodeRecord<T.double2>(records.double2(), B$);
 }
-/** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `x`. Throws {@link CusparseError}. */
-export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.double2 | T.Pointer, d: T.double2 | T.Pointer, du: T.double2 | T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.double2 {
-  const x$ = new Uint8Array(16);
-  const status = raw.cusparseZgtsv2StridedBatch(handle, m, isPointerLike(dl) ? dl : encodeRecord(records.double2(), dl), isPointerLike(d) ? d : encodeRecord(records.double2(), d), isPointerLike(du) ? du : encodeRecord(records.double2(), du), x$, batchCount, batchStride, pBuffer);
+/** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.double2 | T.Pointer, d: T.double2 | T.Pointer, du: T.double2 | T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgtsv2StridedBatch(handle, m, isPointerLike(dl) ? dl : encodeRecord(records.double2(), dl), isPointerLike(d) ? d : encodeRecord(records.double2(), d), isPointerLike(du) ? du : encodeRecord(records.double2(), du), x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2StridedBatch', status);
-  return decodeRecord<T.double2>(records.double2(), x$);
 }
 let cusparseZgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3290,12 +2789,10 @@ export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: numb
   if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `B`. Throws {@link CusparseError}. */
-export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.double2 | T.Pointer, d: T.double2 | T.Pointer, du: T.double2 | T.Pointer, ldb: number, pBuffer: T.Pointer): T.double2 {
-  const B$ = new Uint8Array(16);
-  const status = raw.cusparseZgtsv2_nopivot(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.double2(), dl), isPointerLike(d) ? d : encodeRecord(records.double2(), d), isPointerLike(du) ? du : encodeRecord(records.double2(), du), B$, ldb, pBuffer);
+/** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.double2 | T.Pointer, d: T.double2 | T.Pointer, du: T.double2 | T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgtsv2_nopivot(handle, m, n, isPointerLike(dl) ? dl : encodeRecord(records.double2(), dl), isPointerLike(d) ? d : encodeRecord(records.double2(), d), isPointerLike(du) ? du : encodeRecord(records.double2(), du), B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot', status);
-  return decodeRecord<T.double2>(records.double2(), B$);
 }
 let cusparseZgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3305,15 +2802,10 @@ export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t,
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Returns `dl`, `d`, `du`, `x`. Throws {@link CusparseError}. */
-export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, batchCount: number, pBuffer: T.Pointer): { dl: T.double2; d: T.double2; du: T.double2; x: T.double2 } {
-  const dl$ = new Uint8Array(16);
-  const d$ = new Uint8Array(16);
-  const du$ = new Uint8Array(16);
-  const x$ = new Uint8Array(16);
-  const status = raw.cusparseZgtsvInterleavedBatch(handle, algo, m, dl$, d$, du$, x$, batchCount, pBuffer);
+/** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): void {
+  const status = raw.cusparseZgtsvInterleavedBatch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch', status);
-  return { dl: decodeRecord<T.double2>(records.double2(), dl$), d: decodeRecord<T.double2>(records.double2(), d$), du: decodeRecord<T.double2>(records.double2(), du$), x: decodeRecord<T.double2>(records.double2(), x$) };
 }
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}. */
@@ -3323,19 +2815,13 @@ export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHa
   if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
-let cusparseZnnz$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Returns `nnzPerRowCol`, `nnzTotalDevHostPtr`. Throws {@link CusparseError}. */
-export function cusparseZnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.double2 | T.Pointer, lda: number): { nnzPerRowCol: number; nnzTotalDevHostPtr: number } {
-  const s = (cusparseZnnz$ ??= new Scratch(2));
-  const status = raw.cusparseZnnz(handle, dirA, m, n, descrA, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, s.slot(0), s.slot(1));
+/** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.double2 | T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+  const status = raw.cusparseZnnz(handle, dirA, m, n, descrA, isPointerLike(A) ? A : encodeRecord(records.double2(), A), lda, nnzPerRowCol, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseZnnz', status);
-  return { nnzPerRowCol: s.i32[0], nnzTotalDevHostPtr: s.i32[2] };
 }
-let cusparseZnnz_compress$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)` · cusparse.h · CUDA 13.0 Returns `nnzPerRow`, `nnzC`. Throws {@link CusparseError}. */
-export function cusparseZnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, tol: T.double2): { nnzPerRow: number; nnzC: number } {
-  const s = (cusparseZnnz_compress$ ??= new Scratch(2));
-  const status = raw.cusparseZnnz_compress(handle, m, descr, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, s.slot(0), s.slot(1), tol);
+/** `cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}. */
+export function cusparseZnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): void {
+  const status = raw.cusparseZnnz_compress(handle, m, descr, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseZnnz_compress', status);
-  return { nnzPerRow: s.i32[0], nnzC: s.i32[2] };
 }

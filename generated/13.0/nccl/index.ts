@@ -74,13 +74,10 @@ export function ncclCommCount(comm: T.ncclComm_t): number {
   if (status !== 0) throw fail('ncclCommCount', status);
   return s.i32[0];
 }
-let ncclCommCuDevice$: Scratch | undefined;
-/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Returns `device`. Throws {@link NcclError}. */
-export function ncclCommCuDevice(comm: T.ncclComm_t): number {
-  const s = (ncclCommCuDevice$ ??= new Scratch(1));
-  const status = raw.ncclCommCuDevice(comm, s.slot(0));
+/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+export function ncclCommCuDevice(comm: T.ncclComm_t, device: T.Pointer): void {
+  const status = raw.ncclCommCuDevice(comm, device);
   if (status !== 0) throw fail('ncclCommCuDevice', status);
-  return s.i32[0];
 }
 /** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
 export function ncclCommDeregister(comm: T.ncclComm_t, handle: T.Pointer): void {
@@ -122,22 +119,20 @@ export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: n
   return s.address(0) as T.ncclComm_t;
 }
 let ncclCommInitRankConfig$: Scratch | undefined;
-/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `comm`, `config`. Throws {@link NcclError}. */
-export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number): { comm: T.ncclComm_t; config: T.ncclConfig_v22800 } {
+/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}. */
+export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankConfig$ ??= new Scratch(1));
-  const config$ = new Uint8Array(80);
-  const status = raw.ncclCommInitRankConfig(s.slot(0), nranks, commId, rank, config$);
+  const status = raw.ncclCommInitRankConfig(s.slot(0), nranks, commId, rank, config);
   if (status !== 0) throw fail('ncclCommInitRankConfig', status);
-  return { comm: s.address(0) as T.ncclComm_t, config: decodeRecord<T.ncclConfig_v22800>(records.ncclConfig_v22800(), config$) };
+  return s.address(0) as T.ncclComm_t;
 }
 let ncclCommInitRankScalable$: Scratch | undefined;
-/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`, `config`. Throws {@link NcclError}. */
-export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer): { newcomm: T.ncclComm_t; config: T.ncclConfig_v22800 } {
+/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}. */
+export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankScalable$ ??= new Scratch(1));
-  const config$ = new Uint8Array(80);
-  const status = raw.ncclCommInitRankScalable(s.slot(0), nranks, myrank, nId, commIds, config$);
+  const status = raw.ncclCommInitRankScalable(s.slot(0), nranks, myrank, nId, commIds, config);
   if (status !== 0) throw fail('ncclCommInitRankScalable', status);
-  return { newcomm: s.address(0) as T.ncclComm_t, config: decodeRecord<T.ncclConfig_v22800>(records.ncclConfig_v22800(), config$) };
+  return s.address(0) as T.ncclComm_t;
 }
 let ncclCommRegister$: Scratch | undefined;
 /** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Returns `handle`. Throws {@link NcclError}. */
@@ -153,30 +148,25 @@ export function ncclCommRevoke(comm: T.ncclComm_t, revokeFlags: number): void {
   if (status !== 0) throw fail('ncclCommRevoke', status);
 }
 let ncclCommShrink$: Scratch | undefined;
-/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Returns `newcomm`, `config`. Throws {@link NcclError}. */
-export function ncclCommShrink(comm: T.ncclComm_t, excludeRanksList: T.Pointer, excludeRanksCount: number, shrinkFlags: number): { newcomm: T.ncclComm_t; config: T.ncclConfig_v22800 } {
+/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}. */
+export function ncclCommShrink(comm: T.ncclComm_t, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
   const s = (ncclCommShrink$ ??= new Scratch(1));
-  const config$ = new Uint8Array(80);
-  const status = raw.ncclCommShrink(comm, excludeRanksList, excludeRanksCount, s.slot(0), config$, shrinkFlags);
+  const status = raw.ncclCommShrink(comm, excludeRanksList, excludeRanksCount, s.slot(0), config, shrinkFlags);
   if (status !== 0) throw fail('ncclCommShrink', status);
-  return { newcomm: s.address(0) as T.ncclComm_t, config: decodeRecord<T.ncclConfig_v22800>(records.ncclConfig_v22800(), config$) };
+  return s.address(0) as T.ncclComm_t;
 }
 let ncclCommSplit$: Scratch | undefined;
-/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`, `config`. Throws {@link NcclError}. */
-export function ncclCommSplit(comm: T.ncclComm_t, color: number, key: number): { newcomm: T.ncclComm_t; config: T.ncclConfig_v22800 } {
+/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}. */
+export function ncclCommSplit(comm: T.ncclComm_t, color: number, key: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommSplit$ ??= new Scratch(1));
-  const config$ = new Uint8Array(80);
-  const status = raw.ncclCommSplit(comm, color, key, s.slot(0), config$);
+  const status = raw.ncclCommSplit(comm, color, key, s.slot(0), config);
   if (status !== 0) throw fail('ncclCommSplit', status);
-  return { newcomm: s.address(0) as T.ncclComm_t, config: decodeRecord<T.ncclConfig_v22800>(records.ncclConfig_v22800(), config$) };
+  return s.address(0) as T.ncclComm_t;
 }
-let ncclCommUserRank$: Scratch | undefined;
-/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Returns `rank`. Throws {@link NcclError}. */
-export function ncclCommUserRank(comm: T.ncclComm_t): number {
-  const s = (ncclCommUserRank$ ??= new Scratch(1));
-  const status = raw.ncclCommUserRank(comm, s.slot(0));
+/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+export function ncclCommUserRank(comm: T.ncclComm_t, rank: T.Pointer): void {
+  const status = raw.ncclCommUserRank(comm, rank);
   if (status !== 0) throw fail('ncclCommUserRank', status);
-  return s.i32[0];
 }
 /** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t, win: T.ncclWindow_t): void {
@@ -204,12 +194,10 @@ export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
 export function ncclGetLastError(comm: T.ncclComm_t): string | null {
   return raw.ncclGetLastError(comm);
 }
-/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Returns `uniqueId`. Throws {@link NcclError}. */
-export function ncclGetUniqueId(): T.ncclUniqueId {
-  const uniqueId$ = new Uint8Array(128);
-  const status = raw.ncclGetUniqueId(uniqueId$);
+/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+export function ncclGetUniqueId(uniqueId: T.Pointer): void {
+  const status = raw.ncclGetUniqueId(uniqueId);
   if (status !== 0) throw fail('ncclGetUniqueId', status);
-  return decodeRecord<T.ncclUniqueId>(records.ncclUniqueId(), uniqueId$);
 }
 let ncclGetVersion$: Scratch | undefined;
 /** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Returns `version`. Throws {@link NcclError}. */
@@ -224,12 +212,10 @@ export function ncclGroupEnd(): void {
   const status = raw.ncclGroupEnd();
   if (status !== 0) throw fail('ncclGroupEnd', status);
 }
-/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Returns `simInfo`. Throws {@link NcclError}. */
-export function ncclGroupSimulateEnd(): T.ncclSimInfo_v22200 {
-  const simInfo$ = new Uint8Array(24);
-  const status = raw.ncclGroupSimulateEnd(simInfo$);
+/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+export function ncclGroupSimulateEnd(simInfo: T.Pointer): void {
+  const status = raw.ncclGroupSimulateEnd(simInfo);
   if (status !== 0) throw fail('ncclGroupSimulateEnd', status);
-  return decodeRecord<T.ncclSimInfo_v22200>(records.ncclSimInfo_v22200(), simInfo$);
 }
 /** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
 export function ncclGroupStart(): void {
