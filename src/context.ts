@@ -70,6 +70,9 @@ export class Context extends Resource {
     if (hit && !hit.closed) return hit;
     const dev = cu.cuDeviceGet(ordinal);
     const handle = cu.cuDevicePrimaryCtxRetain(dev);
+    // A primary context released to zero and retained again keeps its handle, while the thread still
+    // holds the destroyed one as current: "compare before set" would then skip the set. Refresh it.
+    if (currentHandle() === handle) cu.cuCtxSetCurrent(handle);
     const ctx = new Context(handle, ordinal, true, () => {
       primaries.delete(ordinal);
       known.delete(handle);

@@ -1,4 +1,5 @@
 // Kernel launch. Arguments are written into one preallocated ArrayBuffer per argument layout (a kernel
+import { isArrayBuffer } from './runtime/ffi';
 // signature): a DataView writes each value at its aligned offset, and a BigUint64Array holding the
 // native address of each slot is the `kernelParams` table, filled once. A launch validates, writes the
 // values and calls cuLaunchKernel (or cuLaunchKernelEx with a CUlaunchConfig encoded once per
@@ -147,7 +148,7 @@ export class ArgPack {
             else dv.setUint32(off, v, true);
           } else {
             let src: Uint8Array;
-            if (v instanceof ArrayBuffer) src = new Uint8Array(v);
+            if (isArrayBuffer(v)) src = new Uint8Array(v);
             else if (ArrayBuffer.isView(v)) src = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
             else throw badArg(what, i, t, v);
             if (src.byteLength !== t.struct) throw new TypeError(`${what}: argument ${i} is a ${t.struct}-byte struct, got ${src.byteLength} bytes`);

@@ -1,4 +1,5 @@
 // Linker: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries → CUBIN), falling back to the
+import { isArrayBuffer, isUint8Array } from './runtime/ffi';
 // driver linker (cuLink*) where libnvJitLink cannot be loaded (no LTO-IR then).
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
@@ -57,8 +58,8 @@ const LOG_BYTES = 16384;
 
 function bytesOf(data: string | Uint8Array | ArrayBuffer): Uint8Array {
   if (typeof data === 'string') return Buffer.from(data.endsWith('\0') ? data : `${data}\0`, 'utf8');
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (data instanceof Uint8Array) return data;
+  if (isArrayBuffer(data)) return new Uint8Array(data);
+  if (isUint8Array(data)) return data;
   throw new TypeError('link input must be PTX text or bytes (Uint8Array/ArrayBuffer)');
 }
 

@@ -1,4 +1,5 @@
 // Memory: DeviceBuffer (synchronous or stream-ordered), ManagedBuffer, PinnedHostBuffer, MemoryPool.
+import { isArrayBuffer, isDataView } from './runtime/ffi';
 // Every copy is bounds-checked (RangeError) before the driver is called. Stream-ordered buffers are freed
 // with cuMemFreeAsync on the stream that allocated them (the buffer keeps that stream alive).
 // Zero-copy host views (pinned, managed) are external ArrayBuffers over native memory; V8 cannot detach
@@ -29,9 +30,9 @@ export interface TypedArrayConstructor<T extends ArrayBufferView> {
 }
 
 function hostBytes(data: HostData): { ptr: ArrayBufferView | ArrayBuffer; byteLength: number } {
-  if (data instanceof ArrayBuffer) return { ptr: data, byteLength: data.byteLength };
+  if (isArrayBuffer(data)) return { ptr: data, byteLength: data.byteLength };
   if (ArrayBuffer.isView(data)) {
-    const view = data instanceof DataView ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data;
+    const view = isDataView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data;
     return { ptr: view, byteLength: data.byteLength };
   }
   throw new TypeError('expected a TypedArray, DataView, Buffer, ArrayBuffer, DeviceBuffer or PinnedHostBuffer');
@@ -493,7 +494,7 @@ export class PinnedHostBuffer extends Resource {
   static from(data: HostData, options: PinnedOptions = {}): PinnedHostBuffer {
     const { byteLength } = hostBytes(data);
     const buf = PinnedHostBuffer.alloc(byteLength, options);
-    const src = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const src = isArrayBuffer(data) ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     buf.array(Uint8Array).set(src);
     return buf;
   }

@@ -1,4 +1,5 @@
 // Module (PTX, CUBIN, fatbin, file) and Kernel (attributes, occupancy, launch with a declared signature).
+import { isArrayBuffer, isUint8Array } from './runtime/ffi';
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
@@ -48,8 +49,8 @@ export class Module extends Resource {
     const ctx = contextOf(options.context);
     ctx.check();
     ctx.bind();
-    const data = typeof image === 'string' ? nulTerminated(image) : image instanceof ArrayBuffer ? new Uint8Array(image) : image;
-    if (!(data instanceof Uint8Array)) throw new TypeError('Module.load expects PTX text, or CUBIN/fatbin bytes (Uint8Array/ArrayBuffer)');
+    const data = typeof image === 'string' ? nulTerminated(image) : isArrayBuffer(image) ? new Uint8Array(image) : image;
+    if (!(isUint8Array(data))) throw new TypeError('Module.load expects PTX text, or CUBIN/fatbin bytes (Uint8Array/ArrayBuffer)');
     if (data.byteLength === 0) throw new RangeError('Module.load: empty image');
     const log = new Uint8Array(LOG_BYTES);
     const opts = new Int32Array([cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]);

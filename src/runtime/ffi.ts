@@ -54,7 +54,7 @@ export function readCString(address: number | bigint): string | null {
 
 /** True for values the typed layer passes through as raw pointers rather than encoding. */
 export function isPointerLike(v: unknown): v is number | bigint | ArrayBufferView | ArrayBuffer | null {
-  return v === null || typeof v === 'number' || typeof v === 'bigint' || ArrayBuffer.isView(v) || v instanceof ArrayBuffer;
+  return v === null || typeof v === 'number' || typeof v === 'bigint' || ArrayBuffer.isView(v) || isArrayBuffer(v);
 }
 
 const utf8 = new TextDecoder();
@@ -62,4 +62,15 @@ const utf8 = new TextDecoder();
 export function textFrom(bytes: Uint8Array): string {
   const end = bytes.indexOf(0);
   return utf8.decode(end < 0 ? bytes : bytes.subarray(0, end));
+}
+
+/** Realm-safe type checks: views from koffi or another vm context fail `instanceof`. */
+export function isArrayBuffer(v: unknown): v is ArrayBuffer {
+  return v instanceof ArrayBuffer || Object.prototype.toString.call(v) === '[object ArrayBuffer]';
+}
+export function isDataView(v: unknown): v is DataView {
+  return Object.prototype.toString.call(v) === '[object DataView]';
+}
+export function isUint8Array(v: unknown): v is Uint8Array {
+  return ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === '[object Uint8Array]';
 }
