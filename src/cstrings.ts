@@ -25,10 +25,3 @@ export function cStringArray(strings: readonly string[]): CStringArray {
   });
   return { count: strings.length, pointers: strings.length ? pointers : null, storage };
 }
-
-const utf8 = new TextDecoder();
-/** Text of a char buffer up to its first NUL. */
-export function cText(bytes: Uint8Array): string {
-  const end = bytes.indexOf(0);
-  return utf8.decode(end < 0 ? bytes : bytes.subarray(0, end));
-}

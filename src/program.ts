@@ -1,6 +1,7 @@
 // Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
 import * as nvrtc from '../generated/13.0/nvrtc';
-import { cStringArray, cText } from './cstrings';
+import { cStringArray } from './cstrings';
+import { textFrom } from './runtime';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
@@ -108,7 +109,7 @@ export class Program extends Resource {
       if (n <= 1) return '';
       const buf = new Uint8Array(n);
       nvrtc.nvrtcGetProgramLog(this.handle, buf);
-      return cText(buf);
+      return textFrom(buf);
     } catch {
       return '';
     }
@@ -131,7 +132,7 @@ export class Program extends Resource {
     const n = nvrtc.nvrtcGetPTXSize(this.handle);
     const buf = new Uint8Array(n);
     nvrtc.nvrtcGetPTX(this.handle, buf);
-    return cText(buf);
+    return textFrom(buf);
   }
 
   /** CUBIN bytes (needs a real `sm_XY` arch: the default). */

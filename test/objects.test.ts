@@ -1,7 +1,8 @@
 // Objects layer without a GPU: argument validation, bounds checks, life cycle, deadlock guards.
 import koffi from 'koffi';
 import { Context } from '../src/context';
-import { cStringArray, cText } from '../src/cstrings';
+import { cStringArray } from '../src/cstrings';
+import { textFrom } from '../src/runtime';
 import { Device } from '../src/device';
 import { Event } from '../src/event';
 import { Graph } from '../src/graph';
@@ -326,6 +327,6 @@ describe('stream protocol and argument validation', () => {
     expect(Array.from(a.pointers!, (p) => koffi.decode(p, 'char', -1))).toEqual(['-arch=sm_90', '-lto', 'ünï']);
     expect(cStringArray([]).pointers).toBeNull();
     expect(() => cStringArray(['a\0b'])).toThrow(TypeError);
-    expect(cText(new Uint8Array([104, 105, 0, 120]))).toBe('hi');
+    expect(textFrom(new Uint8Array([104, 105, 0, 120]))).toBe('hi');
   });
 });
