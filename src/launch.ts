@@ -1,10 +1,10 @@
 // Kernel launch. Arguments are written into one preallocated ArrayBuffer per argument layout (a kernel
-import { isArrayBuffer } from './runtime/ffi';
 // signature): a DataView writes each value at its aligned offset, and a BigUint64Array holding the
 // native address of each slot is the `kernelParams` table, filled once. A launch validates, writes the
 // values and calls cuLaunchKernel (or cuLaunchKernelEx with a CUlaunchConfig encoded once per
 // LaunchConfig, for clusters and cooperative launches): no allocation besides the rest-args array
 // (use `launchArgs` with a reused array to avoid even that).
+import { isArrayBuffer } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import { DeviceBuffer, PinnedHostBuffer } from './memory';

@@ -1,13 +1,12 @@
 // Linker: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries → CUBIN), falling back to the
-import { isArrayBuffer, isUint8Array } from './runtime/ffi';
 // driver linker (cuLink*) where libnvJitLink cannot be loaded (no LTO-IR then).
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as jit from '../generated/13.0/nvjitlink';
-import { CudaLibraryError, CudaSymbolError } from './runtime';
+import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from './runtime';
 import { Context, contextOf } from './context';
-import { cStringArray, cText } from './cstrings';
+import { cStringArray } from './cstrings';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
@@ -123,9 +122,9 @@ export class Linker extends Resource {
         if (n <= 1) return '';
         const buf = new Uint8Array(n);
         jit.nvJitLinkGetErrorLog(this.jitHandle, buf);
-        return cText(buf);
+        return textFrom(buf);
       }
-      return cText(this.logs!.error);
+      return textFrom(this.logs!.error);
     } catch {
       return '';
     }

@@ -1,10 +1,10 @@
 // Memory: DeviceBuffer (synchronous or stream-ordered), ManagedBuffer, PinnedHostBuffer, MemoryPool.
-import { isArrayBuffer, isDataView } from './runtime/ffi';
 // Every copy is bounds-checked (RangeError) before the driver is called. Stream-ordered buffers are freed
 // with cuMemFreeAsync on the stream that allocated them (the buffer keeps that stream alive).
 // Zero-copy host views (pinned, managed) are external ArrayBuffers over native memory; V8 cannot detach
 // them, so once a view was handed out the native free waits until that view is garbage-collected:
 // closing never leaves a live TypedArray over freed memory.
+import { isArrayBuffer, isDataView } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import { Context, contextOf } from './context';

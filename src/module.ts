@@ -1,5 +1,5 @@
 // Module (PTX, CUBIN, fatbin, file) and Kernel (attributes, occupancy, launch with a declared signature).
-import { isArrayBuffer, isUint8Array } from './runtime/ffi';
+import { isArrayBuffer, isUint8Array } from './runtime';
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
