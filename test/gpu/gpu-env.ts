@@ -1,15 +1,15 @@
 // GPU suites run only where a CUDA driver and a device answer; elsewhere they skip with one reason.
-import koffi from 'koffi';
+import { loadLibrary } from '../../src/runtime';
 
 function probe(): string | undefined {
   let lib;
   try {
-    lib = koffi.load(process.env.CUDA_TS_DRIVER_LIBRARY ?? 'libcuda.so.1');
+    // the same search the driver bindings use (CUDA_TS_DRIVER_LIBRARY, CUDA_HOME, the loader, …)
+    lib = loadLibrary({ module: 'driver', sonames: ['libcuda.so.1', 'libcuda.so'], env: 'CUDA_TS_DRIVER_LIBRARY' });
   } catch {
     return 'no CUDA driver (libcuda.so.1 not found)';
   }
-  const init = lib.func('cuInit', 'int', ['uint32_t']);
-  const status = init(0);
+  const status = lib.func('cuInit', 'int', ['uint32_t'])(0);
   if (status !== 0) return `cuInit failed with CUresult ${status}`;
   const count = new Int32Array(1);
   lib.func('cuDeviceGetCount', 'int', ['void *'])(count);
