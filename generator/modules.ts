@@ -55,6 +55,9 @@ export interface ModuleSpec {
   foreignThreadCallbacks?: string[];
   /** Name prefixes of declarations in own headers that are not part of the API (internal, deprecated). */
   excludePrefixes?: string[];
+  /** Headers of `PFN_<name>_v<version>` typedefs (`cudaTypedefs.h`): the version at which each exact
+   *  ABI is asked of cuGetProcAddress (`cuCtxSynchronize` is 2000, `cuCtxSynchronize_v2` 13000). */
+  procTables?: string[];
   /** Parameters whose direction the heuristics get wrong: `fn.param` → `in` (array/pointer input) or `out`. */
   paramOverrides?: Record<string, 'in' | 'out' | 'inout'>;
 }
@@ -83,6 +86,7 @@ export const MODULES: readonly ModuleSpec[] = [
     },
     devicePointers: ['CUdeviceptr', 'CUdeviceptr_v2'],
     perThreadDefaultStream: true,
+    procTables: ['cudaTypedefs.h', 'cudaProfilerTypedefs.h'],
     foreignThreadCallbacks: ['cuLaunchHostFunc', 'cuStreamAddCallback', 'cuUserObjectCreate'],
     paramOverrides: {
       'cuLaunchKernel.kernelParams': 'in',

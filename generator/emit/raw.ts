@@ -98,7 +98,8 @@ export function emitRaw(ctx: EmitContext): string {
       fn.ptdsSymbol ? `'${fn.ptdsSymbol}'` : 'undefined',
       ffiReturn(model, fn),
       `[${fn.params.map((_, i) => ffiParam(model, fn, i)).join(', ')}]`,
-      ...(since ? [`'${since}'`] : []),
+      ...(since || fn.proc ? [since ? `'${since}'` : 'undefined'] : []),
+      ...(fn.proc ? [`['${fn.proc.name}', ${fn.proc.version}${fn.proc.ptdsVersion !== undefined ? `, ${fn.proc.ptdsVersion}` : ''}]`] : []),
     ];
     w.line(`let ${cache}: NativeFunction | undefined;`);
     const notes = functionNotes(model, fn);

@@ -35,6 +35,9 @@ export const FunctionSchema = z.object({
   symbol: z.string(),
   /** Symbol of the per-thread-default-stream variant, when the header declares one. */
   ptdsSymbol: z.string().optional(),
+  /** How cuGetProcAddress names this exact ABI: base name and the CUDA version it appeared in
+   *  (`cuMemAlloc_v2` → `cuMemAlloc` at 3020), and the version of its per-thread variant. */
+  proc: z.object({ name: z.string(), version: z.number().int(), ptdsVersion: z.number().int().optional() }).optional(),
   returns: CTypeSchema,
   params: z.array(ParamSchema),
   variadic: z.boolean(),

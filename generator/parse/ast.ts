@@ -6,6 +6,7 @@ import type { ModuleSpec } from '../modules';
 import { anonKey, parseCType } from './ctype';
 import type { RecordLayout } from './layout';
 import { macroConstant, resolveIdentifier, type MacroTable } from './macros';
+import { procFor, procTable } from './proc';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -365,6 +366,15 @@ export function lowerModule(input: LowerInput): ModuleIR {
     if (!prev || (prev.symbol === prev.name && f.symbol !== f.name)) byName.set(f.name, f);
   }
   functions.splice(0, functions.length, ...byName.values());
+  // cuGetProcAddress versions, where the AST carries the `PFN_*` typedefs (spec.procTables).
+  const resolveTypedef = new Map([...typedefs.values()].map((td) => [td.name, td.type]));
+  const procs = procTable(decls.typedefs, resolveTypedef);
+  if (procs.size > 0) {
+    for (const f of functions) {
+      const proc = procFor(f, procs, resolveTypedef);
+      if (proc) f.proc = proc;
+    }
+  }
   functions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   // Types: everything declared in own headers plus whatever functions reach.

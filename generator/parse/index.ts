@@ -27,7 +27,9 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
     }
   }
   const job: ClangJob = { clang: opts.clang, includeDirs: opts.includeDirs, includes: spec.includes, defines: spec.defines };
-  const ast = clangAst(job);
+  // The ABI-version typedefs ride along in the AST job only: they add no macros or layouts.
+  const procTables = (spec.procTables ?? []).filter((h) => locateHeader(opts.includeDirs, h));
+  const ast = clangAst({ ...job, includes: [...job.includes, ...procTables] });
   const macros = parseMacroDefinitions(clangMacros(job));
   const ptds = spec.perThreadDefaultStream ?? [...macros.functions.keys()].some((n) => /PT(DS|SZ)$/.test(n));
   const ptdsMacros = ptds

@@ -63,13 +63,26 @@ export class Binder {
    * @param symbol exported symbol (`cuMemAlloc_v2`)
    * @param ptdsSymbol per-thread-default-stream symbol, if any
    * @param since the release that introduced the function, for messages
+   * @param proc how cuGetProcAddress names this exact ABI: `[name, version, ptdsVersion?]`
+   *   (`cuCtxSynchronize` is `['cuCtxSynchronize', 2000]`; asked at 13000 the driver would return
+   *   `cuCtxSynchronize_v2`, which takes a context). Without it the exported symbol is used.
    */
-  bind(name: string, symbol: string, ptdsSymbol: string | undefined, result: FfiType, params: FfiType[], since?: string): NativeFunction {
+  bind(
+    name: string,
+    symbol: string,
+    ptdsSymbol: string | undefined,
+    result: FfiType,
+    params: FfiType[],
+    since?: string,
+    proc?: readonly [string, number, number?],
+  ): NativeFunction {
     const lib = this.library();
     const ptds = this.perThreadDefaultStream && ptdsSymbol !== undefined;
     let fn: NativeFunction | undefined;
-    if (this.spec.resolve === 'procAddress' && !/^cuGetProcAddress/.test(name)) {
-      const address = this.resolveProcAddress(name, ptds);
+    if (this.spec.resolve === 'procAddress' && proc) {
+      const version = ptds ? (proc[2] ?? proc[1]) : proc[1];
+      // Never ask above the pinned release: a 12.6 binding keeps the 12.6 ABI on a 13.0 driver.
+      const address = this.resolveProcAddress(proc[0], Math.min(version, this.spec.cudaVersionNumber), ptds);
       if (address !== 0) fn = koffi.decode(address, koffi.proto(result, params)) as NativeFunction;
     }
     if (!fn) {
@@ -83,7 +96,7 @@ export class Binder {
     return fn;
   }
 
-  private resolveProcAddress(name: string, ptds: boolean): number {
+  private resolveProcAddress(name: string, version: number, ptds: boolean): number {
     if (!this.procAddress) {
       try {
         this.procAddress = this.library().func('cuGetProcAddress_v2', 'int', ['const char *', 'void *', 'int', 'uint64_t', 'void *']) as NativeFunction;
@@ -93,7 +106,7 @@ export class Binder {
     }
     this.procOut[0] = 0n;
     const flags = ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_DEFAULT;
-    const status = this.procAddress!(name, this.procOut, this.spec.cudaVersionNumber, flags, this.procStatus);
+    const status = this.procAddress!(name, this.procOut, version, flags, this.procStatus);
     return status === 0 ? Number(this.procOut[0]) : 0;
   }
 

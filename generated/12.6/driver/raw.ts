@@ -24,2629 +24,2629 @@ export function configure(options: BinderOptions): void {
 let cuArray3DCreate$: NativeFunction | undefined;
 /** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 */
 export function cuArray3DCreate(pHandle: T.Pointer, pAllocateArray: T.Pointer): T.CUresult {
-  cuArray3DCreate$ ??= binder.bind('cuArray3DCreate', 'cuArray3DCreate_v2', undefined, 'int32_t', ['void *', 'void *']);
+  cuArray3DCreate$ ??= binder.bind('cuArray3DCreate', 'cuArray3DCreate_v2', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuArray3DCreate', 3020]);
   return cuArray3DCreate$(pHandle, pAllocateArray);
 }
 let cuArray3DGetDescriptor$: NativeFunction | undefined;
 /** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 */
 export function cuArray3DGetDescriptor(pArrayDescriptor: T.Pointer, hArray: T.CUarray): T.CUresult {
-  cuArray3DGetDescriptor$ ??= binder.bind('cuArray3DGetDescriptor', 'cuArray3DGetDescriptor_v2', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuArray3DGetDescriptor$ ??= binder.bind('cuArray3DGetDescriptor', 'cuArray3DGetDescriptor_v2', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuArray3DGetDescriptor', 3020]);
   return cuArray3DGetDescriptor$(pArrayDescriptor, hArray);
 }
 let cuArrayCreate$: NativeFunction | undefined;
 /** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 */
 export function cuArrayCreate(pHandle: T.Pointer, pAllocateArray: T.Pointer): T.CUresult {
-  cuArrayCreate$ ??= binder.bind('cuArrayCreate', 'cuArrayCreate_v2', undefined, 'int32_t', ['void *', 'void *']);
+  cuArrayCreate$ ??= binder.bind('cuArrayCreate', 'cuArrayCreate_v2', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuArrayCreate', 3020]);
   return cuArrayCreate$(pHandle, pAllocateArray);
 }
 let cuArrayDestroy$: NativeFunction | undefined;
 /** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 12.6 */
 export function cuArrayDestroy(hArray: T.CUarray): T.CUresult {
-  cuArrayDestroy$ ??= binder.bind('cuArrayDestroy', 'cuArrayDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuArrayDestroy$ ??= binder.bind('cuArrayDestroy', 'cuArrayDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuArrayDestroy', 2000]);
   return cuArrayDestroy$(hArray);
 }
 let cuArrayGetDescriptor$: NativeFunction | undefined;
 /** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 */
 export function cuArrayGetDescriptor(pArrayDescriptor: T.Pointer, hArray: T.CUarray): T.CUresult {
-  cuArrayGetDescriptor$ ??= binder.bind('cuArrayGetDescriptor', 'cuArrayGetDescriptor_v2', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuArrayGetDescriptor$ ??= binder.bind('cuArrayGetDescriptor', 'cuArrayGetDescriptor_v2', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuArrayGetDescriptor', 3020]);
   return cuArrayGetDescriptor$(pArrayDescriptor, hArray);
 }
 let cuArrayGetMemoryRequirements$: NativeFunction | undefined;
 /** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 12.6 */
 export function cuArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.CUarray, device: number): T.CUresult {
-  cuArrayGetMemoryRequirements$ ??= binder.bind('cuArrayGetMemoryRequirements', 'cuArrayGetMemoryRequirements', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t']);
+  cuArrayGetMemoryRequirements$ ??= binder.bind('cuArrayGetMemoryRequirements', 'cuArrayGetMemoryRequirements', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t'], undefined, ['cuArrayGetMemoryRequirements', 11060]);
   return cuArrayGetMemoryRequirements$(memoryRequirements, array, device);
 }
 let cuArrayGetPlane$: NativeFunction | undefined;
 /** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 12.6 */
 export function cuArrayGetPlane(pPlaneArray: T.Pointer, hArray: T.CUarray, planeIdx: number): T.CUresult {
-  cuArrayGetPlane$ ??= binder.bind('cuArrayGetPlane', 'cuArrayGetPlane', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t']);
+  cuArrayGetPlane$ ??= binder.bind('cuArrayGetPlane', 'cuArrayGetPlane', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t'], undefined, ['cuArrayGetPlane', 11020]);
   return cuArrayGetPlane$(pPlaneArray, hArray, planeIdx);
 }
 let cuArrayGetSparseProperties$: NativeFunction | undefined;
 /** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 12.6 */
 export function cuArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.CUarray): T.CUresult {
-  cuArrayGetSparseProperties$ ??= binder.bind('cuArrayGetSparseProperties', 'cuArrayGetSparseProperties', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuArrayGetSparseProperties$ ??= binder.bind('cuArrayGetSparseProperties', 'cuArrayGetSparseProperties', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuArrayGetSparseProperties', 11010]);
   return cuArrayGetSparseProperties$(sparseProperties, array);
 }
 let cuCoredumpGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  cuCoredumpGetAttribute$ ??= binder.bind('cuCoredumpGetAttribute', 'cuCoredumpGetAttribute', undefined, 'int32_t', ['int32_t', 'void *', 'void *']);
+  cuCoredumpGetAttribute$ ??= binder.bind('cuCoredumpGetAttribute', 'cuCoredumpGetAttribute', undefined, 'int32_t', ['int32_t', 'void *', 'void *'], undefined, ['cuCoredumpGetAttribute', 12010]);
   return cuCoredumpGetAttribute$(attrib, value, size);
 }
 let cuCoredumpGetAttributeGlobal$: NativeFunction | undefined;
 /** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  cuCoredumpGetAttributeGlobal$ ??= binder.bind('cuCoredumpGetAttributeGlobal', 'cuCoredumpGetAttributeGlobal', undefined, 'int32_t', ['int32_t', 'void *', 'void *']);
+  cuCoredumpGetAttributeGlobal$ ??= binder.bind('cuCoredumpGetAttributeGlobal', 'cuCoredumpGetAttributeGlobal', undefined, 'int32_t', ['int32_t', 'void *', 'void *'], undefined, ['cuCoredumpGetAttributeGlobal', 12010]);
   return cuCoredumpGetAttributeGlobal$(attrib, value, size);
 }
 let cuCoredumpSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  cuCoredumpSetAttribute$ ??= binder.bind('cuCoredumpSetAttribute', 'cuCoredumpSetAttribute', undefined, 'int32_t', ['int32_t', 'void *', 'void *']);
+  cuCoredumpSetAttribute$ ??= binder.bind('cuCoredumpSetAttribute', 'cuCoredumpSetAttribute', undefined, 'int32_t', ['int32_t', 'void *', 'void *'], undefined, ['cuCoredumpSetAttribute', 12010]);
   return cuCoredumpSetAttribute$(attrib, value, size);
 }
 let cuCoredumpSetAttributeGlobal$: NativeFunction | undefined;
 /** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  cuCoredumpSetAttributeGlobal$ ??= binder.bind('cuCoredumpSetAttributeGlobal', 'cuCoredumpSetAttributeGlobal', undefined, 'int32_t', ['int32_t', 'void *', 'void *']);
+  cuCoredumpSetAttributeGlobal$ ??= binder.bind('cuCoredumpSetAttributeGlobal', 'cuCoredumpSetAttributeGlobal', undefined, 'int32_t', ['int32_t', 'void *', 'void *'], undefined, ['cuCoredumpSetAttributeGlobal', 12010]);
   return cuCoredumpSetAttributeGlobal$(attrib, value, size);
 }
 let cuCtxAttach$: NativeFunction | undefined;
 /** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuCtxAttach(pctx: T.Pointer, flags: number): T.CUresult {
-  cuCtxAttach$ ??= binder.bind('cuCtxAttach', 'cuCtxAttach', undefined, 'int32_t', ['void *', 'uint32_t']);
+  cuCtxAttach$ ??= binder.bind('cuCtxAttach', 'cuCtxAttach', undefined, 'int32_t', ['void *', 'uint32_t'], undefined, ['cuCtxAttach', 2000]);
   return cuCtxAttach$(pctx, flags);
 }
 let cuCtxCreate$: NativeFunction | undefined;
 /** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuCtxCreate(pctx: T.Pointer, flags: number, dev: number): T.CUresult {
-  cuCtxCreate$ ??= binder.bind('cuCtxCreate', 'cuCtxCreate_v2', undefined, 'int32_t', ['void *', 'uint32_t', 'int32_t']);
+  cuCtxCreate$ ??= binder.bind('cuCtxCreate', 'cuCtxCreate_v2', undefined, 'int32_t', ['void *', 'uint32_t', 'int32_t'], undefined, ['cuCtxCreate', 3020]);
   return cuCtxCreate$(pctx, flags, dev);
 }
 let cuCtxCreate_v3$: NativeFunction | undefined;
 /** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuCtxCreate_v3(pctx: T.Pointer, paramsArray: T.Pointer, numParams: number, flags: number, dev: number): T.CUresult {
-  cuCtxCreate_v3$ ??= binder.bind('cuCtxCreate_v3', 'cuCtxCreate_v3', undefined, 'int32_t', ['void *', 'void *', 'int32_t', 'uint32_t', 'int32_t']);
+  cuCtxCreate_v3$ ??= binder.bind('cuCtxCreate_v3', 'cuCtxCreate_v3', undefined, 'int32_t', ['void *', 'void *', 'int32_t', 'uint32_t', 'int32_t'], undefined, ['cuCtxCreate', 11040]);
   return cuCtxCreate_v3$(pctx, paramsArray, numParams, flags, dev);
 }
 let cuCtxCreate_v4$: NativeFunction | undefined;
 /** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuCtxCreate_v4(pctx: T.Pointer, ctxCreateParams: T.Pointer, flags: number, dev: number): T.CUresult {
-  cuCtxCreate_v4$ ??= binder.bind('cuCtxCreate_v4', 'cuCtxCreate_v4', undefined, 'int32_t', ['void *', 'void *', 'uint32_t', 'int32_t']);
+  cuCtxCreate_v4$ ??= binder.bind('cuCtxCreate_v4', 'cuCtxCreate_v4', undefined, 'int32_t', ['void *', 'void *', 'uint32_t', 'int32_t'], undefined, ['cuCtxCreate', 12050]);
   return cuCtxCreate_v4$(pctx, ctxCreateParams, flags, dev);
 }
 let cuCtxDestroy$: NativeFunction | undefined;
 /** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuCtxDestroy(ctx: T.CUcontext): T.CUresult {
-  cuCtxDestroy$ ??= binder.bind('cuCtxDestroy', 'cuCtxDestroy_v2', undefined, 'int32_t', ['uintptr_t']);
+  cuCtxDestroy$ ??= binder.bind('cuCtxDestroy', 'cuCtxDestroy_v2', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuCtxDestroy', 4000]);
   return cuCtxDestroy$(ctx);
 }
 let cuCtxDetach$: NativeFunction | undefined;
 /** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuCtxDetach(ctx: T.CUcontext): T.CUresult {
-  cuCtxDetach$ ??= binder.bind('cuCtxDetach', 'cuCtxDetach', undefined, 'int32_t', ['uintptr_t']);
+  cuCtxDetach$ ??= binder.bind('cuCtxDetach', 'cuCtxDetach', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuCtxDetach', 2000]);
   return cuCtxDetach$(ctx);
 }
 let cuCtxDisablePeerAccess$: NativeFunction | undefined;
 /** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.6 */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext): T.CUresult {
-  cuCtxDisablePeerAccess$ ??= binder.bind('cuCtxDisablePeerAccess', 'cuCtxDisablePeerAccess', undefined, 'int32_t', ['uintptr_t']);
+  cuCtxDisablePeerAccess$ ??= binder.bind('cuCtxDisablePeerAccess', 'cuCtxDisablePeerAccess', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuCtxDisablePeerAccess', 4000]);
   return cuCtxDisablePeerAccess$(peerContext);
 }
 let cuCtxEnablePeerAccess$: NativeFunction | undefined;
 /** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext, Flags: number): T.CUresult {
-  cuCtxEnablePeerAccess$ ??= binder.bind('cuCtxEnablePeerAccess', 'cuCtxEnablePeerAccess', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuCtxEnablePeerAccess$ ??= binder.bind('cuCtxEnablePeerAccess', 'cuCtxEnablePeerAccess', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuCtxEnablePeerAccess', 4000]);
   return cuCtxEnablePeerAccess$(peerContext, Flags);
 }
 let cuCtxFromGreenCtx$: NativeFunction | undefined;
 /** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 */
 export function cuCtxFromGreenCtx(pContext: T.Pointer, hCtx: T.CUgreenCtx): T.CUresult {
-  cuCtxFromGreenCtx$ ??= binder.bind('cuCtxFromGreenCtx', 'cuCtxFromGreenCtx', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuCtxFromGreenCtx$ ??= binder.bind('cuCtxFromGreenCtx', 'cuCtxFromGreenCtx', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuCtxFromGreenCtx', 12040]);
   return cuCtxFromGreenCtx$(pContext, hCtx);
 }
 let cuCtxGetApiVersion$: NativeFunction | undefined;
 /** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetApiVersion(ctx: T.CUcontext, version: T.Pointer): T.CUresult {
-  cuCtxGetApiVersion$ ??= binder.bind('cuCtxGetApiVersion', 'cuCtxGetApiVersion', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuCtxGetApiVersion$ ??= binder.bind('cuCtxGetApiVersion', 'cuCtxGetApiVersion', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuCtxGetApiVersion', 3020]);
   return cuCtxGetApiVersion$(ctx, version);
 }
 let cuCtxGetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetCacheConfig(pconfig: T.Pointer): T.CUresult {
-  cuCtxGetCacheConfig$ ??= binder.bind('cuCtxGetCacheConfig', 'cuCtxGetCacheConfig', undefined, 'int32_t', ['void *']);
+  cuCtxGetCacheConfig$ ??= binder.bind('cuCtxGetCacheConfig', 'cuCtxGetCacheConfig', undefined, 'int32_t', ['void *'], undefined, ['cuCtxGetCacheConfig', 3020]);
   return cuCtxGetCacheConfig$(pconfig);
 }
 let cuCtxGetCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetCurrent(pctx: T.Pointer): T.CUresult {
-  cuCtxGetCurrent$ ??= binder.bind('cuCtxGetCurrent', 'cuCtxGetCurrent', undefined, 'int32_t', ['void *']);
+  cuCtxGetCurrent$ ??= binder.bind('cuCtxGetCurrent', 'cuCtxGetCurrent', undefined, 'int32_t', ['void *'], undefined, ['cuCtxGetCurrent', 4000]);
   return cuCtxGetCurrent$(pctx);
 }
 let cuCtxGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetDevResource(hCtx: T.CUcontext, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
-  cuCtxGetDevResource$ ??= binder.bind('cuCtxGetDevResource', 'cuCtxGetDevResource', undefined, 'int32_t', ['uintptr_t', 'void *', 'int32_t']);
+  cuCtxGetDevResource$ ??= binder.bind('cuCtxGetDevResource', 'cuCtxGetDevResource', undefined, 'int32_t', ['uintptr_t', 'void *', 'int32_t'], undefined, ['cuCtxGetDevResource', 12040]);
   return cuCtxGetDevResource$(hCtx, resource, type);
 }
 let cuCtxGetDevice$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetDevice(device: T.Pointer): T.CUresult {
-  cuCtxGetDevice$ ??= binder.bind('cuCtxGetDevice', 'cuCtxGetDevice', undefined, 'int32_t', ['void *']);
+  cuCtxGetDevice$ ??= binder.bind('cuCtxGetDevice', 'cuCtxGetDevice', undefined, 'int32_t', ['void *'], undefined, ['cuCtxGetDevice', 2000]);
   return cuCtxGetDevice$(device);
 }
 let cuCtxGetExecAffinity$: NativeFunction | undefined;
 /** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetExecAffinity(pExecAffinity: T.Pointer, type: T.CUexecAffinityType): T.CUresult {
-  cuCtxGetExecAffinity$ ??= binder.bind('cuCtxGetExecAffinity', 'cuCtxGetExecAffinity', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuCtxGetExecAffinity$ ??= binder.bind('cuCtxGetExecAffinity', 'cuCtxGetExecAffinity', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuCtxGetExecAffinity', 11040]);
   return cuCtxGetExecAffinity$(pExecAffinity, type);
 }
 let cuCtxGetFlags$: NativeFunction | undefined;
 /** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetFlags(flags: T.Pointer): T.CUresult {
-  cuCtxGetFlags$ ??= binder.bind('cuCtxGetFlags', 'cuCtxGetFlags', undefined, 'int32_t', ['void *']);
+  cuCtxGetFlags$ ??= binder.bind('cuCtxGetFlags', 'cuCtxGetFlags', undefined, 'int32_t', ['void *'], undefined, ['cuCtxGetFlags', 7000]);
   return cuCtxGetFlags$(flags);
 }
 let cuCtxGetId$: NativeFunction | undefined;
 /** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetId(ctx: T.CUcontext, ctxId: T.Pointer): T.CUresult {
-  cuCtxGetId$ ??= binder.bind('cuCtxGetId', 'cuCtxGetId', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuCtxGetId$ ??= binder.bind('cuCtxGetId', 'cuCtxGetId', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuCtxGetId', 12000]);
   return cuCtxGetId$(ctx, ctxId);
 }
 let cuCtxGetLimit$: NativeFunction | undefined;
 /** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetLimit(pvalue: T.Pointer, limit: T.CUlimit): T.CUresult {
-  cuCtxGetLimit$ ??= binder.bind('cuCtxGetLimit', 'cuCtxGetLimit', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuCtxGetLimit$ ??= binder.bind('cuCtxGetLimit', 'cuCtxGetLimit', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuCtxGetLimit', 3010]);
   return cuCtxGetLimit$(pvalue, limit);
 }
 let cuCtxGetSharedMemConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetSharedMemConfig(pConfig: T.Pointer): T.CUresult {
-  cuCtxGetSharedMemConfig$ ??= binder.bind('cuCtxGetSharedMemConfig', 'cuCtxGetSharedMemConfig', undefined, 'int32_t', ['void *']);
+  cuCtxGetSharedMemConfig$ ??= binder.bind('cuCtxGetSharedMemConfig', 'cuCtxGetSharedMemConfig', undefined, 'int32_t', ['void *'], undefined, ['cuCtxGetSharedMemConfig', 4020]);
   return cuCtxGetSharedMemConfig$(pConfig);
 }
 let cuCtxGetStreamPriorityRange$: NativeFunction | undefined;
 /** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.6 */
 export function cuCtxGetStreamPriorityRange(leastPriority: T.Pointer, greatestPriority: T.Pointer): T.CUresult {
-  cuCtxGetStreamPriorityRange$ ??= binder.bind('cuCtxGetStreamPriorityRange', 'cuCtxGetStreamPriorityRange', undefined, 'int32_t', ['void *', 'void *']);
+  cuCtxGetStreamPriorityRange$ ??= binder.bind('cuCtxGetStreamPriorityRange', 'cuCtxGetStreamPriorityRange', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuCtxGetStreamPriorityRange', 5050]);
   return cuCtxGetStreamPriorityRange$(leastPriority, greatestPriority);
 }
 let cuCtxPopCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.6 */
 export function cuCtxPopCurrent(pctx: T.Pointer): T.CUresult {
-  cuCtxPopCurrent$ ??= binder.bind('cuCtxPopCurrent', 'cuCtxPopCurrent_v2', undefined, 'int32_t', ['void *']);
+  cuCtxPopCurrent$ ??= binder.bind('cuCtxPopCurrent', 'cuCtxPopCurrent_v2', undefined, 'int32_t', ['void *'], undefined, ['cuCtxPopCurrent', 4000]);
   return cuCtxPopCurrent$(pctx);
 }
 let cuCtxPushCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuCtxPushCurrent(ctx: T.CUcontext): T.CUresult {
-  cuCtxPushCurrent$ ??= binder.bind('cuCtxPushCurrent', 'cuCtxPushCurrent_v2', undefined, 'int32_t', ['uintptr_t']);
+  cuCtxPushCurrent$ ??= binder.bind('cuCtxPushCurrent', 'cuCtxPushCurrent_v2', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuCtxPushCurrent', 4000]);
   return cuCtxPushCurrent$(ctx);
 }
 let cuCtxRecordEvent$: NativeFunction | undefined;
 /** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuCtxRecordEvent(hCtx: T.CUcontext, hEvent: T.CUevent): T.CUresult {
-  cuCtxRecordEvent$ ??= binder.bind('cuCtxRecordEvent', 'cuCtxRecordEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuCtxRecordEvent$ ??= binder.bind('cuCtxRecordEvent', 'cuCtxRecordEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuCtxRecordEvent', 12050]);
   return cuCtxRecordEvent$(hCtx, hEvent);
 }
 let cuCtxResetPersistingL2Cache$: NativeFunction | undefined;
 /** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.6 */
 export function cuCtxResetPersistingL2Cache(): T.CUresult {
-  cuCtxResetPersistingL2Cache$ ??= binder.bind('cuCtxResetPersistingL2Cache', 'cuCtxResetPersistingL2Cache', undefined, 'int32_t', []);
+  cuCtxResetPersistingL2Cache$ ??= binder.bind('cuCtxResetPersistingL2Cache', 'cuCtxResetPersistingL2Cache', undefined, 'int32_t', [], undefined, ['cuCtxResetPersistingL2Cache', 11000]);
   return cuCtxResetPersistingL2Cache$();
 }
 let cuCtxSetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.6 */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): T.CUresult {
-  cuCtxSetCacheConfig$ ??= binder.bind('cuCtxSetCacheConfig', 'cuCtxSetCacheConfig', undefined, 'int32_t', ['int32_t']);
+  cuCtxSetCacheConfig$ ??= binder.bind('cuCtxSetCacheConfig', 'cuCtxSetCacheConfig', undefined, 'int32_t', ['int32_t'], undefined, ['cuCtxSetCacheConfig', 3020]);
   return cuCtxSetCacheConfig$(config);
 }
 let cuCtxSetCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuCtxSetCurrent(ctx: T.CUcontext): T.CUresult {
-  cuCtxSetCurrent$ ??= binder.bind('cuCtxSetCurrent', 'cuCtxSetCurrent', undefined, 'int32_t', ['uintptr_t']);
+  cuCtxSetCurrent$ ??= binder.bind('cuCtxSetCurrent', 'cuCtxSetCurrent', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuCtxSetCurrent', 4000]);
   return cuCtxSetCurrent$(ctx);
 }
 let cuCtxSetFlags$: NativeFunction | undefined;
 /** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuCtxSetFlags(flags: number): T.CUresult {
-  cuCtxSetFlags$ ??= binder.bind('cuCtxSetFlags', 'cuCtxSetFlags', undefined, 'int32_t', ['uint32_t']);
+  cuCtxSetFlags$ ??= binder.bind('cuCtxSetFlags', 'cuCtxSetFlags', undefined, 'int32_t', ['uint32_t'], undefined, ['cuCtxSetFlags', 12010]);
   return cuCtxSetFlags$(flags);
 }
 let cuCtxSetLimit$: NativeFunction | undefined;
 /** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.6 */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): T.CUresult {
-  cuCtxSetLimit$ ??= binder.bind('cuCtxSetLimit', 'cuCtxSetLimit', undefined, 'int32_t', ['int32_t', 'uint64_t']);
+  cuCtxSetLimit$ ??= binder.bind('cuCtxSetLimit', 'cuCtxSetLimit', undefined, 'int32_t', ['int32_t', 'uint64_t'], undefined, ['cuCtxSetLimit', 3010]);
   return cuCtxSetLimit$(limit, value);
 }
 let cuCtxSetSharedMemConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.6 */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): T.CUresult {
-  cuCtxSetSharedMemConfig$ ??= binder.bind('cuCtxSetSharedMemConfig', 'cuCtxSetSharedMemConfig', undefined, 'int32_t', ['int32_t']);
+  cuCtxSetSharedMemConfig$ ??= binder.bind('cuCtxSetSharedMemConfig', 'cuCtxSetSharedMemConfig', undefined, 'int32_t', ['int32_t'], undefined, ['cuCtxSetSharedMemConfig', 4020]);
   return cuCtxSetSharedMemConfig$(config);
 }
 let cuCtxSynchronize$: NativeFunction | undefined;
 /** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.6 */
 export function cuCtxSynchronize(): T.CUresult {
-  cuCtxSynchronize$ ??= binder.bind('cuCtxSynchronize', 'cuCtxSynchronize', undefined, 'int32_t', []);
+  cuCtxSynchronize$ ??= binder.bind('cuCtxSynchronize', 'cuCtxSynchronize', undefined, 'int32_t', [], undefined, ['cuCtxSynchronize', 2000]);
   return cuCtxSynchronize$();
 }
 let cuCtxWaitEvent$: NativeFunction | undefined;
 /** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuCtxWaitEvent(hCtx: T.CUcontext, hEvent: T.CUevent): T.CUresult {
-  cuCtxWaitEvent$ ??= binder.bind('cuCtxWaitEvent', 'cuCtxWaitEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuCtxWaitEvent$ ??= binder.bind('cuCtxWaitEvent', 'cuCtxWaitEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuCtxWaitEvent', 12050]);
   return cuCtxWaitEvent$(hCtx, hEvent);
 }
 let cuDestroyExternalMemory$: NativeFunction | undefined;
 /** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 12.6 */
 export function cuDestroyExternalMemory(extMem: T.CUexternalMemory): T.CUresult {
-  cuDestroyExternalMemory$ ??= binder.bind('cuDestroyExternalMemory', 'cuDestroyExternalMemory', undefined, 'int32_t', ['uintptr_t']);
+  cuDestroyExternalMemory$ ??= binder.bind('cuDestroyExternalMemory', 'cuDestroyExternalMemory', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuDestroyExternalMemory', 10000]);
   return cuDestroyExternalMemory$(extMem);
 }
 let cuDestroyExternalSemaphore$: NativeFunction | undefined;
 /** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 12.6 */
 export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore): T.CUresult {
-  cuDestroyExternalSemaphore$ ??= binder.bind('cuDestroyExternalSemaphore', 'cuDestroyExternalSemaphore', undefined, 'int32_t', ['uintptr_t']);
+  cuDestroyExternalSemaphore$ ??= binder.bind('cuDestroyExternalSemaphore', 'cuDestroyExternalSemaphore', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuDestroyExternalSemaphore', 10000]);
   return cuDestroyExternalSemaphore$(extSem);
 }
 let cuDevResourceGenerateDesc$: NativeFunction | undefined;
 /** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 12.6 */
 export function cuDevResourceGenerateDesc(phDesc: T.Pointer, resources: T.Pointer, nbResources: number): T.CUresult {
-  cuDevResourceGenerateDesc$ ??= binder.bind('cuDevResourceGenerateDesc', 'cuDevResourceGenerateDesc', undefined, 'int32_t', ['void *', 'void *', 'uint32_t']);
+  cuDevResourceGenerateDesc$ ??= binder.bind('cuDevResourceGenerateDesc', 'cuDevResourceGenerateDesc', undefined, 'int32_t', ['void *', 'void *', 'uint32_t'], undefined, ['cuDevResourceGenerateDesc', 12040]);
   return cuDevResourceGenerateDesc$(phDesc, resources, nbResources);
 }
 let cuDevSmResourceSplitByCount$: NativeFunction | undefined;
 /** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 12.6 */
 export function cuDevSmResourceSplitByCount(result: T.Pointer, nbGroups: T.Pointer, input: T.Pointer, remaining: T.Pointer, useFlags: number, minCount: number): T.CUresult {
-  cuDevSmResourceSplitByCount$ ??= binder.bind('cuDevSmResourceSplitByCount', 'cuDevSmResourceSplitByCount', undefined, 'int32_t', ['void *', 'void *', 'void *', 'void *', 'uint32_t', 'uint32_t']);
+  cuDevSmResourceSplitByCount$ ??= binder.bind('cuDevSmResourceSplitByCount', 'cuDevSmResourceSplitByCount', undefined, 'int32_t', ['void *', 'void *', 'void *', 'void *', 'uint32_t', 'uint32_t'], undefined, ['cuDevSmResourceSplitByCount', 12040]);
   return cuDevSmResourceSplitByCount$(result, nbGroups, input, remaining, useFlags, minCount);
 }
 let cuDeviceCanAccessPeer$: NativeFunction | undefined;
 /** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceCanAccessPeer(canAccessPeer: T.Pointer, dev: number, peerDev: number): T.CUresult {
-  cuDeviceCanAccessPeer$ ??= binder.bind('cuDeviceCanAccessPeer', 'cuDeviceCanAccessPeer', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+  cuDeviceCanAccessPeer$ ??= binder.bind('cuDeviceCanAccessPeer', 'cuDeviceCanAccessPeer', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t'], undefined, ['cuDeviceCanAccessPeer', 4000]);
   return cuDeviceCanAccessPeer$(canAccessPeer, dev, peerDev);
 }
 let cuDeviceComputeCapability$: NativeFunction | undefined;
 /** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceComputeCapability(major: T.Pointer, minor: T.Pointer, dev: number): T.CUresult {
-  cuDeviceComputeCapability$ ??= binder.bind('cuDeviceComputeCapability', 'cuDeviceComputeCapability', undefined, 'int32_t', ['void *', 'void *', 'int32_t']);
+  cuDeviceComputeCapability$ ??= binder.bind('cuDeviceComputeCapability', 'cuDeviceComputeCapability', undefined, 'int32_t', ['void *', 'void *', 'int32_t'], undefined, ['cuDeviceComputeCapability', 2000]);
   return cuDeviceComputeCapability$(major, minor, dev);
 }
 let cuDeviceGet$: NativeFunction | undefined;
 /** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGet(device: T.Pointer, ordinal: number): T.CUresult {
-  cuDeviceGet$ ??= binder.bind('cuDeviceGet', 'cuDeviceGet', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceGet$ ??= binder.bind('cuDeviceGet', 'cuDeviceGet', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceGet', 2000]);
   return cuDeviceGet$(device, ordinal);
 }
 let cuDeviceGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetAttribute(pi: T.Pointer, attrib: T.CUdevice_attribute, dev: number): T.CUresult {
-  cuDeviceGetAttribute$ ??= binder.bind('cuDeviceGetAttribute', 'cuDeviceGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+  cuDeviceGetAttribute$ ??= binder.bind('cuDeviceGetAttribute', 'cuDeviceGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t'], undefined, ['cuDeviceGetAttribute', 2000]);
   return cuDeviceGetAttribute$(pi, attrib, dev);
 }
 let cuDeviceGetByPCIBusId$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetByPCIBusId(dev: T.Pointer, pciBusId: string | T.Pointer): T.CUresult {
-  cuDeviceGetByPCIBusId$ ??= binder.bind('cuDeviceGetByPCIBusId', 'cuDeviceGetByPCIBusId', undefined, 'int32_t', ['void *', 'const char *']);
+  cuDeviceGetByPCIBusId$ ??= binder.bind('cuDeviceGetByPCIBusId', 'cuDeviceGetByPCIBusId', undefined, 'int32_t', ['void *', 'const char *'], undefined, ['cuDeviceGetByPCIBusId', 4010]);
   return cuDeviceGetByPCIBusId$(dev, pciBusId);
 }
 let cuDeviceGetCount$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetCount(count: T.Pointer): T.CUresult {
-  cuDeviceGetCount$ ??= binder.bind('cuDeviceGetCount', 'cuDeviceGetCount', undefined, 'int32_t', ['void *']);
+  cuDeviceGetCount$ ??= binder.bind('cuDeviceGetCount', 'cuDeviceGetCount', undefined, 'int32_t', ['void *'], undefined, ['cuDeviceGetCount', 2000]);
   return cuDeviceGetCount$(count);
 }
 let cuDeviceGetDefaultMemPool$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetDefaultMemPool(pool_out: T.Pointer, dev: number): T.CUresult {
-  cuDeviceGetDefaultMemPool$ ??= binder.bind('cuDeviceGetDefaultMemPool', 'cuDeviceGetDefaultMemPool', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceGetDefaultMemPool$ ??= binder.bind('cuDeviceGetDefaultMemPool', 'cuDeviceGetDefaultMemPool', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceGetDefaultMemPool', 11020]);
   return cuDeviceGetDefaultMemPool$(pool_out, dev);
 }
 let cuDeviceGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetDevResource(device: number, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
-  cuDeviceGetDevResource$ ??= binder.bind('cuDeviceGetDevResource', 'cuDeviceGetDevResource', undefined, 'int32_t', ['int32_t', 'void *', 'int32_t']);
+  cuDeviceGetDevResource$ ??= binder.bind('cuDeviceGetDevResource', 'cuDeviceGetDevResource', undefined, 'int32_t', ['int32_t', 'void *', 'int32_t'], undefined, ['cuDeviceGetDevResource', 12040]);
   return cuDeviceGetDevResource$(device, resource, type);
 }
 let cuDeviceGetExecAffinitySupport$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetExecAffinitySupport(pi: T.Pointer, type: T.CUexecAffinityType, dev: number): T.CUresult {
-  cuDeviceGetExecAffinitySupport$ ??= binder.bind('cuDeviceGetExecAffinitySupport', 'cuDeviceGetExecAffinitySupport', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+  cuDeviceGetExecAffinitySupport$ ??= binder.bind('cuDeviceGetExecAffinitySupport', 'cuDeviceGetExecAffinitySupport', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t'], undefined, ['cuDeviceGetExecAffinitySupport', 11040]);
   return cuDeviceGetExecAffinitySupport$(pi, type, dev);
 }
 let cuDeviceGetGraphMemAttribute$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Pointer): T.CUresult {
-  cuDeviceGetGraphMemAttribute$ ??= binder.bind('cuDeviceGetGraphMemAttribute', 'cuDeviceGetGraphMemAttribute', undefined, 'int32_t', ['int32_t', 'int32_t', 'void *']);
+  cuDeviceGetGraphMemAttribute$ ??= binder.bind('cuDeviceGetGraphMemAttribute', 'cuDeviceGetGraphMemAttribute', undefined, 'int32_t', ['int32_t', 'int32_t', 'void *'], undefined, ['cuDeviceGetGraphMemAttribute', 11040]);
   return cuDeviceGetGraphMemAttribute$(device, attr, value);
 }
 let cuDeviceGetLuid$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetLuid(luid: T.Pointer, deviceNodeMask: T.Pointer, dev: number): T.CUresult {
-  cuDeviceGetLuid$ ??= binder.bind('cuDeviceGetLuid', 'cuDeviceGetLuid', undefined, 'int32_t', ['void *', 'void *', 'int32_t']);
+  cuDeviceGetLuid$ ??= binder.bind('cuDeviceGetLuid', 'cuDeviceGetLuid', undefined, 'int32_t', ['void *', 'void *', 'int32_t'], undefined, ['cuDeviceGetLuid', 10000]);
   return cuDeviceGetLuid$(luid, deviceNodeMask, dev);
 }
 let cuDeviceGetMemPool$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetMemPool(pool: T.Pointer, dev: number): T.CUresult {
-  cuDeviceGetMemPool$ ??= binder.bind('cuDeviceGetMemPool', 'cuDeviceGetMemPool', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceGetMemPool$ ??= binder.bind('cuDeviceGetMemPool', 'cuDeviceGetMemPool', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceGetMemPool', 11020]);
   return cuDeviceGetMemPool$(pool, dev);
 }
 let cuDeviceGetName$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetName(name: T.Pointer, len: number, dev: number): T.CUresult {
-  cuDeviceGetName$ ??= binder.bind('cuDeviceGetName', 'cuDeviceGetName', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+  cuDeviceGetName$ ??= binder.bind('cuDeviceGetName', 'cuDeviceGetName', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t'], undefined, ['cuDeviceGetName', 2000]);
   return cuDeviceGetName$(name, len, dev);
 }
 let cuDeviceGetNvSciSyncAttributes$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): T.CUresult {
-  cuDeviceGetNvSciSyncAttributes$ ??= binder.bind('cuDeviceGetNvSciSyncAttributes', 'cuDeviceGetNvSciSyncAttributes', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+  cuDeviceGetNvSciSyncAttributes$ ??= binder.bind('cuDeviceGetNvSciSyncAttributes', 'cuDeviceGetNvSciSyncAttributes', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t'], undefined, ['cuDeviceGetNvSciSyncAttributes', 10020]);
   return cuDeviceGetNvSciSyncAttributes$(nvSciSyncAttrList, dev, flags);
 }
 let cuDeviceGetP2PAttribute$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetP2PAttribute(value: T.Pointer, attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): T.CUresult {
-  cuDeviceGetP2PAttribute$ ??= binder.bind('cuDeviceGetP2PAttribute', 'cuDeviceGetP2PAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t', 'int32_t']);
+  cuDeviceGetP2PAttribute$ ??= binder.bind('cuDeviceGetP2PAttribute', 'cuDeviceGetP2PAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t', 'int32_t'], undefined, ['cuDeviceGetP2PAttribute', 8000]);
   return cuDeviceGetP2PAttribute$(value, attrib, srcDevice, dstDevice);
 }
 let cuDeviceGetPCIBusId$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetPCIBusId(pciBusId: T.Pointer, len: number, dev: number): T.CUresult {
-  cuDeviceGetPCIBusId$ ??= binder.bind('cuDeviceGetPCIBusId', 'cuDeviceGetPCIBusId', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+  cuDeviceGetPCIBusId$ ??= binder.bind('cuDeviceGetPCIBusId', 'cuDeviceGetPCIBusId', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t'], undefined, ['cuDeviceGetPCIBusId', 4010]);
   return cuDeviceGetPCIBusId$(pciBusId, len, dev);
 }
 let cuDeviceGetProperties$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetProperties(prop: T.Pointer, dev: number): T.CUresult {
-  cuDeviceGetProperties$ ??= binder.bind('cuDeviceGetProperties', 'cuDeviceGetProperties', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceGetProperties$ ??= binder.bind('cuDeviceGetProperties', 'cuDeviceGetProperties', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceGetProperties', 2000]);
   return cuDeviceGetProperties$(prop, dev);
 }
 let cuDeviceGetTexture1DLinearMaxWidth$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, format: T.CUarray_format, numChannels: number, dev: number): T.CUresult {
-  cuDeviceGetTexture1DLinearMaxWidth$ ??= binder.bind('cuDeviceGetTexture1DLinearMaxWidth', 'cuDeviceGetTexture1DLinearMaxWidth', undefined, 'int32_t', ['void *', 'int32_t', 'uint32_t', 'int32_t']);
+  cuDeviceGetTexture1DLinearMaxWidth$ ??= binder.bind('cuDeviceGetTexture1DLinearMaxWidth', 'cuDeviceGetTexture1DLinearMaxWidth', undefined, 'int32_t', ['void *', 'int32_t', 'uint32_t', 'int32_t'], undefined, ['cuDeviceGetTexture1DLinearMaxWidth', 11010]);
   return cuDeviceGetTexture1DLinearMaxWidth$(maxWidthInElements, format, numChannels, dev);
 }
 let cuDeviceGetUuid$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetUuid(uuid: T.Pointer, dev: number): T.CUresult {
-  cuDeviceGetUuid$ ??= binder.bind('cuDeviceGetUuid', 'cuDeviceGetUuid', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceGetUuid$ ??= binder.bind('cuDeviceGetUuid', 'cuDeviceGetUuid', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceGetUuid', 9020]);
   return cuDeviceGetUuid$(uuid, dev);
 }
 let cuDeviceGetUuid_v2$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGetUuid_v2(uuid: T.Pointer, dev: number): T.CUresult {
-  cuDeviceGetUuid_v2$ ??= binder.bind('cuDeviceGetUuid_v2', 'cuDeviceGetUuid_v2', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceGetUuid_v2$ ??= binder.bind('cuDeviceGetUuid_v2', 'cuDeviceGetUuid_v2', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceGetUuid', 11040]);
   return cuDeviceGetUuid_v2$(uuid, dev);
 }
 let cuDeviceGraphMemTrim$: NativeFunction | undefined;
 /** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 12.6 */
 export function cuDeviceGraphMemTrim(device: number): T.CUresult {
-  cuDeviceGraphMemTrim$ ??= binder.bind('cuDeviceGraphMemTrim', 'cuDeviceGraphMemTrim', undefined, 'int32_t', ['int32_t']);
+  cuDeviceGraphMemTrim$ ??= binder.bind('cuDeviceGraphMemTrim', 'cuDeviceGraphMemTrim', undefined, 'int32_t', ['int32_t'], undefined, ['cuDeviceGraphMemTrim', 11040]);
   return cuDeviceGraphMemTrim$(device);
 }
 let cuDevicePrimaryCtxGetState$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 12.6 */
 export function cuDevicePrimaryCtxGetState(dev: number, flags: T.Pointer, active: T.Pointer): T.CUresult {
-  cuDevicePrimaryCtxGetState$ ??= binder.bind('cuDevicePrimaryCtxGetState', 'cuDevicePrimaryCtxGetState', undefined, 'int32_t', ['int32_t', 'void *', 'void *']);
+  cuDevicePrimaryCtxGetState$ ??= binder.bind('cuDevicePrimaryCtxGetState', 'cuDevicePrimaryCtxGetState', undefined, 'int32_t', ['int32_t', 'void *', 'void *'], undefined, ['cuDevicePrimaryCtxGetState', 7000]);
   return cuDevicePrimaryCtxGetState$(dev, flags, active);
 }
 let cuDevicePrimaryCtxRelease$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDevicePrimaryCtxRelease(dev: number): T.CUresult {
-  cuDevicePrimaryCtxRelease$ ??= binder.bind('cuDevicePrimaryCtxRelease', 'cuDevicePrimaryCtxRelease_v2', undefined, 'int32_t', ['int32_t']);
+  cuDevicePrimaryCtxRelease$ ??= binder.bind('cuDevicePrimaryCtxRelease', 'cuDevicePrimaryCtxRelease_v2', undefined, 'int32_t', ['int32_t'], undefined, ['cuDevicePrimaryCtxRelease', 11000]);
   return cuDevicePrimaryCtxRelease$(dev);
 }
 let cuDevicePrimaryCtxReset$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDevicePrimaryCtxReset(dev: number): T.CUresult {
-  cuDevicePrimaryCtxReset$ ??= binder.bind('cuDevicePrimaryCtxReset', 'cuDevicePrimaryCtxReset_v2', undefined, 'int32_t', ['int32_t']);
+  cuDevicePrimaryCtxReset$ ??= binder.bind('cuDevicePrimaryCtxReset', 'cuDevicePrimaryCtxReset_v2', undefined, 'int32_t', ['int32_t'], undefined, ['cuDevicePrimaryCtxReset', 11000]);
   return cuDevicePrimaryCtxReset$(dev);
 }
 let cuDevicePrimaryCtxRetain$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDevicePrimaryCtxRetain(pctx: T.Pointer, dev: number): T.CUresult {
-  cuDevicePrimaryCtxRetain$ ??= binder.bind('cuDevicePrimaryCtxRetain', 'cuDevicePrimaryCtxRetain', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDevicePrimaryCtxRetain$ ??= binder.bind('cuDevicePrimaryCtxRetain', 'cuDevicePrimaryCtxRetain', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDevicePrimaryCtxRetain', 7000]);
   return cuDevicePrimaryCtxRetain$(pctx, dev);
 }
 let cuDevicePrimaryCtxSetFlags$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): T.CUresult {
-  cuDevicePrimaryCtxSetFlags$ ??= binder.bind('cuDevicePrimaryCtxSetFlags', 'cuDevicePrimaryCtxSetFlags_v2', undefined, 'int32_t', ['int32_t', 'uint32_t']);
+  cuDevicePrimaryCtxSetFlags$ ??= binder.bind('cuDevicePrimaryCtxSetFlags', 'cuDevicePrimaryCtxSetFlags_v2', undefined, 'int32_t', ['int32_t', 'uint32_t'], undefined, ['cuDevicePrimaryCtxSetFlags', 11000]);
   return cuDevicePrimaryCtxSetFlags$(dev, flags);
 }
 let cuDeviceRegisterAsyncNotification$: NativeFunction | undefined;
 /** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer, callback: T.Pointer): T.CUresult {
-  cuDeviceRegisterAsyncNotification$ ??= binder.bind('cuDeviceRegisterAsyncNotification', 'cuDeviceRegisterAsyncNotification', undefined, 'int32_t', ['int32_t', 'void *', 'void *', 'void *']);
+  cuDeviceRegisterAsyncNotification$ ??= binder.bind('cuDeviceRegisterAsyncNotification', 'cuDeviceRegisterAsyncNotification', undefined, 'int32_t', ['int32_t', 'void *', 'void *', 'void *'], undefined, ['cuDeviceRegisterAsyncNotification', 12040]);
   return cuDeviceRegisterAsyncNotification$(device, callbackFunc, userData, callback);
 }
 let cuDeviceSetGraphMemAttribute$: NativeFunction | undefined;
 /** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 */
 export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Pointer): T.CUresult {
-  cuDeviceSetGraphMemAttribute$ ??= binder.bind('cuDeviceSetGraphMemAttribute', 'cuDeviceSetGraphMemAttribute', undefined, 'int32_t', ['int32_t', 'int32_t', 'void *']);
+  cuDeviceSetGraphMemAttribute$ ??= binder.bind('cuDeviceSetGraphMemAttribute', 'cuDeviceSetGraphMemAttribute', undefined, 'int32_t', ['int32_t', 'int32_t', 'void *'], undefined, ['cuDeviceSetGraphMemAttribute', 11040]);
   return cuDeviceSetGraphMemAttribute$(device, attr, value);
 }
 let cuDeviceSetMemPool$: NativeFunction | undefined;
 /** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 12.6 */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool): T.CUresult {
-  cuDeviceSetMemPool$ ??= binder.bind('cuDeviceSetMemPool', 'cuDeviceSetMemPool', undefined, 'int32_t', ['int32_t', 'uintptr_t']);
+  cuDeviceSetMemPool$ ??= binder.bind('cuDeviceSetMemPool', 'cuDeviceSetMemPool', undefined, 'int32_t', ['int32_t', 'uintptr_t'], undefined, ['cuDeviceSetMemPool', 11020]);
   return cuDeviceSetMemPool$(dev, pool);
 }
 let cuDeviceTotalMem$: NativeFunction | undefined;
 /** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuDeviceTotalMem(bytes: T.Pointer, dev: number): T.CUresult {
-  cuDeviceTotalMem$ ??= binder.bind('cuDeviceTotalMem', 'cuDeviceTotalMem_v2', undefined, 'int32_t', ['void *', 'int32_t']);
+  cuDeviceTotalMem$ ??= binder.bind('cuDeviceTotalMem', 'cuDeviceTotalMem_v2', undefined, 'int32_t', ['void *', 'int32_t'], undefined, ['cuDeviceTotalMem', 3020]);
   return cuDeviceTotalMem$(bytes, dev);
 }
 let cuDeviceUnregisterAsyncNotification$: NativeFunction | undefined;
 /** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 */
 export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle): T.CUresult {
-  cuDeviceUnregisterAsyncNotification$ ??= binder.bind('cuDeviceUnregisterAsyncNotification', 'cuDeviceUnregisterAsyncNotification', undefined, 'int32_t', ['int32_t', 'uintptr_t']);
+  cuDeviceUnregisterAsyncNotification$ ??= binder.bind('cuDeviceUnregisterAsyncNotification', 'cuDeviceUnregisterAsyncNotification', undefined, 'int32_t', ['int32_t', 'uintptr_t'], undefined, ['cuDeviceUnregisterAsyncNotification', 12040]);
   return cuDeviceUnregisterAsyncNotification$(device, callback);
 }
 let cuDriverGetVersion$: NativeFunction | undefined;
 /** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 12.6 */
 export function cuDriverGetVersion(driverVersion: T.Pointer): T.CUresult {
-  cuDriverGetVersion$ ??= binder.bind('cuDriverGetVersion', 'cuDriverGetVersion', undefined, 'int32_t', ['void *']);
+  cuDriverGetVersion$ ??= binder.bind('cuDriverGetVersion', 'cuDriverGetVersion', undefined, 'int32_t', ['void *'], undefined, ['cuDriverGetVersion', 2020]);
   return cuDriverGetVersion$(driverVersion);
 }
 let cuEventCreate$: NativeFunction | undefined;
 /** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuEventCreate(phEvent: T.Pointer, Flags: number): T.CUresult {
-  cuEventCreate$ ??= binder.bind('cuEventCreate', 'cuEventCreate', undefined, 'int32_t', ['void *', 'uint32_t']);
+  cuEventCreate$ ??= binder.bind('cuEventCreate', 'cuEventCreate', undefined, 'int32_t', ['void *', 'uint32_t'], undefined, ['cuEventCreate', 2000]);
   return cuEventCreate$(phEvent, Flags);
 }
 let cuEventDestroy$: NativeFunction | undefined;
 /** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuEventDestroy(hEvent: T.CUevent): T.CUresult {
-  cuEventDestroy$ ??= binder.bind('cuEventDestroy', 'cuEventDestroy_v2', undefined, 'int32_t', ['uintptr_t']);
+  cuEventDestroy$ ??= binder.bind('cuEventDestroy', 'cuEventDestroy_v2', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuEventDestroy', 4000]);
   return cuEventDestroy$(hEvent);
 }
 let cuEventElapsedTime$: NativeFunction | undefined;
 /** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 12.6 */
 export function cuEventElapsedTime(pMilliseconds: T.Pointer, hStart: T.CUevent, hEnd: T.CUevent): T.CUresult {
-  cuEventElapsedTime$ ??= binder.bind('cuEventElapsedTime', 'cuEventElapsedTime', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t']);
+  cuEventElapsedTime$ ??= binder.bind('cuEventElapsedTime', 'cuEventElapsedTime', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t'], undefined, ['cuEventElapsedTime', 2000]);
   return cuEventElapsedTime$(pMilliseconds, hStart, hEnd);
 }
 let cuEventQuery$: NativeFunction | undefined;
 /** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuEventQuery(hEvent: T.CUevent): T.CUresult {
-  cuEventQuery$ ??= binder.bind('cuEventQuery', 'cuEventQuery', undefined, 'int32_t', ['uintptr_t']);
+  cuEventQuery$ ??= binder.bind('cuEventQuery', 'cuEventQuery', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuEventQuery', 2000]);
   return cuEventQuery$(hEvent);
 }
 let cuEventRecord$: NativeFunction | undefined;
 /** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuEventRecord(hEvent: T.CUevent, hStream: T.CUstream): T.CUresult {
-  cuEventRecord$ ??= binder.bind('cuEventRecord', 'cuEventRecord', 'cuEventRecord_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuEventRecord$ ??= binder.bind('cuEventRecord', 'cuEventRecord', 'cuEventRecord_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuEventRecord', 2000, 7000]);
   return cuEventRecord$(hEvent, hStream);
 }
 let cuEventRecordWithFlags$: NativeFunction | undefined;
 /** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuEventRecordWithFlags(hEvent: T.CUevent, hStream: T.CUstream, flags: number): T.CUresult {
-  cuEventRecordWithFlags$ ??= binder.bind('cuEventRecordWithFlags', 'cuEventRecordWithFlags', 'cuEventRecordWithFlags_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuEventRecordWithFlags$ ??= binder.bind('cuEventRecordWithFlags', 'cuEventRecordWithFlags', 'cuEventRecordWithFlags_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuEventRecordWithFlags', 11010, 11010]);
   return cuEventRecordWithFlags$(hEvent, hStream, flags);
 }
 let cuEventSynchronize$: NativeFunction | undefined;
 /** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuEventSynchronize(hEvent: T.CUevent): T.CUresult {
-  cuEventSynchronize$ ??= binder.bind('cuEventSynchronize', 'cuEventSynchronize', undefined, 'int32_t', ['uintptr_t']);
+  cuEventSynchronize$ ??= binder.bind('cuEventSynchronize', 'cuEventSynchronize', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuEventSynchronize', 2000]);
   return cuEventSynchronize$(hEvent);
 }
 let cuExternalMemoryGetMappedBuffer$: NativeFunction | undefined;
 /** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.6 */
 export function cuExternalMemoryGetMappedBuffer(devPtr: T.Pointer, extMem: T.CUexternalMemory, bufferDesc: T.Pointer): T.CUresult {
-  cuExternalMemoryGetMappedBuffer$ ??= binder.bind('cuExternalMemoryGetMappedBuffer', 'cuExternalMemoryGetMappedBuffer', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuExternalMemoryGetMappedBuffer$ ??= binder.bind('cuExternalMemoryGetMappedBuffer', 'cuExternalMemoryGetMappedBuffer', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuExternalMemoryGetMappedBuffer', 10000]);
   return cuExternalMemoryGetMappedBuffer$(devPtr, extMem, bufferDesc);
 }
 let cuExternalMemoryGetMappedMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.6 */
 export function cuExternalMemoryGetMappedMipmappedArray(mipmap: T.Pointer, extMem: T.CUexternalMemory, mipmapDesc: T.Pointer): T.CUresult {
-  cuExternalMemoryGetMappedMipmappedArray$ ??= binder.bind('cuExternalMemoryGetMappedMipmappedArray', 'cuExternalMemoryGetMappedMipmappedArray', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuExternalMemoryGetMappedMipmappedArray$ ??= binder.bind('cuExternalMemoryGetMappedMipmappedArray', 'cuExternalMemoryGetMappedMipmappedArray', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuExternalMemoryGetMappedMipmappedArray', 10000]);
   return cuExternalMemoryGetMappedMipmappedArray$(mipmap, extMem, mipmapDesc);
 }
 let cuFlushGPUDirectRDMAWrites$: NativeFunction | undefined;
 /** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.6 */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): T.CUresult {
-  cuFlushGPUDirectRDMAWrites$ ??= binder.bind('cuFlushGPUDirectRDMAWrites', 'cuFlushGPUDirectRDMAWrites', undefined, 'int32_t', ['int32_t', 'int32_t']);
+  cuFlushGPUDirectRDMAWrites$ ??= binder.bind('cuFlushGPUDirectRDMAWrites', 'cuFlushGPUDirectRDMAWrites', undefined, 'int32_t', ['int32_t', 'int32_t'], undefined, ['cuFlushGPUDirectRDMAWrites', 11030]);
   return cuFlushGPUDirectRDMAWrites$(target, scope);
 }
 let cuFuncGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.6 */
 export function cuFuncGetAttribute(pi: T.Pointer, attrib: T.CUfunction_attribute, hfunc: T.CUfunction): T.CUresult {
-  cuFuncGetAttribute$ ??= binder.bind('cuFuncGetAttribute', 'cuFuncGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t']);
+  cuFuncGetAttribute$ ??= binder.bind('cuFuncGetAttribute', 'cuFuncGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t'], undefined, ['cuFuncGetAttribute', 2020]);
   return cuFuncGetAttribute$(pi, attrib, hfunc);
 }
 let cuFuncGetModule$: NativeFunction | undefined;
 /** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.6 */
 export function cuFuncGetModule(hmod: T.Pointer, hfunc: T.CUfunction): T.CUresult {
-  cuFuncGetModule$ ??= binder.bind('cuFuncGetModule', 'cuFuncGetModule', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuFuncGetModule$ ??= binder.bind('cuFuncGetModule', 'cuFuncGetModule', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuFuncGetModule', 11000]);
   return cuFuncGetModule$(hmod, hfunc);
 }
 let cuFuncGetName$: NativeFunction | undefined;
 /** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.6 */
 export function cuFuncGetName(name: T.Pointer, hfunc: T.CUfunction): T.CUresult {
-  cuFuncGetName$ ??= binder.bind('cuFuncGetName', 'cuFuncGetName', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuFuncGetName$ ??= binder.bind('cuFuncGetName', 'cuFuncGetName', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuFuncGetName', 12030]);
   return cuFuncGetName$(name, hfunc);
 }
 let cuFuncGetParamInfo$: NativeFunction | undefined;
 /** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 */
 export function cuFuncGetParamInfo(func: T.CUfunction, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.CUresult {
-  cuFuncGetParamInfo$ ??= binder.bind('cuFuncGetParamInfo', 'cuFuncGetParamInfo', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'void *']);
+  cuFuncGetParamInfo$ ??= binder.bind('cuFuncGetParamInfo', 'cuFuncGetParamInfo', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'void *'], undefined, ['cuFuncGetParamInfo', 12040]);
   return cuFuncGetParamInfo$(func, paramIndex, paramOffset, paramSize);
 }
 let cuFuncIsLoaded$: NativeFunction | undefined;
 /** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.6 */
 export function cuFuncIsLoaded(state: T.Pointer, function_: T.CUfunction): T.CUresult {
-  cuFuncIsLoaded$ ??= binder.bind('cuFuncIsLoaded', 'cuFuncIsLoaded', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuFuncIsLoaded$ ??= binder.bind('cuFuncIsLoaded', 'cuFuncIsLoaded', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuFuncIsLoaded', 12040]);
   return cuFuncIsLoaded$(state, function_);
 }
 let cuFuncLoad$: NativeFunction | undefined;
 /** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6 */
 export function cuFuncLoad(function_: T.CUfunction): T.CUresult {
-  cuFuncLoad$ ??= binder.bind('cuFuncLoad', 'cuFuncLoad', undefined, 'int32_t', ['uintptr_t']);
+  cuFuncLoad$ ??= binder.bind('cuFuncLoad', 'cuFuncLoad', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuFuncLoad', 12040]);
   return cuFuncLoad$(function_);
 }
 let cuFuncSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.6 */
 export function cuFuncSetAttribute(hfunc: T.CUfunction, attrib: T.CUfunction_attribute, value: number): T.CUresult {
-  cuFuncSetAttribute$ ??= binder.bind('cuFuncSetAttribute', 'cuFuncSetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t']);
+  cuFuncSetAttribute$ ??= binder.bind('cuFuncSetAttribute', 'cuFuncSetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t'], undefined, ['cuFuncSetAttribute', 9000]);
   return cuFuncSetAttribute$(hfunc, attrib, value);
 }
 let cuFuncSetBlockShape$: NativeFunction | undefined;
 /** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.6 */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction, x: number, y: number, z: number): T.CUresult {
-  cuFuncSetBlockShape$ ??= binder.bind('cuFuncSetBlockShape', 'cuFuncSetBlockShape', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t', 'int32_t']);
+  cuFuncSetBlockShape$ ??= binder.bind('cuFuncSetBlockShape', 'cuFuncSetBlockShape', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t', 'int32_t'], undefined, ['cuFuncSetBlockShape', 2000]);
   return cuFuncSetBlockShape$(hfunc, x, y, z);
 }
 let cuFuncSetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.6 */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction, config: T.CUfunc_cache): T.CUresult {
-  cuFuncSetCacheConfig$ ??= binder.bind('cuFuncSetCacheConfig', 'cuFuncSetCacheConfig', undefined, 'int32_t', ['uintptr_t', 'int32_t']);
+  cuFuncSetCacheConfig$ ??= binder.bind('cuFuncSetCacheConfig', 'cuFuncSetCacheConfig', undefined, 'int32_t', ['uintptr_t', 'int32_t'], undefined, ['cuFuncSetCacheConfig', 3000]);
   return cuFuncSetCacheConfig$(hfunc, config);
 }
 let cuFuncSetSharedMemConfig$: NativeFunction | undefined;
 /** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.6 */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction, config: T.CUsharedconfig): T.CUresult {
-  cuFuncSetSharedMemConfig$ ??= binder.bind('cuFuncSetSharedMemConfig', 'cuFuncSetSharedMemConfig', undefined, 'int32_t', ['uintptr_t', 'int32_t']);
+  cuFuncSetSharedMemConfig$ ??= binder.bind('cuFuncSetSharedMemConfig', 'cuFuncSetSharedMemConfig', undefined, 'int32_t', ['uintptr_t', 'int32_t'], undefined, ['cuFuncSetSharedMemConfig', 4020]);
   return cuFuncSetSharedMemConfig$(hfunc, config);
 }
 let cuFuncSetSharedSize$: NativeFunction | undefined;
 /** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.6 */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction, bytes: number): T.CUresult {
-  cuFuncSetSharedSize$ ??= binder.bind('cuFuncSetSharedSize', 'cuFuncSetSharedSize', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuFuncSetSharedSize$ ??= binder.bind('cuFuncSetSharedSize', 'cuFuncSetSharedSize', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuFuncSetSharedSize', 2000]);
   return cuFuncSetSharedSize$(hfunc, bytes);
 }
 let cuGetErrorName$: NativeFunction | undefined;
 /** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 */
 export function cuGetErrorName(error: T.CUresult, pStr: T.Pointer): T.CUresult {
-  cuGetErrorName$ ??= binder.bind('cuGetErrorName', 'cuGetErrorName', undefined, 'int32_t', ['int32_t', 'void *']);
+  cuGetErrorName$ ??= binder.bind('cuGetErrorName', 'cuGetErrorName', undefined, 'int32_t', ['int32_t', 'void *'], undefined, ['cuGetErrorName', 6000]);
   return cuGetErrorName$(error, pStr);
 }
 let cuGetErrorString$: NativeFunction | undefined;
 /** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 */
 export function cuGetErrorString(error: T.CUresult, pStr: T.Pointer): T.CUresult {
-  cuGetErrorString$ ??= binder.bind('cuGetErrorString', 'cuGetErrorString', undefined, 'int32_t', ['int32_t', 'void *']);
+  cuGetErrorString$ ??= binder.bind('cuGetErrorString', 'cuGetErrorString', undefined, 'int32_t', ['int32_t', 'void *'], undefined, ['cuGetErrorString', 6000]);
   return cuGetErrorString$(error, pStr);
 }
 let cuGetExportTable$: NativeFunction | undefined;
 /** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 12.6 */
 export function cuGetExportTable(ppExportTable: T.Pointer, pExportTableId: T.Pointer): T.CUresult {
-  cuGetExportTable$ ??= binder.bind('cuGetExportTable', 'cuGetExportTable', undefined, 'int32_t', ['void *', 'void *']);
+  cuGetExportTable$ ??= binder.bind('cuGetExportTable', 'cuGetExportTable', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuGetExportTable', 3000]);
   return cuGetExportTable$(ppExportTable, pExportTableId);
 }
 let cuGetProcAddress$: NativeFunction | undefined;
 /** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 12.6 */
 export function cuGetProcAddress(symbol: string | T.Pointer, pfn: T.Pointer, cudaVersion: number, flags: T.Int64, symbolStatus: T.Pointer): T.CUresult {
-  cuGetProcAddress$ ??= binder.bind('cuGetProcAddress', 'cuGetProcAddress_v2', 'cuGetProcAddress_v2_ptsz', 'int32_t', ['const char *', 'void *', 'int32_t', 'uint64_t', 'void *']);
+  cuGetProcAddress$ ??= binder.bind('cuGetProcAddress', 'cuGetProcAddress_v2', 'cuGetProcAddress_v2_ptsz', 'int32_t', ['const char *', 'void *', 'int32_t', 'uint64_t', 'void *'], undefined, ['cuGetProcAddress', 12000]);
   return cuGetProcAddress$(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 let cuGraphAddBatchMemOpNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddBatchMemOpNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddBatchMemOpNode$ ??= binder.bind('cuGraphAddBatchMemOpNode', 'cuGraphAddBatchMemOpNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddBatchMemOpNode$ ??= binder.bind('cuGraphAddBatchMemOpNode', 'cuGraphAddBatchMemOpNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddBatchMemOpNode', 11070]);
   return cuGraphAddBatchMemOpNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddChildGraphNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddChildGraphNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.CUgraph): T.CUresult {
-  cuGraphAddChildGraphNode$ ??= binder.bind('cuGraphAddChildGraphNode', 'cuGraphAddChildGraphNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t']);
+  cuGraphAddChildGraphNode$ ??= binder.bind('cuGraphAddChildGraphNode', 'cuGraphAddChildGraphNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t'], undefined, ['cuGraphAddChildGraphNode', 10000]);
   return cuGraphAddChildGraphNode$(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
 let cuGraphAddDependencies$: NativeFunction | undefined;
 /** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.CUresult {
-  cuGraphAddDependencies$ ??= binder.bind('cuGraphAddDependencies', 'cuGraphAddDependencies', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint64_t']);
+  cuGraphAddDependencies$ ??= binder.bind('cuGraphAddDependencies', 'cuGraphAddDependencies', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint64_t'], undefined, ['cuGraphAddDependencies', 10000]);
   return cuGraphAddDependencies$(hGraph, from, to, numDependencies);
 }
 let cuGraphAddDependencies_v2$: NativeFunction | undefined;
 /** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddDependencies_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numDependencies: T.Int64): T.CUresult {
-  cuGraphAddDependencies_v2$ ??= binder.bind('cuGraphAddDependencies_v2', 'cuGraphAddDependencies_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'uint64_t']);
+  cuGraphAddDependencies_v2$ ??= binder.bind('cuGraphAddDependencies_v2', 'cuGraphAddDependencies_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'uint64_t'], undefined, ['cuGraphAddDependencies', 12030]);
   return cuGraphAddDependencies_v2$(hGraph, from, to, edgeData, numDependencies);
 }
 let cuGraphAddEmptyNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddEmptyNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64): T.CUresult {
-  cuGraphAddEmptyNode$ ??= binder.bind('cuGraphAddEmptyNode', 'cuGraphAddEmptyNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t']);
+  cuGraphAddEmptyNode$ ??= binder.bind('cuGraphAddEmptyNode', 'cuGraphAddEmptyNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t'], undefined, ['cuGraphAddEmptyNode', 10000]);
   return cuGraphAddEmptyNode$(phGraphNode, hGraph, dependencies, numDependencies);
 }
 let cuGraphAddEventRecordNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddEventRecordNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUresult {
-  cuGraphAddEventRecordNode$ ??= binder.bind('cuGraphAddEventRecordNode', 'cuGraphAddEventRecordNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t']);
+  cuGraphAddEventRecordNode$ ??= binder.bind('cuGraphAddEventRecordNode', 'cuGraphAddEventRecordNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t'], undefined, ['cuGraphAddEventRecordNode', 11010]);
   return cuGraphAddEventRecordNode$(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
 let cuGraphAddEventWaitNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddEventWaitNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUresult {
-  cuGraphAddEventWaitNode$ ??= binder.bind('cuGraphAddEventWaitNode', 'cuGraphAddEventWaitNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t']);
+  cuGraphAddEventWaitNode$ ??= binder.bind('cuGraphAddEventWaitNode', 'cuGraphAddEventWaitNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t'], undefined, ['cuGraphAddEventWaitNode', 11010]);
   return cuGraphAddEventWaitNode$(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
 let cuGraphAddExternalSemaphoresSignalNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddExternalSemaphoresSignalNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddExternalSemaphoresSignalNode$ ??= binder.bind('cuGraphAddExternalSemaphoresSignalNode', 'cuGraphAddExternalSemaphoresSignalNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddExternalSemaphoresSignalNode$ ??= binder.bind('cuGraphAddExternalSemaphoresSignalNode', 'cuGraphAddExternalSemaphoresSignalNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddExternalSemaphoresSignalNode', 11020]);
   return cuGraphAddExternalSemaphoresSignalNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddExternalSemaphoresWaitNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddExternalSemaphoresWaitNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddExternalSemaphoresWaitNode$ ??= binder.bind('cuGraphAddExternalSemaphoresWaitNode', 'cuGraphAddExternalSemaphoresWaitNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddExternalSemaphoresWaitNode$ ??= binder.bind('cuGraphAddExternalSemaphoresWaitNode', 'cuGraphAddExternalSemaphoresWaitNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddExternalSemaphoresWaitNode', 11020]);
   return cuGraphAddExternalSemaphoresWaitNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddHostNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddHostNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddHostNode$ ??= binder.bind('cuGraphAddHostNode', 'cuGraphAddHostNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddHostNode$ ??= binder.bind('cuGraphAddHostNode', 'cuGraphAddHostNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddHostNode', 10000]);
   return cuGraphAddHostNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddKernelNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddKernelNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddKernelNode$ ??= binder.bind('cuGraphAddKernelNode', 'cuGraphAddKernelNode_v2', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddKernelNode$ ??= binder.bind('cuGraphAddKernelNode', 'cuGraphAddKernelNode_v2', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddKernelNode', 12000]);
   return cuGraphAddKernelNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddMemAllocNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddMemAllocNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddMemAllocNode$ ??= binder.bind('cuGraphAddMemAllocNode', 'cuGraphAddMemAllocNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddMemAllocNode$ ??= binder.bind('cuGraphAddMemAllocNode', 'cuGraphAddMemAllocNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddMemAllocNode', 11040]);
   return cuGraphAddMemAllocNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddMemFreeNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddMemFreeNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, dptr: T.CUdeviceptr): T.CUresult {
-  cuGraphAddMemFreeNode$ ??= binder.bind('cuGraphAddMemFreeNode', 'cuGraphAddMemFreeNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t']);
+  cuGraphAddMemFreeNode$ ??= binder.bind('cuGraphAddMemFreeNode', 'cuGraphAddMemFreeNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'uintptr_t'], undefined, ['cuGraphAddMemFreeNode', 11040]);
   return cuGraphAddMemFreeNode$(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
 let cuGraphAddMemcpyNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddMemcpyNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, copyParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  cuGraphAddMemcpyNode$ ??= binder.bind('cuGraphAddMemcpyNode', 'cuGraphAddMemcpyNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *', 'uintptr_t']);
+  cuGraphAddMemcpyNode$ ??= binder.bind('cuGraphAddMemcpyNode', 'cuGraphAddMemcpyNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *', 'uintptr_t'], undefined, ['cuGraphAddMemcpyNode', 10000]);
   return cuGraphAddMemcpyNode$(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
 }
 let cuGraphAddMemsetNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddMemsetNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, memsetParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  cuGraphAddMemsetNode$ ??= binder.bind('cuGraphAddMemsetNode', 'cuGraphAddMemsetNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *', 'uintptr_t']);
+  cuGraphAddMemsetNode$ ??= binder.bind('cuGraphAddMemsetNode', 'cuGraphAddMemsetNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *', 'uintptr_t'], undefined, ['cuGraphAddMemsetNode', 10000]);
   return cuGraphAddMemsetNode$(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
 }
 let cuGraphAddNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddNode$ ??= binder.bind('cuGraphAddNode', 'cuGraphAddNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddNode$ ??= binder.bind('cuGraphAddNode', 'cuGraphAddNode', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddNode', 12020]);
   return cuGraphAddNode$(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddNode_v2$: NativeFunction | undefined;
 /** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphAddNode_v2(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  cuGraphAddNode_v2$ ??= binder.bind('cuGraphAddNode_v2', 'cuGraphAddNode_v2', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'void *', 'uint64_t', 'void *']);
+  cuGraphAddNode_v2$ ??= binder.bind('cuGraphAddNode_v2', 'cuGraphAddNode_v2', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *', 'void *', 'uint64_t', 'void *'], undefined, ['cuGraphAddNode', 12030]);
   return cuGraphAddNode_v2$(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
 let cuGraphBatchMemOpNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode, nodeParams_out: T.Pointer): T.CUresult {
-  cuGraphBatchMemOpNodeGetParams$ ??= binder.bind('cuGraphBatchMemOpNodeGetParams', 'cuGraphBatchMemOpNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphBatchMemOpNodeGetParams$ ??= binder.bind('cuGraphBatchMemOpNodeGetParams', 'cuGraphBatchMemOpNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphBatchMemOpNodeGetParams', 11070]);
   return cuGraphBatchMemOpNodeGetParams$(hNode, nodeParams_out);
 }
 let cuGraphBatchMemOpNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphBatchMemOpNodeSetParams$ ??= binder.bind('cuGraphBatchMemOpNodeSetParams', 'cuGraphBatchMemOpNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphBatchMemOpNodeSetParams$ ??= binder.bind('cuGraphBatchMemOpNodeSetParams', 'cuGraphBatchMemOpNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphBatchMemOpNodeSetParams', 11070]);
   return cuGraphBatchMemOpNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphChildGraphNodeGetGraph$: NativeFunction | undefined;
 /** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode, phGraph: T.Pointer): T.CUresult {
-  cuGraphChildGraphNodeGetGraph$ ??= binder.bind('cuGraphChildGraphNodeGetGraph', 'cuGraphChildGraphNodeGetGraph', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphChildGraphNodeGetGraph$ ??= binder.bind('cuGraphChildGraphNodeGetGraph', 'cuGraphChildGraphNodeGetGraph', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphChildGraphNodeGetGraph', 10000]);
   return cuGraphChildGraphNodeGetGraph$(hNode, phGraph);
 }
 let cuGraphClone$: NativeFunction | undefined;
 /** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 */
 export function cuGraphClone(phGraphClone: T.Pointer, originalGraph: T.CUgraph): T.CUresult {
-  cuGraphClone$ ??= binder.bind('cuGraphClone', 'cuGraphClone', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuGraphClone$ ??= binder.bind('cuGraphClone', 'cuGraphClone', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuGraphClone', 10000]);
   return cuGraphClone$(phGraphClone, originalGraph);
 }
 let cuGraphConditionalHandleCreate$: NativeFunction | undefined;
 /** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphConditionalHandleCreate(pHandle_out: T.Pointer, hGraph: T.CUgraph, ctx: T.CUcontext, defaultLaunchValue: number, flags: number): T.CUresult {
-  cuGraphConditionalHandleCreate$ ??= binder.bind('cuGraphConditionalHandleCreate', 'cuGraphConditionalHandleCreate', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t']);
+  cuGraphConditionalHandleCreate$ ??= binder.bind('cuGraphConditionalHandleCreate', 'cuGraphConditionalHandleCreate', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t'], undefined, ['cuGraphConditionalHandleCreate', 12030]);
   return cuGraphConditionalHandleCreate$(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
 }
 let cuGraphCreate$: NativeFunction | undefined;
 /** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphCreate(phGraph: T.Pointer, flags: number): T.CUresult {
-  cuGraphCreate$ ??= binder.bind('cuGraphCreate', 'cuGraphCreate', undefined, 'int32_t', ['void *', 'uint32_t']);
+  cuGraphCreate$ ??= binder.bind('cuGraphCreate', 'cuGraphCreate', undefined, 'int32_t', ['void *', 'uint32_t'], undefined, ['cuGraphCreate', 10000]);
   return cuGraphCreate$(phGraph, flags);
 }
 let cuGraphDebugDotPrint$: NativeFunction | undefined;
 /** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph, path: string | T.Pointer, flags: number): T.CUresult {
-  cuGraphDebugDotPrint$ ??= binder.bind('cuGraphDebugDotPrint', 'cuGraphDebugDotPrint', undefined, 'int32_t', ['uintptr_t', 'const char *', 'uint32_t']);
+  cuGraphDebugDotPrint$ ??= binder.bind('cuGraphDebugDotPrint', 'cuGraphDebugDotPrint', undefined, 'int32_t', ['uintptr_t', 'const char *', 'uint32_t'], undefined, ['cuGraphDebugDotPrint', 11030]);
   return cuGraphDebugDotPrint$(hGraph, path, flags);
 }
 let cuGraphDestroy$: NativeFunction | undefined;
 /** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 */
 export function cuGraphDestroy(hGraph: T.CUgraph): T.CUresult {
-  cuGraphDestroy$ ??= binder.bind('cuGraphDestroy', 'cuGraphDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuGraphDestroy$ ??= binder.bind('cuGraphDestroy', 'cuGraphDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuGraphDestroy', 10000]);
   return cuGraphDestroy$(hGraph);
 }
 let cuGraphDestroyNode$: NativeFunction | undefined;
 /** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 */
 export function cuGraphDestroyNode(hNode: T.CUgraphNode): T.CUresult {
-  cuGraphDestroyNode$ ??= binder.bind('cuGraphDestroyNode', 'cuGraphDestroyNode', undefined, 'int32_t', ['uintptr_t']);
+  cuGraphDestroyNode$ ??= binder.bind('cuGraphDestroyNode', 'cuGraphDestroyNode', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuGraphDestroyNode', 10000]);
   return cuGraphDestroyNode$(hNode);
 }
 let cuGraphEventRecordNodeGetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode, event_out: T.Pointer): T.CUresult {
-  cuGraphEventRecordNodeGetEvent$ ??= binder.bind('cuGraphEventRecordNodeGetEvent', 'cuGraphEventRecordNodeGetEvent', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphEventRecordNodeGetEvent$ ??= binder.bind('cuGraphEventRecordNodeGetEvent', 'cuGraphEventRecordNodeGetEvent', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphEventRecordNodeGetEvent', 11010]);
   return cuGraphEventRecordNodeGetEvent$(hNode, event_out);
 }
 let cuGraphEventRecordNodeSetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
-  cuGraphEventRecordNodeSetEvent$ ??= binder.bind('cuGraphEventRecordNodeSetEvent', 'cuGraphEventRecordNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGraphEventRecordNodeSetEvent$ ??= binder.bind('cuGraphEventRecordNodeSetEvent', 'cuGraphEventRecordNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGraphEventRecordNodeSetEvent', 11010]);
   return cuGraphEventRecordNodeSetEvent$(hNode, event);
 }
 let cuGraphEventWaitNodeGetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode, event_out: T.Pointer): T.CUresult {
-  cuGraphEventWaitNodeGetEvent$ ??= binder.bind('cuGraphEventWaitNodeGetEvent', 'cuGraphEventWaitNodeGetEvent', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphEventWaitNodeGetEvent$ ??= binder.bind('cuGraphEventWaitNodeGetEvent', 'cuGraphEventWaitNodeGetEvent', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphEventWaitNodeGetEvent', 11010]);
   return cuGraphEventWaitNodeGetEvent$(hNode, event_out);
 }
 let cuGraphEventWaitNodeSetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
-  cuGraphEventWaitNodeSetEvent$ ??= binder.bind('cuGraphEventWaitNodeSetEvent', 'cuGraphEventWaitNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGraphEventWaitNodeSetEvent$ ??= binder.bind('cuGraphEventWaitNodeSetEvent', 'cuGraphEventWaitNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGraphEventWaitNodeSetEvent', 11010]);
   return cuGraphEventWaitNodeSetEvent$(hNode, event);
 }
 let cuGraphExecBatchMemOpNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExecBatchMemOpNodeSetParams$ ??= binder.bind('cuGraphExecBatchMemOpNodeSetParams', 'cuGraphExecBatchMemOpNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecBatchMemOpNodeSetParams$ ??= binder.bind('cuGraphExecBatchMemOpNodeSetParams', 'cuGraphExecBatchMemOpNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecBatchMemOpNodeSetParams', 11070]);
   return cuGraphExecBatchMemOpNodeSetParams$(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecChildGraphNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, childGraph: T.CUgraph): T.CUresult {
-  cuGraphExecChildGraphNodeSetParams$ ??= binder.bind('cuGraphExecChildGraphNodeSetParams', 'cuGraphExecChildGraphNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t']);
+  cuGraphExecChildGraphNodeSetParams$ ??= binder.bind('cuGraphExecChildGraphNodeSetParams', 'cuGraphExecChildGraphNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t'], undefined, ['cuGraphExecChildGraphNodeSetParams', 11010]);
   return cuGraphExecChildGraphNodeSetParams$(hGraphExec, hNode, childGraph);
 }
 let cuGraphExecDestroy$: NativeFunction | undefined;
 /** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec): T.CUresult {
-  cuGraphExecDestroy$ ??= binder.bind('cuGraphExecDestroy', 'cuGraphExecDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuGraphExecDestroy$ ??= binder.bind('cuGraphExecDestroy', 'cuGraphExecDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuGraphExecDestroy', 10000]);
   return cuGraphExecDestroy$(hGraphExec);
 }
 let cuGraphExecEventRecordNodeSetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
-  cuGraphExecEventRecordNodeSetEvent$ ??= binder.bind('cuGraphExecEventRecordNodeSetEvent', 'cuGraphExecEventRecordNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t']);
+  cuGraphExecEventRecordNodeSetEvent$ ??= binder.bind('cuGraphExecEventRecordNodeSetEvent', 'cuGraphExecEventRecordNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t'], undefined, ['cuGraphExecEventRecordNodeSetEvent', 11010]);
   return cuGraphExecEventRecordNodeSetEvent$(hGraphExec, hNode, event);
 }
 let cuGraphExecEventWaitNodeSetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, event: T.CUevent): T.CUresult {
-  cuGraphExecEventWaitNodeSetEvent$ ??= binder.bind('cuGraphExecEventWaitNodeSetEvent', 'cuGraphExecEventWaitNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t']);
+  cuGraphExecEventWaitNodeSetEvent$ ??= binder.bind('cuGraphExecEventWaitNodeSetEvent', 'cuGraphExecEventWaitNodeSetEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t'], undefined, ['cuGraphExecEventWaitNodeSetEvent', 11010]);
   return cuGraphExecEventWaitNodeSetEvent$(hGraphExec, hNode, event);
 }
 let cuGraphExecExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExecExternalSemaphoresSignalNodeSetParams$ ??= binder.bind('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'cuGraphExecExternalSemaphoresSignalNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecExternalSemaphoresSignalNodeSetParams$ ??= binder.bind('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'cuGraphExecExternalSemaphoresSignalNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecExternalSemaphoresSignalNodeSetParams', 11020]);
   return cuGraphExecExternalSemaphoresSignalNodeSetParams$(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExecExternalSemaphoresWaitNodeSetParams$ ??= binder.bind('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'cuGraphExecExternalSemaphoresWaitNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecExternalSemaphoresWaitNodeSetParams$ ??= binder.bind('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'cuGraphExecExternalSemaphoresWaitNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecExternalSemaphoresWaitNodeSetParams', 11020]);
   return cuGraphExecExternalSemaphoresWaitNodeSetParams$(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecGetFlags$: NativeFunction | undefined;
 /** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec, flags: T.Pointer): T.CUresult {
-  cuGraphExecGetFlags$ ??= binder.bind('cuGraphExecGetFlags', 'cuGraphExecGetFlags', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphExecGetFlags$ ??= binder.bind('cuGraphExecGetFlags', 'cuGraphExecGetFlags', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphExecGetFlags', 12000]);
   return cuGraphExecGetFlags$(hGraphExec, flags);
 }
 let cuGraphExecHostNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExecHostNodeSetParams$ ??= binder.bind('cuGraphExecHostNodeSetParams', 'cuGraphExecHostNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecHostNodeSetParams$ ??= binder.bind('cuGraphExecHostNodeSetParams', 'cuGraphExecHostNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecHostNodeSetParams', 10020]);
   return cuGraphExecHostNodeSetParams$(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecKernelNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExecKernelNodeSetParams$ ??= binder.bind('cuGraphExecKernelNodeSetParams', 'cuGraphExecKernelNodeSetParams_v2', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecKernelNodeSetParams$ ??= binder.bind('cuGraphExecKernelNodeSetParams', 'cuGraphExecKernelNodeSetParams_v2', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecKernelNodeSetParams', 12000]);
   return cuGraphExecKernelNodeSetParams$(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecMemcpyNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, copyParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  cuGraphExecMemcpyNodeSetParams$ ??= binder.bind('cuGraphExecMemcpyNodeSetParams', 'cuGraphExecMemcpyNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *', 'uintptr_t']);
+  cuGraphExecMemcpyNodeSetParams$ ??= binder.bind('cuGraphExecMemcpyNodeSetParams', 'cuGraphExecMemcpyNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *', 'uintptr_t'], undefined, ['cuGraphExecMemcpyNodeSetParams', 10020]);
   return cuGraphExecMemcpyNodeSetParams$(hGraphExec, hNode, copyParams, ctx);
 }
 let cuGraphExecMemsetNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, memsetParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  cuGraphExecMemsetNodeSetParams$ ??= binder.bind('cuGraphExecMemsetNodeSetParams', 'cuGraphExecMemsetNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *', 'uintptr_t']);
+  cuGraphExecMemsetNodeSetParams$ ??= binder.bind('cuGraphExecMemsetNodeSetParams', 'cuGraphExecMemsetNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *', 'uintptr_t'], undefined, ['cuGraphExecMemsetNodeSetParams', 10020]);
   return cuGraphExecMemsetNodeSetParams$(hGraphExec, hNode, memsetParams, ctx);
 }
 let cuGraphExecNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExecNodeSetParams$ ??= binder.bind('cuGraphExecNodeSetParams', 'cuGraphExecNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecNodeSetParams$ ??= binder.bind('cuGraphExecNodeSetParams', 'cuGraphExecNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecNodeSetParams', 12020]);
   return cuGraphExecNodeSetParams$(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecUpdate$: NativeFunction | undefined;
 /** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.6 */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec, hGraph: T.CUgraph, resultInfo: T.Pointer): T.CUresult {
-  cuGraphExecUpdate$ ??= binder.bind('cuGraphExecUpdate', 'cuGraphExecUpdate_v2', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphExecUpdate$ ??= binder.bind('cuGraphExecUpdate', 'cuGraphExecUpdate_v2', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphExecUpdate', 12000]);
   return cuGraphExecUpdate$(hGraphExec, hGraph, resultInfo);
 }
 let cuGraphExternalSemaphoresSignalNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
-  cuGraphExternalSemaphoresSignalNodeGetParams$ ??= binder.bind('cuGraphExternalSemaphoresSignalNodeGetParams', 'cuGraphExternalSemaphoresSignalNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphExternalSemaphoresSignalNodeGetParams$ ??= binder.bind('cuGraphExternalSemaphoresSignalNodeGetParams', 'cuGraphExternalSemaphoresSignalNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphExternalSemaphoresSignalNodeGetParams', 11020]);
   return cuGraphExternalSemaphoresSignalNodeGetParams$(hNode, params_out);
 }
 let cuGraphExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExternalSemaphoresSignalNodeSetParams$ ??= binder.bind('cuGraphExternalSemaphoresSignalNodeSetParams', 'cuGraphExternalSemaphoresSignalNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphExternalSemaphoresSignalNodeSetParams$ ??= binder.bind('cuGraphExternalSemaphoresSignalNodeSetParams', 'cuGraphExternalSemaphoresSignalNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphExternalSemaphoresSignalNodeSetParams', 11020]);
   return cuGraphExternalSemaphoresSignalNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphExternalSemaphoresWaitNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
-  cuGraphExternalSemaphoresWaitNodeGetParams$ ??= binder.bind('cuGraphExternalSemaphoresWaitNodeGetParams', 'cuGraphExternalSemaphoresWaitNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphExternalSemaphoresWaitNodeGetParams$ ??= binder.bind('cuGraphExternalSemaphoresWaitNodeGetParams', 'cuGraphExternalSemaphoresWaitNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphExternalSemaphoresWaitNodeGetParams', 11020]);
   return cuGraphExternalSemaphoresWaitNodeGetParams$(hNode, params_out);
 }
 let cuGraphExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphExternalSemaphoresWaitNodeSetParams$ ??= binder.bind('cuGraphExternalSemaphoresWaitNodeSetParams', 'cuGraphExternalSemaphoresWaitNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphExternalSemaphoresWaitNodeSetParams$ ??= binder.bind('cuGraphExternalSemaphoresWaitNodeSetParams', 'cuGraphExternalSemaphoresWaitNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphExternalSemaphoresWaitNodeSetParams', 11020]);
   return cuGraphExternalSemaphoresWaitNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphGetEdges$: NativeFunction | undefined;
 /** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 */
 export function cuGraphGetEdges(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numEdges: T.Pointer): T.CUresult {
-  cuGraphGetEdges$ ??= binder.bind('cuGraphGetEdges', 'cuGraphGetEdges', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *']);
+  cuGraphGetEdges$ ??= binder.bind('cuGraphGetEdges', 'cuGraphGetEdges', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *'], undefined, ['cuGraphGetEdges', 10000]);
   return cuGraphGetEdges$(hGraph, from, to, numEdges);
 }
 let cuGraphGetEdges_v2$: NativeFunction | undefined;
 /** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 */
 export function cuGraphGetEdges_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numEdges: T.Pointer): T.CUresult {
-  cuGraphGetEdges_v2$ ??= binder.bind('cuGraphGetEdges_v2', 'cuGraphGetEdges_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'void *']);
+  cuGraphGetEdges_v2$ ??= binder.bind('cuGraphGetEdges_v2', 'cuGraphGetEdges_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'void *'], undefined, ['cuGraphGetEdges', 12030]);
   return cuGraphGetEdges_v2$(hGraph, from, to, edgeData, numEdges);
 }
 let cuGraphGetNodes$: NativeFunction | undefined;
 /** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 */
 export function cuGraphGetNodes(hGraph: T.CUgraph, nodes: T.Pointer, numNodes: T.Pointer): T.CUresult {
-  cuGraphGetNodes$ ??= binder.bind('cuGraphGetNodes', 'cuGraphGetNodes', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuGraphGetNodes$ ??= binder.bind('cuGraphGetNodes', 'cuGraphGetNodes', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuGraphGetNodes', 10000]);
   return cuGraphGetNodes$(hGraph, nodes, numNodes);
 }
 let cuGraphGetRootNodes$: NativeFunction | undefined;
 /** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph, rootNodes: T.Pointer, numRootNodes: T.Pointer): T.CUresult {
-  cuGraphGetRootNodes$ ??= binder.bind('cuGraphGetRootNodes', 'cuGraphGetRootNodes', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuGraphGetRootNodes$ ??= binder.bind('cuGraphGetRootNodes', 'cuGraphGetRootNodes', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuGraphGetRootNodes', 10000]);
   return cuGraphGetRootNodes$(hGraph, rootNodes, numRootNodes);
 }
 let cuGraphHostNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphHostNodeGetParams$ ??= binder.bind('cuGraphHostNodeGetParams', 'cuGraphHostNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphHostNodeGetParams$ ??= binder.bind('cuGraphHostNodeGetParams', 'cuGraphHostNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphHostNodeGetParams', 10000]);
   return cuGraphHostNodeGetParams$(hNode, nodeParams);
 }
 let cuGraphHostNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphHostNodeSetParams$ ??= binder.bind('cuGraphHostNodeSetParams', 'cuGraphHostNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphHostNodeSetParams$ ??= binder.bind('cuGraphHostNodeSetParams', 'cuGraphHostNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphHostNodeSetParams', 10000]);
   return cuGraphHostNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphInstantiateWithFlags$: NativeFunction | undefined;
 /** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphInstantiateWithFlags(phGraphExec: T.Pointer, hGraph: T.CUgraph, flags: T.Int64): T.CUresult {
-  cuGraphInstantiateWithFlags$ ??= binder.bind('cuGraphInstantiateWithFlags', 'cuGraphInstantiateWithFlags', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint64_t']);
+  cuGraphInstantiateWithFlags$ ??= binder.bind('cuGraphInstantiateWithFlags', 'cuGraphInstantiateWithFlags', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint64_t'], undefined, ['cuGraphInstantiateWithFlags', 11040]);
   return cuGraphInstantiateWithFlags$(phGraphExec, hGraph, flags);
 }
 let cuGraphInstantiateWithParams$: NativeFunction | undefined;
 /** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphInstantiateWithParams(phGraphExec: T.Pointer, hGraph: T.CUgraph, instantiateParams: T.Pointer): T.CUresult {
-  cuGraphInstantiateWithParams$ ??= binder.bind('cuGraphInstantiateWithParams', 'cuGraphInstantiateWithParams', 'cuGraphInstantiateWithParams_ptsz', 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuGraphInstantiateWithParams$ ??= binder.bind('cuGraphInstantiateWithParams', 'cuGraphInstantiateWithParams', 'cuGraphInstantiateWithParams_ptsz', 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuGraphInstantiateWithParams', 12000, 12000]);
   return cuGraphInstantiateWithParams$(phGraphExec, hGraph, instantiateParams);
 }
 let cuGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.6 */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode, src: T.CUgraphNode): T.CUresult {
-  cuGraphKernelNodeCopyAttributes$ ??= binder.bind('cuGraphKernelNodeCopyAttributes', 'cuGraphKernelNodeCopyAttributes', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGraphKernelNodeCopyAttributes$ ??= binder.bind('cuGraphKernelNodeCopyAttributes', 'cuGraphKernelNodeCopyAttributes', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGraphKernelNodeCopyAttributes', 11000]);
   return cuGraphKernelNodeCopyAttributes$(dst, src);
 }
 let cuGraphKernelNodeGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value_out: T.Pointer): T.CUresult {
-  cuGraphKernelNodeGetAttribute$ ??= binder.bind('cuGraphKernelNodeGetAttribute', 'cuGraphKernelNodeGetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *']);
+  cuGraphKernelNodeGetAttribute$ ??= binder.bind('cuGraphKernelNodeGetAttribute', 'cuGraphKernelNodeGetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *'], undefined, ['cuGraphKernelNodeGetAttribute', 11000]);
   return cuGraphKernelNodeGetAttribute$(hNode, attr, value_out);
 }
 let cuGraphKernelNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphKernelNodeGetParams$ ??= binder.bind('cuGraphKernelNodeGetParams', 'cuGraphKernelNodeGetParams_v2', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphKernelNodeGetParams$ ??= binder.bind('cuGraphKernelNodeGetParams', 'cuGraphKernelNodeGetParams_v2', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphKernelNodeGetParams', 12000]);
   return cuGraphKernelNodeGetParams$(hNode, nodeParams);
 }
 let cuGraphKernelNodeSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.6 */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value: T.Pointer): T.CUresult {
-  cuGraphKernelNodeSetAttribute$ ??= binder.bind('cuGraphKernelNodeSetAttribute', 'cuGraphKernelNodeSetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *']);
+  cuGraphKernelNodeSetAttribute$ ??= binder.bind('cuGraphKernelNodeSetAttribute', 'cuGraphKernelNodeSetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *'], undefined, ['cuGraphKernelNodeSetAttribute', 11000]);
   return cuGraphKernelNodeSetAttribute$(hNode, attr, value);
 }
 let cuGraphKernelNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphKernelNodeSetParams$ ??= binder.bind('cuGraphKernelNodeSetParams', 'cuGraphKernelNodeSetParams_v2', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphKernelNodeSetParams$ ??= binder.bind('cuGraphKernelNodeSetParams', 'cuGraphKernelNodeSetParams_v2', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphKernelNodeSetParams', 12000]);
   return cuGraphKernelNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphLaunch$: NativeFunction | undefined;
 /** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T.CUresult {
-  cuGraphLaunch$ ??= binder.bind('cuGraphLaunch', 'cuGraphLaunch', 'cuGraphLaunch_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGraphLaunch$ ??= binder.bind('cuGraphLaunch', 'cuGraphLaunch', 'cuGraphLaunch_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGraphLaunch', 10000, 10000]);
   return cuGraphLaunch$(hGraphExec, hStream);
 }
 let cuGraphMemAllocNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
-  cuGraphMemAllocNodeGetParams$ ??= binder.bind('cuGraphMemAllocNodeGetParams', 'cuGraphMemAllocNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphMemAllocNodeGetParams$ ??= binder.bind('cuGraphMemAllocNodeGetParams', 'cuGraphMemAllocNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphMemAllocNodeGetParams', 11040]);
   return cuGraphMemAllocNodeGetParams$(hNode, params_out);
 }
 let cuGraphMemFreeNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.6 */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode, dptr_out: T.Pointer): T.CUresult {
-  cuGraphMemFreeNodeGetParams$ ??= binder.bind('cuGraphMemFreeNodeGetParams', 'cuGraphMemFreeNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphMemFreeNodeGetParams$ ??= binder.bind('cuGraphMemFreeNodeGetParams', 'cuGraphMemFreeNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphMemFreeNodeGetParams', 11040]);
   return cuGraphMemFreeNodeGetParams$(hNode, dptr_out);
 }
 let cuGraphMemcpyNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphMemcpyNodeGetParams$ ??= binder.bind('cuGraphMemcpyNodeGetParams', 'cuGraphMemcpyNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphMemcpyNodeGetParams$ ??= binder.bind('cuGraphMemcpyNodeGetParams', 'cuGraphMemcpyNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphMemcpyNodeGetParams', 10000]);
   return cuGraphMemcpyNodeGetParams$(hNode, nodeParams);
 }
 let cuGraphMemcpyNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphMemcpyNodeSetParams$ ??= binder.bind('cuGraphMemcpyNodeSetParams', 'cuGraphMemcpyNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphMemcpyNodeSetParams$ ??= binder.bind('cuGraphMemcpyNodeSetParams', 'cuGraphMemcpyNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphMemcpyNodeSetParams', 10000]);
   return cuGraphMemcpyNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphMemsetNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphMemsetNodeGetParams$ ??= binder.bind('cuGraphMemsetNodeGetParams', 'cuGraphMemsetNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphMemsetNodeGetParams$ ??= binder.bind('cuGraphMemsetNodeGetParams', 'cuGraphMemsetNodeGetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphMemsetNodeGetParams', 10000]);
   return cuGraphMemsetNodeGetParams$(hNode, nodeParams);
 }
 let cuGraphMemsetNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphMemsetNodeSetParams$ ??= binder.bind('cuGraphMemsetNodeSetParams', 'cuGraphMemsetNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphMemsetNodeSetParams$ ??= binder.bind('cuGraphMemsetNodeSetParams', 'cuGraphMemsetNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphMemsetNodeSetParams', 10000]);
   return cuGraphMemsetNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphNodeFindInClone$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeFindInClone(phNode: T.Pointer, hOriginalNode: T.CUgraphNode, hClonedGraph: T.CUgraph): T.CUresult {
-  cuGraphNodeFindInClone$ ??= binder.bind('cuGraphNodeFindInClone', 'cuGraphNodeFindInClone', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t']);
+  cuGraphNodeFindInClone$ ??= binder.bind('cuGraphNodeFindInClone', 'cuGraphNodeFindInClone', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t'], undefined, ['cuGraphNodeFindInClone', 10000]);
   return cuGraphNodeFindInClone$(phNode, hOriginalNode, hClonedGraph);
 }
 let cuGraphNodeGetDependencies$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode, dependencies: T.Pointer, numDependencies: T.Pointer): T.CUresult {
-  cuGraphNodeGetDependencies$ ??= binder.bind('cuGraphNodeGetDependencies', 'cuGraphNodeGetDependencies', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuGraphNodeGetDependencies$ ??= binder.bind('cuGraphNodeGetDependencies', 'cuGraphNodeGetDependencies', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuGraphNodeGetDependencies', 10000]);
   return cuGraphNodeGetDependencies$(hNode, dependencies, numDependencies);
 }
 let cuGraphNodeGetDependencies_v2$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode, dependencies: T.Pointer, edgeData: T.Pointer, numDependencies: T.Pointer): T.CUresult {
-  cuGraphNodeGetDependencies_v2$ ??= binder.bind('cuGraphNodeGetDependencies_v2', 'cuGraphNodeGetDependencies_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *']);
+  cuGraphNodeGetDependencies_v2$ ??= binder.bind('cuGraphNodeGetDependencies_v2', 'cuGraphNodeGetDependencies_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *'], undefined, ['cuGraphNodeGetDependencies', 12030]);
   return cuGraphNodeGetDependencies_v2$(hNode, dependencies, edgeData, numDependencies);
 }
 let cuGraphNodeGetDependentNodes$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode, dependentNodes: T.Pointer, numDependentNodes: T.Pointer): T.CUresult {
-  cuGraphNodeGetDependentNodes$ ??= binder.bind('cuGraphNodeGetDependentNodes', 'cuGraphNodeGetDependentNodes', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuGraphNodeGetDependentNodes$ ??= binder.bind('cuGraphNodeGetDependentNodes', 'cuGraphNodeGetDependentNodes', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuGraphNodeGetDependentNodes', 10000]);
   return cuGraphNodeGetDependentNodes$(hNode, dependentNodes, numDependentNodes);
 }
 let cuGraphNodeGetDependentNodes_v2$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode, dependentNodes: T.Pointer, edgeData: T.Pointer, numDependentNodes: T.Pointer): T.CUresult {
-  cuGraphNodeGetDependentNodes_v2$ ??= binder.bind('cuGraphNodeGetDependentNodes_v2', 'cuGraphNodeGetDependentNodes_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *']);
+  cuGraphNodeGetDependentNodes_v2$ ??= binder.bind('cuGraphNodeGetDependentNodes_v2', 'cuGraphNodeGetDependentNodes_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *'], undefined, ['cuGraphNodeGetDependentNodes', 12030]);
   return cuGraphNodeGetDependentNodes_v2$(hNode, dependentNodes, edgeData, numDependentNodes);
 }
 let cuGraphNodeGetEnabled$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, isEnabled: T.Pointer): T.CUresult {
-  cuGraphNodeGetEnabled$ ??= binder.bind('cuGraphNodeGetEnabled', 'cuGraphNodeGetEnabled', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *']);
+  cuGraphNodeGetEnabled$ ??= binder.bind('cuGraphNodeGetEnabled', 'cuGraphNodeGetEnabled', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'void *'], undefined, ['cuGraphNodeGetEnabled', 11060]);
   return cuGraphNodeGetEnabled$(hGraphExec, hNode, isEnabled);
 }
 let cuGraphNodeGetType$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode, type: T.Pointer): T.CUresult {
-  cuGraphNodeGetType$ ??= binder.bind('cuGraphNodeGetType', 'cuGraphNodeGetType', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphNodeGetType$ ??= binder.bind('cuGraphNodeGetType', 'cuGraphNodeGetType', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphNodeGetType', 10000]);
   return cuGraphNodeGetType$(hNode, type);
 }
 let cuGraphNodeSetEnabled$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, isEnabled: number): T.CUresult {
-  cuGraphNodeSetEnabled$ ??= binder.bind('cuGraphNodeSetEnabled', 'cuGraphNodeSetEnabled', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuGraphNodeSetEnabled$ ??= binder.bind('cuGraphNodeSetEnabled', 'cuGraphNodeSetEnabled', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuGraphNodeSetEnabled', 11060]);
   return cuGraphNodeSetEnabled$(hGraphExec, hNode, isEnabled);
 }
 let cuGraphNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 */
 export function cuGraphNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  cuGraphNodeSetParams$ ??= binder.bind('cuGraphNodeSetParams', 'cuGraphNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuGraphNodeSetParams$ ??= binder.bind('cuGraphNodeSetParams', 'cuGraphNodeSetParams', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuGraphNodeSetParams', 12020]);
   return cuGraphNodeSetParams$(hNode, nodeParams);
 }
 let cuGraphReleaseUserObject$: NativeFunction | undefined;
 /** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 */
 export function cuGraphReleaseUserObject(graph: T.CUgraph, object: T.CUuserObject, count: number): T.CUresult {
-  cuGraphReleaseUserObject$ ??= binder.bind('cuGraphReleaseUserObject', 'cuGraphReleaseUserObject', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuGraphReleaseUserObject$ ??= binder.bind('cuGraphReleaseUserObject', 'cuGraphReleaseUserObject', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuGraphReleaseUserObject', 11030]);
   return cuGraphReleaseUserObject$(graph, object, count);
 }
 let cuGraphRemoveDependencies$: NativeFunction | undefined;
 /** `CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphRemoveDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): T.CUresult {
-  cuGraphRemoveDependencies$ ??= binder.bind('cuGraphRemoveDependencies', 'cuGraphRemoveDependencies', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint64_t']);
+  cuGraphRemoveDependencies$ ??= binder.bind('cuGraphRemoveDependencies', 'cuGraphRemoveDependencies', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint64_t'], undefined, ['cuGraphRemoveDependencies', 10000]);
   return cuGraphRemoveDependencies$(hGraph, from, to, numDependencies);
 }
 let cuGraphRemoveDependencies_v2$: NativeFunction | undefined;
 /** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 */
 export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numDependencies: T.Int64): T.CUresult {
-  cuGraphRemoveDependencies_v2$ ??= binder.bind('cuGraphRemoveDependencies_v2', 'cuGraphRemoveDependencies_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'uint64_t']);
+  cuGraphRemoveDependencies_v2$ ??= binder.bind('cuGraphRemoveDependencies_v2', 'cuGraphRemoveDependencies_v2', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'uint64_t'], undefined, ['cuGraphRemoveDependencies', 12030]);
   return cuGraphRemoveDependencies_v2$(hGraph, from, to, edgeData, numDependencies);
 }
 let cuGraphRetainUserObject$: NativeFunction | undefined;
 /** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphRetainUserObject(graph: T.CUgraph, object: T.CUuserObject, count: number, flags: number): T.CUresult {
-  cuGraphRetainUserObject$ ??= binder.bind('cuGraphRetainUserObject', 'cuGraphRetainUserObject', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t']);
+  cuGraphRetainUserObject$ ??= binder.bind('cuGraphRetainUserObject', 'cuGraphRetainUserObject', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t'], undefined, ['cuGraphRetainUserObject', 11030]);
   return cuGraphRetainUserObject$(graph, object, count, flags);
 }
 let cuGraphUpload$: NativeFunction | undefined;
 /** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuGraphUpload(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T.CUresult {
-  cuGraphUpload$ ??= binder.bind('cuGraphUpload', 'cuGraphUpload', 'cuGraphUpload_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGraphUpload$ ??= binder.bind('cuGraphUpload', 'cuGraphUpload', 'cuGraphUpload_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGraphUpload', 11010, 11010]);
   return cuGraphUpload$(hGraphExec, hStream);
 }
 let cuGraphicsMapResources$: NativeFunction | undefined;
 /** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsMapResources(count: number, resources: T.Pointer, hStream: T.CUstream): T.CUresult {
-  cuGraphicsMapResources$ ??= binder.bind('cuGraphicsMapResources', 'cuGraphicsMapResources', 'cuGraphicsMapResources_ptsz', 'int32_t', ['uint32_t', 'void *', 'uintptr_t']);
+  cuGraphicsMapResources$ ??= binder.bind('cuGraphicsMapResources', 'cuGraphicsMapResources', 'cuGraphicsMapResources_ptsz', 'int32_t', ['uint32_t', 'void *', 'uintptr_t'], undefined, ['cuGraphicsMapResources', 3000, 7000]);
   return cuGraphicsMapResources$(count, resources, hStream);
 }
 let cuGraphicsResourceGetMappedMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: T.Pointer, resource: T.CUgraphicsResource): T.CUresult {
-  cuGraphicsResourceGetMappedMipmappedArray$ ??= binder.bind('cuGraphicsResourceGetMappedMipmappedArray', 'cuGraphicsResourceGetMappedMipmappedArray', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuGraphicsResourceGetMappedMipmappedArray$ ??= binder.bind('cuGraphicsResourceGetMappedMipmappedArray', 'cuGraphicsResourceGetMappedMipmappedArray', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuGraphicsResourceGetMappedMipmappedArray', 5000]);
   return cuGraphicsResourceGetMappedMipmappedArray$(pMipmappedArray, resource);
 }
 let cuGraphicsResourceGetMappedPointer$: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsResourceGetMappedPointer(pDevPtr: T.Pointer, pSize: T.Pointer, resource: T.CUgraphicsResource): T.CUresult {
-  cuGraphicsResourceGetMappedPointer$ ??= binder.bind('cuGraphicsResourceGetMappedPointer', 'cuGraphicsResourceGetMappedPointer_v2', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t']);
+  cuGraphicsResourceGetMappedPointer$ ??= binder.bind('cuGraphicsResourceGetMappedPointer', 'cuGraphicsResourceGetMappedPointer_v2', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t'], undefined, ['cuGraphicsResourceGetMappedPointer', 3020]);
   return cuGraphicsResourceGetMappedPointer$(pDevPtr, pSize, resource);
 }
 let cuGraphicsResourceSetMapFlags$: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource, flags: number): T.CUresult {
-  cuGraphicsResourceSetMapFlags$ ??= binder.bind('cuGraphicsResourceSetMapFlags', 'cuGraphicsResourceSetMapFlags_v2', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuGraphicsResourceSetMapFlags$ ??= binder.bind('cuGraphicsResourceSetMapFlags', 'cuGraphicsResourceSetMapFlags_v2', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuGraphicsResourceSetMapFlags', 6050]);
   return cuGraphicsResourceSetMapFlags$(resource, flags);
 }
 let cuGraphicsSubResourceGetMappedArray$: NativeFunction | undefined;
 /** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsSubResourceGetMappedArray(pArray: T.Pointer, resource: T.CUgraphicsResource, arrayIndex: number, mipLevel: number): T.CUresult {
-  cuGraphicsSubResourceGetMappedArray$ ??= binder.bind('cuGraphicsSubResourceGetMappedArray', 'cuGraphicsSubResourceGetMappedArray', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t', 'uint32_t']);
+  cuGraphicsSubResourceGetMappedArray$ ??= binder.bind('cuGraphicsSubResourceGetMappedArray', 'cuGraphicsSubResourceGetMappedArray', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t', 'uint32_t'], undefined, ['cuGraphicsSubResourceGetMappedArray', 3000]);
   return cuGraphicsSubResourceGetMappedArray$(pArray, resource, arrayIndex, mipLevel);
 }
 let cuGraphicsUnmapResources$: NativeFunction | undefined;
 /** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsUnmapResources(count: number, resources: T.Pointer, hStream: T.CUstream): T.CUresult {
-  cuGraphicsUnmapResources$ ??= binder.bind('cuGraphicsUnmapResources', 'cuGraphicsUnmapResources', 'cuGraphicsUnmapResources_ptsz', 'int32_t', ['uint32_t', 'void *', 'uintptr_t']);
+  cuGraphicsUnmapResources$ ??= binder.bind('cuGraphicsUnmapResources', 'cuGraphicsUnmapResources', 'cuGraphicsUnmapResources_ptsz', 'int32_t', ['uint32_t', 'void *', 'uintptr_t'], undefined, ['cuGraphicsUnmapResources', 3000, 7000]);
   return cuGraphicsUnmapResources$(count, resources, hStream);
 }
 let cuGraphicsUnregisterResource$: NativeFunction | undefined;
 /** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 12.6 */
 export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource): T.CUresult {
-  cuGraphicsUnregisterResource$ ??= binder.bind('cuGraphicsUnregisterResource', 'cuGraphicsUnregisterResource', undefined, 'int32_t', ['uintptr_t']);
+  cuGraphicsUnregisterResource$ ??= binder.bind('cuGraphicsUnregisterResource', 'cuGraphicsUnregisterResource', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuGraphicsUnregisterResource', 3000]);
   return cuGraphicsUnregisterResource$(resource);
 }
 let cuGreenCtxCreate$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuGreenCtxCreate(phCtx: T.Pointer, desc: T.CUdevResourceDesc, dev: number, flags: number): T.CUresult {
-  cuGreenCtxCreate$ ??= binder.bind('cuGreenCtxCreate', 'cuGreenCtxCreate', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint32_t']);
+  cuGreenCtxCreate$ ??= binder.bind('cuGreenCtxCreate', 'cuGreenCtxCreate', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint32_t'], undefined, ['cuGreenCtxCreate', 12040]);
   return cuGreenCtxCreate$(phCtx, desc, dev, flags);
 }
 let cuGreenCtxDestroy$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 */
 export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx): T.CUresult {
-  cuGreenCtxDestroy$ ??= binder.bind('cuGreenCtxDestroy', 'cuGreenCtxDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuGreenCtxDestroy$ ??= binder.bind('cuGreenCtxDestroy', 'cuGreenCtxDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuGreenCtxDestroy', 12040]);
   return cuGreenCtxDestroy$(hCtx);
 }
 let cuGreenCtxGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
-  cuGreenCtxGetDevResource$ ??= binder.bind('cuGreenCtxGetDevResource', 'cuGreenCtxGetDevResource', undefined, 'int32_t', ['uintptr_t', 'void *', 'int32_t']);
+  cuGreenCtxGetDevResource$ ??= binder.bind('cuGreenCtxGetDevResource', 'cuGreenCtxGetDevResource', undefined, 'int32_t', ['uintptr_t', 'void *', 'int32_t'], undefined, ['cuGreenCtxGetDevResource', 12040]);
   return cuGreenCtxGetDevResource$(hCtx, resource, type);
 }
 let cuGreenCtxRecordEvent$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): T.CUresult {
-  cuGreenCtxRecordEvent$ ??= binder.bind('cuGreenCtxRecordEvent', 'cuGreenCtxRecordEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGreenCtxRecordEvent$ ??= binder.bind('cuGreenCtxRecordEvent', 'cuGreenCtxRecordEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGreenCtxRecordEvent', 12040]);
   return cuGreenCtxRecordEvent$(hCtx, hEvent);
 }
 let cuGreenCtxStreamCreate$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 */
 export function cuGreenCtxStreamCreate(phStream: T.Pointer, greenCtx: T.CUgreenCtx, flags: number, priority: number): T.CUresult {
-  cuGreenCtxStreamCreate$ ??= binder.bind('cuGreenCtxStreamCreate', 'cuGreenCtxStreamCreate', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t', 'int32_t']);
+  cuGreenCtxStreamCreate$ ??= binder.bind('cuGreenCtxStreamCreate', 'cuGreenCtxStreamCreate', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t', 'int32_t'], undefined, ['cuGreenCtxStreamCreate', 12050]);
   return cuGreenCtxStreamCreate$(phStream, greenCtx, flags, priority);
 }
 let cuGreenCtxWaitEvent$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 */
 export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): T.CUresult {
-  cuGreenCtxWaitEvent$ ??= binder.bind('cuGreenCtxWaitEvent', 'cuGreenCtxWaitEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuGreenCtxWaitEvent$ ??= binder.bind('cuGreenCtxWaitEvent', 'cuGreenCtxWaitEvent', undefined, 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuGreenCtxWaitEvent', 12040]);
   return cuGreenCtxWaitEvent$(hCtx, hEvent);
 }
 let cuImportExternalMemory$: NativeFunction | undefined;
 /** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.6 */
 export function cuImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.CUresult {
-  cuImportExternalMemory$ ??= binder.bind('cuImportExternalMemory', 'cuImportExternalMemory', undefined, 'int32_t', ['void *', 'void *']);
+  cuImportExternalMemory$ ??= binder.bind('cuImportExternalMemory', 'cuImportExternalMemory', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuImportExternalMemory', 10000]);
   return cuImportExternalMemory$(extMem_out, memHandleDesc);
 }
 let cuImportExternalSemaphore$: NativeFunction | undefined;
 /** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.6 */
 export function cuImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.CUresult {
-  cuImportExternalSemaphore$ ??= binder.bind('cuImportExternalSemaphore', 'cuImportExternalSemaphore', undefined, 'int32_t', ['void *', 'void *']);
+  cuImportExternalSemaphore$ ??= binder.bind('cuImportExternalSemaphore', 'cuImportExternalSemaphore', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuImportExternalSemaphore', 10000]);
   return cuImportExternalSemaphore$(extSem_out, semHandleDesc);
 }
 let cuInit$: NativeFunction | undefined;
 /** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuInit(Flags: number): T.CUresult {
-  cuInit$ ??= binder.bind('cuInit', 'cuInit', undefined, 'int32_t', ['uint32_t']);
+  cuInit$ ??= binder.bind('cuInit', 'cuInit', undefined, 'int32_t', ['uint32_t'], undefined, ['cuInit', 2000]);
   return cuInit$(Flags);
 }
 let cuIpcCloseMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): T.CUresult {
-  cuIpcCloseMemHandle$ ??= binder.bind('cuIpcCloseMemHandle', 'cuIpcCloseMemHandle', undefined, 'int32_t', ['uintptr_t']);
+  cuIpcCloseMemHandle$ ??= binder.bind('cuIpcCloseMemHandle', 'cuIpcCloseMemHandle', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuIpcCloseMemHandle', 4010]);
   return cuIpcCloseMemHandle$(dptr);
 }
 let cuIpcGetEventHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 */
 export function cuIpcGetEventHandle(pHandle: T.Pointer, event: T.CUevent): T.CUresult {
-  cuIpcGetEventHandle$ ??= binder.bind('cuIpcGetEventHandle', 'cuIpcGetEventHandle', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuIpcGetEventHandle$ ??= binder.bind('cuIpcGetEventHandle', 'cuIpcGetEventHandle', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuIpcGetEventHandle', 4010]);
   return cuIpcGetEventHandle$(pHandle, event);
 }
 let cuIpcGetMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 */
 export function cuIpcGetMemHandle(pHandle: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
-  cuIpcGetMemHandle$ ??= binder.bind('cuIpcGetMemHandle', 'cuIpcGetMemHandle', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuIpcGetMemHandle$ ??= binder.bind('cuIpcGetMemHandle', 'cuIpcGetMemHandle', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuIpcGetMemHandle', 4010]);
   return cuIpcGetMemHandle$(pHandle, dptr);
 }
 let cuIpcOpenEventHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 */
 export function cuIpcOpenEventHandle(phEvent: T.Pointer, handle: T.CUipcEventHandle_st): T.CUresult {
-  cuIpcOpenEventHandle$ ??= binder.bind('cuIpcOpenEventHandle', 'cuIpcOpenEventHandle', undefined, 'int32_t', ['void *', records.CUipcEventHandle_st()]);
+  cuIpcOpenEventHandle$ ??= binder.bind('cuIpcOpenEventHandle', 'cuIpcOpenEventHandle', undefined, 'int32_t', ['void *', records.CUipcEventHandle_st()], undefined, ['cuIpcOpenEventHandle', 4010]);
   return cuIpcOpenEventHandle$(phEvent, handle);
 }
 let cuIpcOpenMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuIpcOpenMemHandle(pdptr: T.Pointer, handle: T.CUipcMemHandle_st, Flags: number): T.CUresult {
-  cuIpcOpenMemHandle$ ??= binder.bind('cuIpcOpenMemHandle', 'cuIpcOpenMemHandle_v2', undefined, 'int32_t', ['void *', records.CUipcMemHandle_st(), 'uint32_t']);
+  cuIpcOpenMemHandle$ ??= binder.bind('cuIpcOpenMemHandle', 'cuIpcOpenMemHandle_v2', undefined, 'int32_t', ['void *', records.CUipcMemHandle_st(), 'uint32_t'], undefined, ['cuIpcOpenMemHandle', 11000]);
   return cuIpcOpenMemHandle$(pdptr, handle, Flags);
 }
 let cuKernelGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuKernelGetAttribute(pi: T.Pointer, attrib: T.CUfunction_attribute, kernel: T.CUkernel, dev: number): T.CUresult {
-  cuKernelGetAttribute$ ??= binder.bind('cuKernelGetAttribute', 'cuKernelGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t', 'int32_t']);
+  cuKernelGetAttribute$ ??= binder.bind('cuKernelGetAttribute', 'cuKernelGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t', 'int32_t'], undefined, ['cuKernelGetAttribute', 12000]);
   return cuKernelGetAttribute$(pi, attrib, kernel, dev);
 }
 let cuKernelGetFunction$: NativeFunction | undefined;
 /** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 */
 export function cuKernelGetFunction(pFunc: T.Pointer, kernel: T.CUkernel): T.CUresult {
-  cuKernelGetFunction$ ??= binder.bind('cuKernelGetFunction', 'cuKernelGetFunction', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuKernelGetFunction$ ??= binder.bind('cuKernelGetFunction', 'cuKernelGetFunction', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuKernelGetFunction', 12000]);
   return cuKernelGetFunction$(pFunc, kernel);
 }
 let cuKernelGetLibrary$: NativeFunction | undefined;
 /** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 */
 export function cuKernelGetLibrary(pLib: T.Pointer, kernel: T.CUkernel): T.CUresult {
-  cuKernelGetLibrary$ ??= binder.bind('cuKernelGetLibrary', 'cuKernelGetLibrary', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuKernelGetLibrary$ ??= binder.bind('cuKernelGetLibrary', 'cuKernelGetLibrary', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuKernelGetLibrary', 12050]);
   return cuKernelGetLibrary$(pLib, kernel);
 }
 let cuKernelGetName$: NativeFunction | undefined;
 /** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 */
 export function cuKernelGetName(name: T.Pointer, hfunc: T.CUkernel): T.CUresult {
-  cuKernelGetName$ ??= binder.bind('cuKernelGetName', 'cuKernelGetName', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuKernelGetName$ ??= binder.bind('cuKernelGetName', 'cuKernelGetName', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuKernelGetName', 12030]);
   return cuKernelGetName$(name, hfunc);
 }
 let cuKernelGetParamInfo$: NativeFunction | undefined;
 /** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 */
 export function cuKernelGetParamInfo(kernel: T.CUkernel, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.CUresult {
-  cuKernelGetParamInfo$ ??= binder.bind('cuKernelGetParamInfo', 'cuKernelGetParamInfo', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'void *']);
+  cuKernelGetParamInfo$ ??= binder.bind('cuKernelGetParamInfo', 'cuKernelGetParamInfo', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'void *'], undefined, ['cuKernelGetParamInfo', 12040]);
   return cuKernelGetParamInfo$(kernel, paramIndex, paramOffset, paramSize);
 }
 let cuKernelSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel, dev: number): T.CUresult {
-  cuKernelSetAttribute$ ??= binder.bind('cuKernelSetAttribute', 'cuKernelSetAttribute', undefined, 'int32_t', ['int32_t', 'int32_t', 'uintptr_t', 'int32_t']);
+  cuKernelSetAttribute$ ??= binder.bind('cuKernelSetAttribute', 'cuKernelSetAttribute', undefined, 'int32_t', ['int32_t', 'int32_t', 'uintptr_t', 'int32_t'], undefined, ['cuKernelSetAttribute', 12000]);
   return cuKernelSetAttribute$(attrib, val, kernel, dev);
 }
 let cuKernelSetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuKernelSetCacheConfig(kernel: T.CUkernel, config: T.CUfunc_cache, dev: number): T.CUresult {
-  cuKernelSetCacheConfig$ ??= binder.bind('cuKernelSetCacheConfig', 'cuKernelSetCacheConfig', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t']);
+  cuKernelSetCacheConfig$ ??= binder.bind('cuKernelSetCacheConfig', 'cuKernelSetCacheConfig', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t'], undefined, ['cuKernelSetCacheConfig', 12000]);
   return cuKernelSetCacheConfig$(kernel, config, dev);
 }
 let cuLaunch$: NativeFunction | undefined;
 /** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 */
 export function cuLaunch(f: T.CUfunction): T.CUresult {
-  cuLaunch$ ??= binder.bind('cuLaunch', 'cuLaunch', undefined, 'int32_t', ['uintptr_t']);
+  cuLaunch$ ??= binder.bind('cuLaunch', 'cuLaunch', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuLaunch', 2000]);
   return cuLaunch$(f);
 }
 let cuLaunchCooperativeKernel$: NativeFunction | undefined;
 /** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 */
 export function cuLaunchCooperativeKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer): T.CUresult {
-  cuLaunchCooperativeKernel$ ??= binder.bind('cuLaunchCooperativeKernel', 'cuLaunchCooperativeKernel', 'cuLaunchCooperativeKernel_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *']);
+  cuLaunchCooperativeKernel$ ??= binder.bind('cuLaunchCooperativeKernel', 'cuLaunchCooperativeKernel', 'cuLaunchCooperativeKernel_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *'], undefined, ['cuLaunchCooperativeKernel', 9000, 9000]);
   return cuLaunchCooperativeKernel$(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
 let cuLaunchCooperativeKernelMultiDevice$: NativeFunction | undefined;
 /** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): T.CUresult {
-  cuLaunchCooperativeKernelMultiDevice$ ??= binder.bind('cuLaunchCooperativeKernelMultiDevice', 'cuLaunchCooperativeKernelMultiDevice', undefined, 'int32_t', ['void *', 'uint32_t', 'uint32_t']);
+  cuLaunchCooperativeKernelMultiDevice$ ??= binder.bind('cuLaunchCooperativeKernelMultiDevice', 'cuLaunchCooperativeKernelMultiDevice', undefined, 'int32_t', ['void *', 'uint32_t', 'uint32_t'], undefined, ['cuLaunchCooperativeKernelMultiDevice', 9000]);
   return cuLaunchCooperativeKernelMultiDevice$(launchParamsList, numDevices, flags);
 }
 let cuLaunchGrid$: NativeFunction | undefined;
 /** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 */
 export function cuLaunchGrid(f: T.CUfunction, grid_width: number, grid_height: number): T.CUresult {
-  cuLaunchGrid$ ??= binder.bind('cuLaunchGrid', 'cuLaunchGrid', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t']);
+  cuLaunchGrid$ ??= binder.bind('cuLaunchGrid', 'cuLaunchGrid', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t'], undefined, ['cuLaunchGrid', 2000]);
   return cuLaunchGrid$(f, grid_width, grid_height);
 }
 let cuLaunchGridAsync$: NativeFunction | undefined;
 /** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuLaunchGridAsync(f: T.CUfunction, grid_width: number, grid_height: number, hStream: T.CUstream): T.CUresult {
-  cuLaunchGridAsync$ ??= binder.bind('cuLaunchGridAsync', 'cuLaunchGridAsync', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t', 'uintptr_t']);
+  cuLaunchGridAsync$ ??= binder.bind('cuLaunchGridAsync', 'cuLaunchGridAsync', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t', 'uintptr_t'], undefined, ['cuLaunchGridAsync', 2000]);
   return cuLaunchGridAsync$(f, grid_width, grid_height, hStream);
 }
 let cuLaunchHostFunc$: NativeFunction | undefined;
 /** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 Takes a C callback `fn` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer, userData: T.Pointer): T.CUresult {
-  cuLaunchHostFunc$ ??= binder.bind('cuLaunchHostFunc', 'cuLaunchHostFunc', 'cuLaunchHostFunc_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuLaunchHostFunc$ ??= binder.bind('cuLaunchHostFunc', 'cuLaunchHostFunc', 'cuLaunchHostFunc_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuLaunchHostFunc', 10000, 10000]);
   return cuLaunchHostFunc$(hStream, fn, userData);
 }
 let cuLaunchKernel$: NativeFunction | undefined;
 /** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 */
 export function cuLaunchKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer, extra: T.Pointer): T.CUresult {
-  cuLaunchKernel$ ??= binder.bind('cuLaunchKernel', 'cuLaunchKernel', 'cuLaunchKernel_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *', 'void *']);
+  cuLaunchKernel$ ??= binder.bind('cuLaunchKernel', 'cuLaunchKernel', 'cuLaunchKernel_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uint32_t', 'uintptr_t', 'void *', 'void *'], undefined, ['cuLaunchKernel', 4000, 7000]);
   return cuLaunchKernel$(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
 let cuLaunchKernelEx$: NativeFunction | undefined;
 /** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 */
 export function cuLaunchKernelEx(config: T.Pointer, f: T.CUfunction, kernelParams: T.Pointer, extra: T.Pointer): T.CUresult {
-  cuLaunchKernelEx$ ??= binder.bind('cuLaunchKernelEx', 'cuLaunchKernelEx', 'cuLaunchKernelEx_ptsz', 'int32_t', ['void *', 'uintptr_t', 'void *', 'void *']);
+  cuLaunchKernelEx$ ??= binder.bind('cuLaunchKernelEx', 'cuLaunchKernelEx', 'cuLaunchKernelEx_ptsz', 'int32_t', ['void *', 'uintptr_t', 'void *', 'void *'], undefined, ['cuLaunchKernelEx', 11060, 11060]);
   return cuLaunchKernelEx$(config, f, kernelParams, extra);
 }
 let cuLibraryEnumerateKernels$: NativeFunction | undefined;
 /** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.6 */
 export function cuLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.CUlibrary): T.CUresult {
-  cuLibraryEnumerateKernels$ ??= binder.bind('cuLibraryEnumerateKernels', 'cuLibraryEnumerateKernels', undefined, 'int32_t', ['void *', 'uint32_t', 'uintptr_t']);
+  cuLibraryEnumerateKernels$ ??= binder.bind('cuLibraryEnumerateKernels', 'cuLibraryEnumerateKernels', undefined, 'int32_t', ['void *', 'uint32_t', 'uintptr_t'], undefined, ['cuLibraryEnumerateKernels', 12040]);
   return cuLibraryEnumerateKernels$(kernels, numKernels, lib);
 }
 let cuLibraryGetGlobal$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuLibraryGetGlobal(dptr: T.Pointer, bytes: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
-  cuLibraryGetGlobal$ ??= binder.bind('cuLibraryGetGlobal', 'cuLibraryGetGlobal', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'const char *']);
+  cuLibraryGetGlobal$ ??= binder.bind('cuLibraryGetGlobal', 'cuLibraryGetGlobal', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'const char *'], undefined, ['cuLibraryGetGlobal', 12000]);
   return cuLibraryGetGlobal$(dptr, bytes, library, name);
 }
 let cuLibraryGetKernel$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuLibraryGetKernel(pKernel: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
-  cuLibraryGetKernel$ ??= binder.bind('cuLibraryGetKernel', 'cuLibraryGetKernel', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *']);
+  cuLibraryGetKernel$ ??= binder.bind('cuLibraryGetKernel', 'cuLibraryGetKernel', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *'], undefined, ['cuLibraryGetKernel', 12000]);
   return cuLibraryGetKernel$(pKernel, library, name);
 }
 let cuLibraryGetKernelCount$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.6 */
 export function cuLibraryGetKernelCount(count: T.Pointer, lib: T.CUlibrary): T.CUresult {
-  cuLibraryGetKernelCount$ ??= binder.bind('cuLibraryGetKernelCount', 'cuLibraryGetKernelCount', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuLibraryGetKernelCount$ ??= binder.bind('cuLibraryGetKernelCount', 'cuLibraryGetKernelCount', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuLibraryGetKernelCount', 12040]);
   return cuLibraryGetKernelCount$(count, lib);
 }
 let cuLibraryGetManaged$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuLibraryGetManaged(dptr: T.Pointer, bytes: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
-  cuLibraryGetManaged$ ??= binder.bind('cuLibraryGetManaged', 'cuLibraryGetManaged', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'const char *']);
+  cuLibraryGetManaged$ ??= binder.bind('cuLibraryGetManaged', 'cuLibraryGetManaged', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'const char *'], undefined, ['cuLibraryGetManaged', 12000]);
   return cuLibraryGetManaged$(dptr, bytes, library, name);
 }
 let cuLibraryGetModule$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.6 */
 export function cuLibraryGetModule(pMod: T.Pointer, library: T.CUlibrary): T.CUresult {
-  cuLibraryGetModule$ ??= binder.bind('cuLibraryGetModule', 'cuLibraryGetModule', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuLibraryGetModule$ ??= binder.bind('cuLibraryGetModule', 'cuLibraryGetModule', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuLibraryGetModule', 12000]);
   return cuLibraryGetModule$(pMod, library);
 }
 let cuLibraryGetUnifiedFunction$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.6 */
 export function cuLibraryGetUnifiedFunction(fptr: T.Pointer, library: T.CUlibrary, symbol: string | T.Pointer): T.CUresult {
-  cuLibraryGetUnifiedFunction$ ??= binder.bind('cuLibraryGetUnifiedFunction', 'cuLibraryGetUnifiedFunction', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *']);
+  cuLibraryGetUnifiedFunction$ ??= binder.bind('cuLibraryGetUnifiedFunction', 'cuLibraryGetUnifiedFunction', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *'], undefined, ['cuLibraryGetUnifiedFunction', 12000]);
   return cuLibraryGetUnifiedFunction$(fptr, library, symbol);
 }
 let cuLibraryLoadData$: NativeFunction | undefined;
 /** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 */
 export function cuLibraryLoadData(library: T.Pointer, code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUresult {
-  cuLibraryLoadData$ ??= binder.bind('cuLibraryLoadData', 'cuLibraryLoadData', undefined, 'int32_t', ['void *', 'void *', 'void *', 'void *', 'uint32_t', 'void *', 'void *', 'uint32_t']);
+  cuLibraryLoadData$ ??= binder.bind('cuLibraryLoadData', 'cuLibraryLoadData', undefined, 'int32_t', ['void *', 'void *', 'void *', 'void *', 'uint32_t', 'void *', 'void *', 'uint32_t'], undefined, ['cuLibraryLoadData', 12000]);
   return cuLibraryLoadData$(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 let cuLibraryLoadFromFile$: NativeFunction | undefined;
 /** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 */
 export function cuLibraryLoadFromFile(library: T.Pointer, fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUresult {
-  cuLibraryLoadFromFile$ ??= binder.bind('cuLibraryLoadFromFile', 'cuLibraryLoadFromFile', undefined, 'int32_t', ['void *', 'const char *', 'void *', 'void *', 'uint32_t', 'void *', 'void *', 'uint32_t']);
+  cuLibraryLoadFromFile$ ??= binder.bind('cuLibraryLoadFromFile', 'cuLibraryLoadFromFile', undefined, 'int32_t', ['void *', 'const char *', 'void *', 'void *', 'uint32_t', 'void *', 'void *', 'uint32_t'], undefined, ['cuLibraryLoadFromFile', 12000]);
   return cuLibraryLoadFromFile$(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 let cuLibraryUnload$: NativeFunction | undefined;
 /** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.6 */
 export function cuLibraryUnload(library: T.CUlibrary): T.CUresult {
-  cuLibraryUnload$ ??= binder.bind('cuLibraryUnload', 'cuLibraryUnload', undefined, 'int32_t', ['uintptr_t']);
+  cuLibraryUnload$ ??= binder.bind('cuLibraryUnload', 'cuLibraryUnload', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuLibraryUnload', 12000]);
   return cuLibraryUnload$(library);
 }
 let cuLinkAddData$: NativeFunction | undefined;
 /** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 */
 export function cuLinkAddData(state: T.CUlinkState, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
-  cuLinkAddData$ ??= binder.bind('cuLinkAddData', 'cuLinkAddData_v2', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *', 'uint64_t', 'const char *', 'uint32_t', 'void *', 'void *']);
+  cuLinkAddData$ ??= binder.bind('cuLinkAddData', 'cuLinkAddData_v2', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *', 'uint64_t', 'const char *', 'uint32_t', 'void *', 'void *'], undefined, ['cuLinkAddData', 6050]);
   return cuLinkAddData$(state, type, data, size, name, numOptions, options, optionValues);
 }
 let cuLinkAddFile$: NativeFunction | undefined;
 /** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 */
 export function cuLinkAddFile(state: T.CUlinkState, type: T.CUjitInputType, path: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
-  cuLinkAddFile$ ??= binder.bind('cuLinkAddFile', 'cuLinkAddFile_v2', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'const char *', 'uint32_t', 'void *', 'void *']);
+  cuLinkAddFile$ ??= binder.bind('cuLinkAddFile', 'cuLinkAddFile_v2', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'const char *', 'uint32_t', 'void *', 'void *'], undefined, ['cuLinkAddFile', 6050]);
   return cuLinkAddFile$(state, type, path, numOptions, options, optionValues);
 }
 let cuLinkComplete$: NativeFunction | undefined;
 /** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 */
 export function cuLinkComplete(state: T.CUlinkState, cubinOut: T.Pointer, sizeOut: T.Pointer): T.CUresult {
-  cuLinkComplete$ ??= binder.bind('cuLinkComplete', 'cuLinkComplete', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuLinkComplete$ ??= binder.bind('cuLinkComplete', 'cuLinkComplete', undefined, 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuLinkComplete', 5050]);
   return cuLinkComplete$(state, cubinOut, sizeOut);
 }
 let cuLinkCreate$: NativeFunction | undefined;
 /** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 */
 export function cuLinkCreate(numOptions: number, options: T.Pointer, optionValues: T.Pointer, stateOut: T.Pointer): T.CUresult {
-  cuLinkCreate$ ??= binder.bind('cuLinkCreate', 'cuLinkCreate_v2', undefined, 'int32_t', ['uint32_t', 'void *', 'void *', 'void *']);
+  cuLinkCreate$ ??= binder.bind('cuLinkCreate', 'cuLinkCreate_v2', undefined, 'int32_t', ['uint32_t', 'void *', 'void *', 'void *'], undefined, ['cuLinkCreate', 6050]);
   return cuLinkCreate$(numOptions, options, optionValues, stateOut);
 }
 let cuLinkDestroy$: NativeFunction | undefined;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 */
 export function cuLinkDestroy(state: T.CUlinkState): T.CUresult {
-  cuLinkDestroy$ ??= binder.bind('cuLinkDestroy', 'cuLinkDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuLinkDestroy$ ??= binder.bind('cuLinkDestroy', 'cuLinkDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuLinkDestroy', 5050]);
   return cuLinkDestroy$(state);
 }
 let cuMemAddressFree$: NativeFunction | undefined;
 /** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): T.CUresult {
-  cuMemAddressFree$ ??= binder.bind('cuMemAddressFree', 'cuMemAddressFree', undefined, 'int32_t', ['uintptr_t', 'uint64_t']);
+  cuMemAddressFree$ ??= binder.bind('cuMemAddressFree', 'cuMemAddressFree', undefined, 'int32_t', ['uintptr_t', 'uint64_t'], undefined, ['cuMemAddressFree', 10020]);
   return cuMemAddressFree$(ptr, size);
 }
 let cuMemAddressReserve$: NativeFunction | undefined;
 /** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemAddressReserve(ptr: T.Pointer, size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUresult {
-  cuMemAddressReserve$ ??= binder.bind('cuMemAddressReserve', 'cuMemAddressReserve', undefined, 'int32_t', ['void *', 'uint64_t', 'uint64_t', 'uintptr_t', 'uint64_t']);
+  cuMemAddressReserve$ ??= binder.bind('cuMemAddressReserve', 'cuMemAddressReserve', undefined, 'int32_t', ['void *', 'uint64_t', 'uint64_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemAddressReserve', 10020]);
   return cuMemAddressReserve$(ptr, size, alignment, addr, flags);
 }
 let cuMemAdvise$: NativeFunction | undefined;
 /** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): T.CUresult {
-  cuMemAdvise$ ??= binder.bind('cuMemAdvise', 'cuMemAdvise', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'int32_t', 'int32_t']);
+  cuMemAdvise$ ??= binder.bind('cuMemAdvise', 'cuMemAdvise', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'int32_t', 'int32_t'], undefined, ['cuMemAdvise', 8000]);
   return cuMemAdvise$(devPtr, count, advice, device);
 }
 let cuMemAdvise_v2$: NativeFunction | undefined;
 /** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): T.CUresult {
-  cuMemAdvise_v2$ ??= binder.bind('cuMemAdvise_v2', 'cuMemAdvise_v2', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'int32_t', records.CUmemLocation_st()]);
+  cuMemAdvise_v2$ ??= binder.bind('cuMemAdvise_v2', 'cuMemAdvise_v2', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'int32_t', records.CUmemLocation_st()], undefined, ['cuMemAdvise', 12020]);
   return cuMemAdvise_v2$(devPtr, count, advice, location);
 }
 let cuMemAlloc$: NativeFunction | undefined;
 /** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 */
 export function cuMemAlloc(dptr: T.Pointer, bytesize: T.Int64): T.CUresult {
-  cuMemAlloc$ ??= binder.bind('cuMemAlloc', 'cuMemAlloc_v2', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuMemAlloc$ ??= binder.bind('cuMemAlloc', 'cuMemAlloc_v2', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuMemAlloc', 3020]);
   return cuMemAlloc$(dptr, bytesize);
 }
 let cuMemAllocAsync$: NativeFunction | undefined;
 /** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemAllocAsync(dptr: T.Pointer, bytesize: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemAllocAsync$ ??= binder.bind('cuMemAllocAsync', 'cuMemAllocAsync', 'cuMemAllocAsync_ptsz', 'int32_t', ['void *', 'uint64_t', 'uintptr_t']);
+  cuMemAllocAsync$ ??= binder.bind('cuMemAllocAsync', 'cuMemAllocAsync', 'cuMemAllocAsync_ptsz', 'int32_t', ['void *', 'uint64_t', 'uintptr_t'], undefined, ['cuMemAllocAsync', 11020, 11020]);
   return cuMemAllocAsync$(dptr, bytesize, hStream);
 }
 let cuMemAllocFromPoolAsync$: NativeFunction | undefined;
 /** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemAllocFromPoolAsync(dptr: T.Pointer, bytesize: T.Int64, pool: T.CUmemoryPool, hStream: T.CUstream): T.CUresult {
-  cuMemAllocFromPoolAsync$ ??= binder.bind('cuMemAllocFromPoolAsync', 'cuMemAllocFromPoolAsync', 'cuMemAllocFromPoolAsync_ptsz', 'int32_t', ['void *', 'uint64_t', 'uintptr_t', 'uintptr_t']);
+  cuMemAllocFromPoolAsync$ ??= binder.bind('cuMemAllocFromPoolAsync', 'cuMemAllocFromPoolAsync', 'cuMemAllocFromPoolAsync_ptsz', 'int32_t', ['void *', 'uint64_t', 'uintptr_t', 'uintptr_t'], undefined, ['cuMemAllocFromPoolAsync', 11020, 11020]);
   return cuMemAllocFromPoolAsync$(dptr, bytesize, pool, hStream);
 }
 let cuMemAllocHost$: NativeFunction | undefined;
 /** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 */
 export function cuMemAllocHost(pp: T.Pointer, bytesize: T.Int64): T.CUresult {
-  cuMemAllocHost$ ??= binder.bind('cuMemAllocHost', 'cuMemAllocHost_v2', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuMemAllocHost$ ??= binder.bind('cuMemAllocHost', 'cuMemAllocHost_v2', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuMemAllocHost', 3020]);
   return cuMemAllocHost$(pp, bytesize);
 }
 let cuMemAllocManaged$: NativeFunction | undefined;
 /** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuMemAllocManaged(dptr: T.Pointer, bytesize: T.Int64, flags: number): T.CUresult {
-  cuMemAllocManaged$ ??= binder.bind('cuMemAllocManaged', 'cuMemAllocManaged', undefined, 'int32_t', ['void *', 'uint64_t', 'uint32_t']);
+  cuMemAllocManaged$ ??= binder.bind('cuMemAllocManaged', 'cuMemAllocManaged', undefined, 'int32_t', ['void *', 'uint64_t', 'uint32_t'], undefined, ['cuMemAllocManaged', 6000]);
   return cuMemAllocManaged$(dptr, bytesize, flags);
 }
 let cuMemAllocPitch$: NativeFunction | undefined;
 /** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 */
 export function cuMemAllocPitch(dptr: T.Pointer, pPitch: T.Pointer, WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): T.CUresult {
-  cuMemAllocPitch$ ??= binder.bind('cuMemAllocPitch', 'cuMemAllocPitch_v2', undefined, 'int32_t', ['void *', 'void *', 'uint64_t', 'uint64_t', 'uint32_t']);
+  cuMemAllocPitch$ ??= binder.bind('cuMemAllocPitch', 'cuMemAllocPitch_v2', undefined, 'int32_t', ['void *', 'void *', 'uint64_t', 'uint64_t', 'uint32_t'], undefined, ['cuMemAllocPitch', 3020]);
   return cuMemAllocPitch$(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
 let cuMemCreate$: NativeFunction | undefined;
 /** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemCreate(handle: T.Pointer, size: T.Int64, prop: T.Pointer, flags: T.Int64): T.CUresult {
-  cuMemCreate$ ??= binder.bind('cuMemCreate', 'cuMemCreate', undefined, 'int32_t', ['void *', 'uint64_t', 'void *', 'uint64_t']);
+  cuMemCreate$ ??= binder.bind('cuMemCreate', 'cuMemCreate', undefined, 'int32_t', ['void *', 'uint64_t', 'void *', 'uint64_t'], undefined, ['cuMemCreate', 10020]);
   return cuMemCreate$(handle, size, prop, flags);
 }
 let cuMemExportToShareableHandle$: NativeFunction | undefined;
 /** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
-  cuMemExportToShareableHandle$ ??= binder.bind('cuMemExportToShareableHandle', 'cuMemExportToShareableHandle', undefined, 'int32_t', ['void *', 'uint64_t', 'int32_t', 'uint64_t']);
+  cuMemExportToShareableHandle$ ??= binder.bind('cuMemExportToShareableHandle', 'cuMemExportToShareableHandle', undefined, 'int32_t', ['void *', 'uint64_t', 'int32_t', 'uint64_t'], undefined, ['cuMemExportToShareableHandle', 10020]);
   return cuMemExportToShareableHandle$(shareableHandle, handle, handleType, flags);
 }
 let cuMemFree$: NativeFunction | undefined;
 /** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 */
 export function cuMemFree(dptr: T.CUdeviceptr): T.CUresult {
-  cuMemFree$ ??= binder.bind('cuMemFree', 'cuMemFree_v2', undefined, 'int32_t', ['uintptr_t']);
+  cuMemFree$ ??= binder.bind('cuMemFree', 'cuMemFree_v2', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuMemFree', 3020]);
   return cuMemFree$(dptr);
 }
 let cuMemFreeAsync$: NativeFunction | undefined;
 /** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream): T.CUresult {
-  cuMemFreeAsync$ ??= binder.bind('cuMemFreeAsync', 'cuMemFreeAsync', 'cuMemFreeAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuMemFreeAsync$ ??= binder.bind('cuMemFreeAsync', 'cuMemFreeAsync', 'cuMemFreeAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuMemFreeAsync', 11020, 11020]);
   return cuMemFreeAsync$(dptr, hStream);
 }
 let cuMemFreeHost$: NativeFunction | undefined;
 /** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 */
 export function cuMemFreeHost(p: T.Pointer): T.CUresult {
-  cuMemFreeHost$ ??= binder.bind('cuMemFreeHost', 'cuMemFreeHost', undefined, 'int32_t', ['void *']);
+  cuMemFreeHost$ ??= binder.bind('cuMemFreeHost', 'cuMemFreeHost', undefined, 'int32_t', ['void *'], undefined, ['cuMemFreeHost', 2000]);
   return cuMemFreeHost$(p);
 }
 let cuMemGetAccess$: NativeFunction | undefined;
 /** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 */
 export function cuMemGetAccess(flags: T.Pointer, location: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
-  cuMemGetAccess$ ??= binder.bind('cuMemGetAccess', 'cuMemGetAccess', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t']);
+  cuMemGetAccess$ ??= binder.bind('cuMemGetAccess', 'cuMemGetAccess', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t'], undefined, ['cuMemGetAccess', 10020]);
   return cuMemGetAccess$(flags, location, ptr);
 }
 let cuMemGetAddressRange$: NativeFunction | undefined;
 /** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 */
 export function cuMemGetAddressRange(pbase: T.Pointer, psize: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
-  cuMemGetAddressRange$ ??= binder.bind('cuMemGetAddressRange', 'cuMemGetAddressRange_v2', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t']);
+  cuMemGetAddressRange$ ??= binder.bind('cuMemGetAddressRange', 'cuMemGetAddressRange_v2', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t'], undefined, ['cuMemGetAddressRange', 3020]);
   return cuMemGetAddressRange$(pbase, psize, dptr);
 }
 let cuMemGetAllocationGranularity$: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 */
 export function cuMemGetAllocationGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmemAllocationGranularity_flags): T.CUresult {
-  cuMemGetAllocationGranularity$ ??= binder.bind('cuMemGetAllocationGranularity', 'cuMemGetAllocationGranularity', undefined, 'int32_t', ['void *', 'void *', 'int32_t']);
+  cuMemGetAllocationGranularity$ ??= binder.bind('cuMemGetAllocationGranularity', 'cuMemGetAllocationGranularity', undefined, 'int32_t', ['void *', 'void *', 'int32_t'], undefined, ['cuMemGetAllocationGranularity', 10020]);
   return cuMemGetAllocationGranularity$(granularity, prop, option);
 }
 let cuMemGetAllocationPropertiesFromHandle$: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 */
 export function cuMemGetAllocationPropertiesFromHandle(prop: T.Pointer, handle: T.Int64): T.CUresult {
-  cuMemGetAllocationPropertiesFromHandle$ ??= binder.bind('cuMemGetAllocationPropertiesFromHandle', 'cuMemGetAllocationPropertiesFromHandle', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuMemGetAllocationPropertiesFromHandle$ ??= binder.bind('cuMemGetAllocationPropertiesFromHandle', 'cuMemGetAllocationPropertiesFromHandle', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuMemGetAllocationPropertiesFromHandle', 10020]);
   return cuMemGetAllocationPropertiesFromHandle$(prop, handle);
 }
 let cuMemGetHandleForAddressRange$: NativeFunction | undefined;
 /** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): T.CUresult {
-  cuMemGetHandleForAddressRange$ ??= binder.bind('cuMemGetHandleForAddressRange', 'cuMemGetHandleForAddressRange', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'int32_t', 'uint64_t']);
+  cuMemGetHandleForAddressRange$ ??= binder.bind('cuMemGetHandleForAddressRange', 'cuMemGetHandleForAddressRange', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'int32_t', 'uint64_t'], undefined, ['cuMemGetHandleForAddressRange', 11070]);
   return cuMemGetHandleForAddressRange$(handle, dptr, size, handleType, flags);
 }
 let cuMemGetInfo$: NativeFunction | undefined;
 /** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 */
 export function cuMemGetInfo(free: T.Pointer, total: T.Pointer): T.CUresult {
-  cuMemGetInfo$ ??= binder.bind('cuMemGetInfo', 'cuMemGetInfo_v2', undefined, 'int32_t', ['void *', 'void *']);
+  cuMemGetInfo$ ??= binder.bind('cuMemGetInfo', 'cuMemGetInfo_v2', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuMemGetInfo', 3020]);
   return cuMemGetInfo$(free, total);
 }
 let cuMemHostAlloc$: NativeFunction | undefined;
 /** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuMemHostAlloc(pp: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
-  cuMemHostAlloc$ ??= binder.bind('cuMemHostAlloc', 'cuMemHostAlloc', undefined, 'int32_t', ['void *', 'uint64_t', 'uint32_t']);
+  cuMemHostAlloc$ ??= binder.bind('cuMemHostAlloc', 'cuMemHostAlloc', undefined, 'int32_t', ['void *', 'uint64_t', 'uint32_t'], undefined, ['cuMemHostAlloc', 2020]);
   return cuMemHostAlloc$(pp, bytesize, Flags);
 }
 let cuMemHostGetDevicePointer$: NativeFunction | undefined;
 /** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuMemHostGetDevicePointer(pdptr: T.Pointer, p: T.Pointer, Flags: number): T.CUresult {
-  cuMemHostGetDevicePointer$ ??= binder.bind('cuMemHostGetDevicePointer', 'cuMemHostGetDevicePointer_v2', undefined, 'int32_t', ['void *', 'void *', 'uint32_t']);
+  cuMemHostGetDevicePointer$ ??= binder.bind('cuMemHostGetDevicePointer', 'cuMemHostGetDevicePointer_v2', undefined, 'int32_t', ['void *', 'void *', 'uint32_t'], undefined, ['cuMemHostGetDevicePointer', 3020]);
   return cuMemHostGetDevicePointer$(pdptr, p, Flags);
 }
 let cuMemHostGetFlags$: NativeFunction | undefined;
 /** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 */
 export function cuMemHostGetFlags(pFlags: T.Pointer, p: T.Pointer): T.CUresult {
-  cuMemHostGetFlags$ ??= binder.bind('cuMemHostGetFlags', 'cuMemHostGetFlags', undefined, 'int32_t', ['void *', 'void *']);
+  cuMemHostGetFlags$ ??= binder.bind('cuMemHostGetFlags', 'cuMemHostGetFlags', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuMemHostGetFlags', 2030]);
   return cuMemHostGetFlags$(pFlags, p);
 }
 let cuMemHostRegister$: NativeFunction | undefined;
 /** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
-  cuMemHostRegister$ ??= binder.bind('cuMemHostRegister', 'cuMemHostRegister_v2', undefined, 'int32_t', ['void *', 'uint64_t', 'uint32_t']);
+  cuMemHostRegister$ ??= binder.bind('cuMemHostRegister', 'cuMemHostRegister_v2', undefined, 'int32_t', ['void *', 'uint64_t', 'uint32_t'], undefined, ['cuMemHostRegister', 6050]);
   return cuMemHostRegister$(p, bytesize, Flags);
 }
 let cuMemHostUnregister$: NativeFunction | undefined;
 /** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 */
 export function cuMemHostUnregister(p: T.Pointer): T.CUresult {
-  cuMemHostUnregister$ ??= binder.bind('cuMemHostUnregister', 'cuMemHostUnregister', undefined, 'int32_t', ['void *']);
+  cuMemHostUnregister$ ??= binder.bind('cuMemHostUnregister', 'cuMemHostUnregister', undefined, 'int32_t', ['void *'], undefined, ['cuMemHostUnregister', 4000]);
   return cuMemHostUnregister$(p);
 }
 let cuMemImportFromShareableHandle$: NativeFunction | undefined;
 /** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 */
 export function cuMemImportFromShareableHandle(handle: T.Pointer, osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): T.CUresult {
-  cuMemImportFromShareableHandle$ ??= binder.bind('cuMemImportFromShareableHandle', 'cuMemImportFromShareableHandle', undefined, 'int32_t', ['void *', 'void *', 'int32_t']);
+  cuMemImportFromShareableHandle$ ??= binder.bind('cuMemImportFromShareableHandle', 'cuMemImportFromShareableHandle', undefined, 'int32_t', ['void *', 'void *', 'int32_t'], undefined, ['cuMemImportFromShareableHandle', 10020]);
   return cuMemImportFromShareableHandle$(handle, osHandle, shHandleType);
 }
 let cuMemMap$: NativeFunction | undefined;
 /** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): T.CUresult {
-  cuMemMap$ ??= binder.bind('cuMemMap', 'cuMemMap', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'uint64_t', 'uint64_t', 'uint64_t']);
+  cuMemMap$ ??= binder.bind('cuMemMap', 'cuMemMap', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'uint64_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemMap', 10020]);
   return cuMemMap$(ptr, size, offset, handle, flags);
 }
 let cuMemMapArrayAsync$: NativeFunction | undefined;
 /** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemMapArrayAsync(mapInfoList: T.Pointer, count: number, hStream: T.CUstream): T.CUresult {
-  cuMemMapArrayAsync$ ??= binder.bind('cuMemMapArrayAsync', 'cuMemMapArrayAsync', 'cuMemMapArrayAsync_ptsz', 'int32_t', ['void *', 'uint32_t', 'uintptr_t']);
+  cuMemMapArrayAsync$ ??= binder.bind('cuMemMapArrayAsync', 'cuMemMapArrayAsync', 'cuMemMapArrayAsync_ptsz', 'int32_t', ['void *', 'uint32_t', 'uintptr_t'], undefined, ['cuMemMapArrayAsync', 11010, 11010]);
   return cuMemMapArrayAsync$(mapInfoList, count, hStream);
 }
 let cuMemPoolCreate$: NativeFunction | undefined;
 /** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolCreate(pool: T.Pointer, poolProps: T.Pointer): T.CUresult {
-  cuMemPoolCreate$ ??= binder.bind('cuMemPoolCreate', 'cuMemPoolCreate', undefined, 'int32_t', ['void *', 'void *']);
+  cuMemPoolCreate$ ??= binder.bind('cuMemPoolCreate', 'cuMemPoolCreate', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuMemPoolCreate', 11020]);
   return cuMemPoolCreate$(pool, poolProps);
 }
 let cuMemPoolDestroy$: NativeFunction | undefined;
 /** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool): T.CUresult {
-  cuMemPoolDestroy$ ??= binder.bind('cuMemPoolDestroy', 'cuMemPoolDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuMemPoolDestroy$ ??= binder.bind('cuMemPoolDestroy', 'cuMemPoolDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuMemPoolDestroy', 11020]);
   return cuMemPoolDestroy$(pool);
 }
 let cuMemPoolExportPointer$: NativeFunction | undefined;
 /** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolExportPointer(shareData_out: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
-  cuMemPoolExportPointer$ ??= binder.bind('cuMemPoolExportPointer', 'cuMemPoolExportPointer', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuMemPoolExportPointer$ ??= binder.bind('cuMemPoolExportPointer', 'cuMemPoolExportPointer', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuMemPoolExportPointer', 11020]);
   return cuMemPoolExportPointer$(shareData_out, ptr);
 }
 let cuMemPoolExportToShareableHandle$: NativeFunction | undefined;
 /** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
-  cuMemPoolExportToShareableHandle$ ??= binder.bind('cuMemPoolExportToShareableHandle', 'cuMemPoolExportToShareableHandle', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint64_t']);
+  cuMemPoolExportToShareableHandle$ ??= binder.bind('cuMemPoolExportToShareableHandle', 'cuMemPoolExportToShareableHandle', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint64_t'], undefined, ['cuMemPoolExportToShareableHandle', 11020]);
   return cuMemPoolExportToShareableHandle$(handle_out, pool, handleType, flags);
 }
 let cuMemPoolGetAccess$: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolGetAccess(flags: T.Pointer, memPool: T.CUmemoryPool, location: T.Pointer): T.CUresult {
-  cuMemPoolGetAccess$ ??= binder.bind('cuMemPoolGetAccess', 'cuMemPoolGetAccess', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuMemPoolGetAccess$ ??= binder.bind('cuMemPoolGetAccess', 'cuMemPoolGetAccess', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuMemPoolGetAccess', 11020]);
   return cuMemPoolGetAccess$(flags, memPool, location);
 }
 let cuMemPoolGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): T.CUresult {
-  cuMemPoolGetAttribute$ ??= binder.bind('cuMemPoolGetAttribute', 'cuMemPoolGetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *']);
+  cuMemPoolGetAttribute$ ??= binder.bind('cuMemPoolGetAttribute', 'cuMemPoolGetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *'], undefined, ['cuMemPoolGetAttribute', 11020]);
   return cuMemPoolGetAttribute$(pool, attr, value);
 }
 let cuMemPoolImportFromShareableHandle$: NativeFunction | undefined;
 /** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolImportFromShareableHandle(pool_out: T.Pointer, handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
-  cuMemPoolImportFromShareableHandle$ ??= binder.bind('cuMemPoolImportFromShareableHandle', 'cuMemPoolImportFromShareableHandle', undefined, 'int32_t', ['void *', 'void *', 'int32_t', 'uint64_t']);
+  cuMemPoolImportFromShareableHandle$ ??= binder.bind('cuMemPoolImportFromShareableHandle', 'cuMemPoolImportFromShareableHandle', undefined, 'int32_t', ['void *', 'void *', 'int32_t', 'uint64_t'], undefined, ['cuMemPoolImportFromShareableHandle', 11020]);
   return cuMemPoolImportFromShareableHandle$(pool_out, handle, handleType, flags);
 }
 let cuMemPoolImportPointer$: NativeFunction | undefined;
 /** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolImportPointer(ptr_out: T.Pointer, pool: T.CUmemoryPool, shareData: T.Pointer): T.CUresult {
-  cuMemPoolImportPointer$ ??= binder.bind('cuMemPoolImportPointer', 'cuMemPoolImportPointer', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuMemPoolImportPointer$ ??= binder.bind('cuMemPoolImportPointer', 'cuMemPoolImportPointer', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuMemPoolImportPointer', 11020]);
   return cuMemPoolImportPointer$(ptr_out, pool, shareData);
 }
 let cuMemPoolSetAccess$: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool, map: T.Pointer, count: T.Int64): T.CUresult {
-  cuMemPoolSetAccess$ ??= binder.bind('cuMemPoolSetAccess', 'cuMemPoolSetAccess', undefined, 'int32_t', ['uintptr_t', 'void *', 'uint64_t']);
+  cuMemPoolSetAccess$ ??= binder.bind('cuMemPoolSetAccess', 'cuMemPoolSetAccess', undefined, 'int32_t', ['uintptr_t', 'void *', 'uint64_t'], undefined, ['cuMemPoolSetAccess', 11020]);
   return cuMemPoolSetAccess$(pool, map, count);
 }
 let cuMemPoolSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): T.CUresult {
-  cuMemPoolSetAttribute$ ??= binder.bind('cuMemPoolSetAttribute', 'cuMemPoolSetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *']);
+  cuMemPoolSetAttribute$ ??= binder.bind('cuMemPoolSetAttribute', 'cuMemPoolSetAttribute', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *'], undefined, ['cuMemPoolSetAttribute', 11020]);
   return cuMemPoolSetAttribute$(pool, attr, value);
 }
 let cuMemPoolTrimTo$: NativeFunction | undefined;
 /** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool, minBytesToKeep: T.Int64): T.CUresult {
-  cuMemPoolTrimTo$ ??= binder.bind('cuMemPoolTrimTo', 'cuMemPoolTrimTo', undefined, 'int32_t', ['uintptr_t', 'uint64_t']);
+  cuMemPoolTrimTo$ ??= binder.bind('cuMemPoolTrimTo', 'cuMemPoolTrimTo', undefined, 'int32_t', ['uintptr_t', 'uint64_t'], undefined, ['cuMemPoolTrimTo', 11020]);
   return cuMemPoolTrimTo$(pool, minBytesToKeep);
 }
 let cuMemPrefetchAsync$: NativeFunction | undefined;
 /** `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream): T.CUresult {
-  cuMemPrefetchAsync$ ??= binder.bind('cuMemPrefetchAsync', 'cuMemPrefetchAsync', 'cuMemPrefetchAsync_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'int32_t', 'uintptr_t']);
+  cuMemPrefetchAsync$ ??= binder.bind('cuMemPrefetchAsync', 'cuMemPrefetchAsync', 'cuMemPrefetchAsync_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'int32_t', 'uintptr_t'], undefined, ['cuMemPrefetchAsync', 8000, 8000]);
   return cuMemPrefetchAsync$(devPtr, count, dstDevice, hStream);
 }
 let cuMemPrefetchAsync_v2$: NativeFunction | undefined;
 /** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream): T.CUresult {
-  cuMemPrefetchAsync_v2$ ??= binder.bind('cuMemPrefetchAsync_v2', 'cuMemPrefetchAsync_v2', 'cuMemPrefetchAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', records.CUmemLocation_st(), 'uint32_t', 'uintptr_t']);
+  cuMemPrefetchAsync_v2$ ??= binder.bind('cuMemPrefetchAsync_v2', 'cuMemPrefetchAsync_v2', 'cuMemPrefetchAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', records.CUmemLocation_st(), 'uint32_t', 'uintptr_t'], undefined, ['cuMemPrefetchAsync', 12020, 12020]);
   return cuMemPrefetchAsync_v2$(devPtr, count, location, flags, hStream);
 }
 let cuMemRangeGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
-  cuMemRangeGetAttribute$ ??= binder.bind('cuMemRangeGetAttribute', 'cuMemRangeGetAttribute', undefined, 'int32_t', ['void *', 'uint64_t', 'int32_t', 'uintptr_t', 'uint64_t']);
+  cuMemRangeGetAttribute$ ??= binder.bind('cuMemRangeGetAttribute', 'cuMemRangeGetAttribute', undefined, 'int32_t', ['void *', 'uint64_t', 'int32_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemRangeGetAttribute', 8000]);
   return cuMemRangeGetAttribute$(data, dataSize, attribute, devPtr, count);
 }
 let cuMemRangeGetAttributes$: NativeFunction | undefined;
 /** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
-  cuMemRangeGetAttributes$ ??= binder.bind('cuMemRangeGetAttributes', 'cuMemRangeGetAttributes', undefined, 'int32_t', ['void *', 'void *', 'void *', 'uint64_t', 'uintptr_t', 'uint64_t']);
+  cuMemRangeGetAttributes$ ??= binder.bind('cuMemRangeGetAttributes', 'cuMemRangeGetAttributes', undefined, 'int32_t', ['void *', 'void *', 'void *', 'uint64_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemRangeGetAttributes', 8000]);
   return cuMemRangeGetAttributes$(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 let cuMemRelease$: NativeFunction | undefined;
 /** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 */
 export function cuMemRelease(handle: T.Int64): T.CUresult {
-  cuMemRelease$ ??= binder.bind('cuMemRelease', 'cuMemRelease', undefined, 'int32_t', ['uint64_t']);
+  cuMemRelease$ ??= binder.bind('cuMemRelease', 'cuMemRelease', undefined, 'int32_t', ['uint64_t'], undefined, ['cuMemRelease', 10020]);
   return cuMemRelease$(handle);
 }
 let cuMemRetainAllocationHandle$: NativeFunction | undefined;
 /** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 */
 export function cuMemRetainAllocationHandle(handle: T.Pointer, addr: T.Pointer): T.CUresult {
-  cuMemRetainAllocationHandle$ ??= binder.bind('cuMemRetainAllocationHandle', 'cuMemRetainAllocationHandle', undefined, 'int32_t', ['void *', 'void *']);
+  cuMemRetainAllocationHandle$ ??= binder.bind('cuMemRetainAllocationHandle', 'cuMemRetainAllocationHandle', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuMemRetainAllocationHandle', 11000]);
   return cuMemRetainAllocationHandle$(handle, addr);
 }
 let cuMemSetAccess$: NativeFunction | undefined;
 /** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.Pointer, count: T.Int64): T.CUresult {
-  cuMemSetAccess$ ??= binder.bind('cuMemSetAccess', 'cuMemSetAccess', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'uint64_t']);
+  cuMemSetAccess$ ??= binder.bind('cuMemSetAccess', 'cuMemSetAccess', undefined, 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'uint64_t'], undefined, ['cuMemSetAccess', 10020]);
   return cuMemSetAccess$(ptr, size, desc, count);
 }
 let cuMemUnmap$: NativeFunction | undefined;
 /** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): T.CUresult {
-  cuMemUnmap$ ??= binder.bind('cuMemUnmap', 'cuMemUnmap', undefined, 'int32_t', ['uintptr_t', 'uint64_t']);
+  cuMemUnmap$ ??= binder.bind('cuMemUnmap', 'cuMemUnmap', undefined, 'int32_t', ['uintptr_t', 'uint64_t'], undefined, ['cuMemUnmap', 10020]);
   return cuMemUnmap$(ptr, size);
 }
 let cuMemcpy$: NativeFunction | undefined;
 /** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
-  cuMemcpy$ ??= binder.bind('cuMemcpy', 'cuMemcpy', 'cuMemcpy_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t']);
+  cuMemcpy$ ??= binder.bind('cuMemcpy', 'cuMemcpy', 'cuMemcpy_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemcpy', 4000, 7000]);
   return cuMemcpy$(dst, src, ByteCount);
 }
 let cuMemcpy2D$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy2D(pCopy: T.Pointer): T.CUresult {
-  cuMemcpy2D$ ??= binder.bind('cuMemcpy2D', 'cuMemcpy2D_v2', 'cuMemcpy2D_v2_ptds', 'int32_t', ['void *']);
+  cuMemcpy2D$ ??= binder.bind('cuMemcpy2D', 'cuMemcpy2D_v2', 'cuMemcpy2D_v2_ptds', 'int32_t', ['void *'], undefined, ['cuMemcpy2D', 3020, 7000]);
   return cuMemcpy2D$(pCopy);
 }
 let cuMemcpy2DAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy2DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
-  cuMemcpy2DAsync$ ??= binder.bind('cuMemcpy2DAsync', 'cuMemcpy2DAsync_v2', 'cuMemcpy2DAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t']);
+  cuMemcpy2DAsync$ ??= binder.bind('cuMemcpy2DAsync', 'cuMemcpy2DAsync_v2', 'cuMemcpy2DAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuMemcpy2DAsync', 3020, 7000]);
   return cuMemcpy2DAsync$(pCopy, hStream);
 }
 let cuMemcpy2DUnaligned$: NativeFunction | undefined;
 /** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy2DUnaligned(pCopy: T.Pointer): T.CUresult {
-  cuMemcpy2DUnaligned$ ??= binder.bind('cuMemcpy2DUnaligned', 'cuMemcpy2DUnaligned_v2', 'cuMemcpy2DUnaligned_v2_ptds', 'int32_t', ['void *']);
+  cuMemcpy2DUnaligned$ ??= binder.bind('cuMemcpy2DUnaligned', 'cuMemcpy2DUnaligned_v2', 'cuMemcpy2DUnaligned_v2_ptds', 'int32_t', ['void *'], undefined, ['cuMemcpy2DUnaligned', 3020, 7000]);
   return cuMemcpy2DUnaligned$(pCopy);
 }
 let cuMemcpy3D$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy3D(pCopy: T.Pointer): T.CUresult {
-  cuMemcpy3D$ ??= binder.bind('cuMemcpy3D', 'cuMemcpy3D_v2', 'cuMemcpy3D_v2_ptds', 'int32_t', ['void *']);
+  cuMemcpy3D$ ??= binder.bind('cuMemcpy3D', 'cuMemcpy3D_v2', 'cuMemcpy3D_v2_ptds', 'int32_t', ['void *'], undefined, ['cuMemcpy3D', 3020, 7000]);
   return cuMemcpy3D$(pCopy);
 }
 let cuMemcpy3DAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy3DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
-  cuMemcpy3DAsync$ ??= binder.bind('cuMemcpy3DAsync', 'cuMemcpy3DAsync_v2', 'cuMemcpy3DAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t']);
+  cuMemcpy3DAsync$ ??= binder.bind('cuMemcpy3DAsync', 'cuMemcpy3DAsync_v2', 'cuMemcpy3DAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuMemcpy3DAsync', 3020, 7000]);
   return cuMemcpy3DAsync$(pCopy, hStream);
 }
 let cuMemcpy3DPeer$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy3DPeer(pCopy: T.Pointer): T.CUresult {
-  cuMemcpy3DPeer$ ??= binder.bind('cuMemcpy3DPeer', 'cuMemcpy3DPeer', 'cuMemcpy3DPeer_ptds', 'int32_t', ['void *']);
+  cuMemcpy3DPeer$ ??= binder.bind('cuMemcpy3DPeer', 'cuMemcpy3DPeer', 'cuMemcpy3DPeer_ptds', 'int32_t', ['void *'], undefined, ['cuMemcpy3DPeer', 4000, 7000]);
   return cuMemcpy3DPeer$(pCopy);
 }
 let cuMemcpy3DPeerAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpy3DPeerAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresult {
-  cuMemcpy3DPeerAsync$ ??= binder.bind('cuMemcpy3DPeerAsync', 'cuMemcpy3DPeerAsync', 'cuMemcpy3DPeerAsync_ptsz', 'int32_t', ['void *', 'uintptr_t']);
+  cuMemcpy3DPeerAsync$ ??= binder.bind('cuMemcpy3DPeerAsync', 'cuMemcpy3DPeerAsync', 'cuMemcpy3DPeerAsync_ptsz', 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuMemcpy3DPeerAsync', 4000, 7000]);
   return cuMemcpy3DPeerAsync$(pCopy, hStream);
 }
 let cuMemcpyAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyAsync$ ??= binder.bind('cuMemcpyAsync', 'cuMemcpyAsync', 'cuMemcpyAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uintptr_t']);
+  cuMemcpyAsync$ ??= binder.bind('cuMemcpyAsync', 'cuMemcpyAsync', 'cuMemcpyAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyAsync', 4000, 7000]);
   return cuMemcpyAsync$(dst, src, ByteCount, hStream);
 }
 let cuMemcpyAtoA$: NativeFunction | undefined;
 /** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyAtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyAtoA$ ??= binder.bind('cuMemcpyAtoA', 'cuMemcpyAtoA_v2', 'cuMemcpyAtoA_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uintptr_t', 'uint64_t', 'uint64_t']);
+  cuMemcpyAtoA$ ??= binder.bind('cuMemcpyAtoA', 'cuMemcpyAtoA_v2', 'cuMemcpyAtoA_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uintptr_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemcpyAtoA', 3020, 7000]);
   return cuMemcpyAtoA$(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
 let cuMemcpyAtoD$: NativeFunction | undefined;
 /** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyAtoD$ ??= binder.bind('cuMemcpyAtoD', 'cuMemcpyAtoD_v2', 'cuMemcpyAtoD_v2_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint64_t']);
+  cuMemcpyAtoD$ ??= binder.bind('cuMemcpyAtoD', 'cuMemcpyAtoD_v2', 'cuMemcpyAtoD_v2_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemcpyAtoD', 3020, 7000]);
   return cuMemcpyAtoD$(dstDevice, srcArray, srcOffset, ByteCount);
 }
 let cuMemcpyAtoH$: NativeFunction | undefined;
 /** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyAtoH$ ??= binder.bind('cuMemcpyAtoH', 'cuMemcpyAtoH_v2', 'cuMemcpyAtoH_v2_ptds', 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'uint64_t']);
+  cuMemcpyAtoH$ ??= binder.bind('cuMemcpyAtoH', 'cuMemcpyAtoH_v2', 'cuMemcpyAtoH_v2_ptds', 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemcpyAtoH', 3020, 7000]);
   return cuMemcpyAtoH$(dstHost, srcArray, srcOffset, ByteCount);
 }
 let cuMemcpyAtoHAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyAtoHAsync$ ??= binder.bind('cuMemcpyAtoHAsync', 'cuMemcpyAtoHAsync_v2', 'cuMemcpyAtoHAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'uint64_t', 'uintptr_t']);
+  cuMemcpyAtoHAsync$ ??= binder.bind('cuMemcpyAtoHAsync', 'cuMemcpyAtoHAsync_v2', 'cuMemcpyAtoHAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyAtoHAsync', 3020, 7000]);
   return cuMemcpyAtoHAsync$(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
 let cuMemcpyDtoA$: NativeFunction | undefined;
 /** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyDtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyDtoA$ ??= binder.bind('cuMemcpyDtoA', 'cuMemcpyDtoA_v2', 'cuMemcpyDtoA_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uintptr_t', 'uint64_t']);
+  cuMemcpyDtoA$ ??= binder.bind('cuMemcpyDtoA', 'cuMemcpyDtoA_v2', 'cuMemcpyDtoA_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemcpyDtoA', 3020, 7000]);
   return cuMemcpyDtoA$(dstArray, dstOffset, srcDevice, ByteCount);
 }
 let cuMemcpyDtoD$: NativeFunction | undefined;
 /** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyDtoD$ ??= binder.bind('cuMemcpyDtoD', 'cuMemcpyDtoD_v2', 'cuMemcpyDtoD_v2_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t']);
+  cuMemcpyDtoD$ ??= binder.bind('cuMemcpyDtoD', 'cuMemcpyDtoD_v2', 'cuMemcpyDtoD_v2_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemcpyDtoD', 3020, 7000]);
   return cuMemcpyDtoD$(dstDevice, srcDevice, ByteCount);
 }
 let cuMemcpyDtoDAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyDtoDAsync$ ??= binder.bind('cuMemcpyDtoDAsync', 'cuMemcpyDtoDAsync_v2', 'cuMemcpyDtoDAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uintptr_t']);
+  cuMemcpyDtoDAsync$ ??= binder.bind('cuMemcpyDtoDAsync', 'cuMemcpyDtoDAsync_v2', 'cuMemcpyDtoDAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyDtoDAsync', 3020, 7000]);
   return cuMemcpyDtoDAsync$(dstDevice, srcDevice, ByteCount, hStream);
 }
 let cuMemcpyDtoH$: NativeFunction | undefined;
 /** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyDtoH$ ??= binder.bind('cuMemcpyDtoH', 'cuMemcpyDtoH_v2', 'cuMemcpyDtoH_v2_ptds', 'int32_t', ['void *', 'uintptr_t', 'uint64_t']);
+  cuMemcpyDtoH$ ??= binder.bind('cuMemcpyDtoH', 'cuMemcpyDtoH_v2', 'cuMemcpyDtoH_v2_ptds', 'int32_t', ['void *', 'uintptr_t', 'uint64_t'], undefined, ['cuMemcpyDtoH', 3020, 7000]);
   return cuMemcpyDtoH$(dstHost, srcDevice, ByteCount);
 }
 let cuMemcpyDtoHAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyDtoHAsync$ ??= binder.bind('cuMemcpyDtoHAsync', 'cuMemcpyDtoHAsync_v2', 'cuMemcpyDtoHAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'uintptr_t']);
+  cuMemcpyDtoHAsync$ ??= binder.bind('cuMemcpyDtoHAsync', 'cuMemcpyDtoHAsync_v2', 'cuMemcpyDtoHAsync_v2_ptsz', 'int32_t', ['void *', 'uintptr_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyDtoHAsync', 3020, 7000]);
   return cuMemcpyDtoHAsync$(dstHost, srcDevice, ByteCount, hStream);
 }
 let cuMemcpyHtoA$: NativeFunction | undefined;
 /** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyHtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyHtoA$ ??= binder.bind('cuMemcpyHtoA', 'cuMemcpyHtoA_v2', 'cuMemcpyHtoA_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'uint64_t']);
+  cuMemcpyHtoA$ ??= binder.bind('cuMemcpyHtoA', 'cuMemcpyHtoA_v2', 'cuMemcpyHtoA_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'uint64_t'], undefined, ['cuMemcpyHtoA', 3020, 7000]);
   return cuMemcpyHtoA$(dstArray, dstOffset, srcHost, ByteCount);
 }
 let cuMemcpyHtoAAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyHtoAAsync(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyHtoAAsync$ ??= binder.bind('cuMemcpyHtoAAsync', 'cuMemcpyHtoAAsync_v2', 'cuMemcpyHtoAAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'uint64_t', 'uintptr_t']);
+  cuMemcpyHtoAAsync$ ??= binder.bind('cuMemcpyHtoAAsync', 'cuMemcpyHtoAAsync_v2', 'cuMemcpyHtoAAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'void *', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyHtoAAsync', 3020, 7000]);
   return cuMemcpyHtoAAsync$(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
 let cuMemcpyHtoD$: NativeFunction | undefined;
 /** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyHtoD$ ??= binder.bind('cuMemcpyHtoD', 'cuMemcpyHtoD_v2', 'cuMemcpyHtoD_v2_ptds', 'int32_t', ['uintptr_t', 'void *', 'uint64_t']);
+  cuMemcpyHtoD$ ??= binder.bind('cuMemcpyHtoD', 'cuMemcpyHtoD_v2', 'cuMemcpyHtoD_v2_ptds', 'int32_t', ['uintptr_t', 'void *', 'uint64_t'], undefined, ['cuMemcpyHtoD', 3020, 7000]);
   return cuMemcpyHtoD$(dstDevice, srcHost, ByteCount);
 }
 let cuMemcpyHtoDAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyHtoDAsync$ ??= binder.bind('cuMemcpyHtoDAsync', 'cuMemcpyHtoDAsync_v2', 'cuMemcpyHtoDAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'uint64_t', 'uintptr_t']);
+  cuMemcpyHtoDAsync$ ??= binder.bind('cuMemcpyHtoDAsync', 'cuMemcpyHtoDAsync_v2', 'cuMemcpyHtoDAsync_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyHtoDAsync', 3020, 7000]);
   return cuMemcpyHtoDAsync$(dstDevice, srcHost, ByteCount, hStream);
 }
 let cuMemcpyPeer$: NativeFunction | undefined;
 /** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64): T.CUresult {
-  cuMemcpyPeer$ ??= binder.bind('cuMemcpyPeer', 'cuMemcpyPeer', 'cuMemcpyPeer_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t', 'uintptr_t', 'uint64_t']);
+  cuMemcpyPeer$ ??= binder.bind('cuMemcpyPeer', 'cuMemcpyPeer', 'cuMemcpyPeer_ptds', 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t', 'uintptr_t', 'uint64_t'], undefined, ['cuMemcpyPeer', 4000, 7000]);
   return cuMemcpyPeer$(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 let cuMemcpyPeerAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemcpyPeerAsync$ ??= binder.bind('cuMemcpyPeerAsync', 'cuMemcpyPeerAsync', 'cuMemcpyPeerAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t', 'uintptr_t', 'uint64_t', 'uintptr_t']);
+  cuMemcpyPeerAsync$ ??= binder.bind('cuMemcpyPeerAsync', 'cuMemcpyPeerAsync', 'cuMemcpyPeerAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uintptr_t', 'uintptr_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemcpyPeerAsync', 4000, 7000]);
   return cuMemcpyPeerAsync$(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
 let cuMemsetD16$: NativeFunction | undefined;
 /** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): T.CUresult {
-  cuMemsetD16$ ??= binder.bind('cuMemsetD16', 'cuMemsetD16_v2', 'cuMemsetD16_v2_ptds', 'int32_t', ['uintptr_t', 'uint16_t', 'uint64_t']);
+  cuMemsetD16$ ??= binder.bind('cuMemsetD16', 'cuMemsetD16_v2', 'cuMemsetD16_v2_ptds', 'int32_t', ['uintptr_t', 'uint16_t', 'uint64_t'], undefined, ['cuMemsetD16', 3020, 7000]);
   return cuMemsetD16$(dstDevice, us, N);
 }
 let cuMemsetD16Async$: NativeFunction | undefined;
 /** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemsetD16Async$ ??= binder.bind('cuMemsetD16Async', 'cuMemsetD16Async', 'cuMemsetD16Async_ptsz', 'int32_t', ['uintptr_t', 'uint16_t', 'uint64_t', 'uintptr_t']);
+  cuMemsetD16Async$ ??= binder.bind('cuMemsetD16Async', 'cuMemsetD16Async', 'cuMemsetD16Async_ptsz', 'int32_t', ['uintptr_t', 'uint16_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemsetD16Async', 3020, 7000]);
   return cuMemsetD16Async$(dstDevice, us, N, hStream);
 }
 let cuMemsetD2D16$: NativeFunction | undefined;
 /** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): T.CUresult {
-  cuMemsetD2D16$ ??= binder.bind('cuMemsetD2D16', 'cuMemsetD2D16_v2', 'cuMemsetD2D16_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uint16_t', 'uint64_t', 'uint64_t']);
+  cuMemsetD2D16$ ??= binder.bind('cuMemsetD2D16', 'cuMemsetD2D16_v2', 'cuMemsetD2D16_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uint16_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemsetD2D16', 3020, 7000]);
   return cuMemsetD2D16$(dstDevice, dstPitch, us, Width, Height);
 }
 let cuMemsetD2D16Async$: NativeFunction | undefined;
 /** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemsetD2D16Async$ ??= binder.bind('cuMemsetD2D16Async', 'cuMemsetD2D16Async', 'cuMemsetD2D16Async_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'uint16_t', 'uint64_t', 'uint64_t', 'uintptr_t']);
+  cuMemsetD2D16Async$ ??= binder.bind('cuMemsetD2D16Async', 'cuMemsetD2D16Async', 'cuMemsetD2D16Async_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'uint16_t', 'uint64_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemsetD2D16Async', 3020, 7000]);
   return cuMemsetD2D16Async$(dstDevice, dstPitch, us, Width, Height, hStream);
 }
 let cuMemsetD2D32$: NativeFunction | undefined;
 /** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): T.CUresult {
-  cuMemsetD2D32$ ??= binder.bind('cuMemsetD2D32', 'cuMemsetD2D32_v2', 'cuMemsetD2D32_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uint32_t', 'uint64_t', 'uint64_t']);
+  cuMemsetD2D32$ ??= binder.bind('cuMemsetD2D32', 'cuMemsetD2D32_v2', 'cuMemsetD2D32_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uint32_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemsetD2D32', 3020, 7000]);
   return cuMemsetD2D32$(dstDevice, dstPitch, ui, Width, Height);
 }
 let cuMemsetD2D32Async$: NativeFunction | undefined;
 /** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemsetD2D32Async$ ??= binder.bind('cuMemsetD2D32Async', 'cuMemsetD2D32Async', 'cuMemsetD2D32Async_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'uint32_t', 'uint64_t', 'uint64_t', 'uintptr_t']);
+  cuMemsetD2D32Async$ ??= binder.bind('cuMemsetD2D32Async', 'cuMemsetD2D32Async', 'cuMemsetD2D32Async_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'uint32_t', 'uint64_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemsetD2D32Async', 3020, 7000]);
   return cuMemsetD2D32Async$(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
 let cuMemsetD2D8$: NativeFunction | undefined;
 /** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): T.CUresult {
-  cuMemsetD2D8$ ??= binder.bind('cuMemsetD2D8', 'cuMemsetD2D8_v2', 'cuMemsetD2D8_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uint8_t', 'uint64_t', 'uint64_t']);
+  cuMemsetD2D8$ ??= binder.bind('cuMemsetD2D8', 'cuMemsetD2D8_v2', 'cuMemsetD2D8_v2_ptds', 'int32_t', ['uintptr_t', 'uint64_t', 'uint8_t', 'uint64_t', 'uint64_t'], undefined, ['cuMemsetD2D8', 3020, 7000]);
   return cuMemsetD2D8$(dstDevice, dstPitch, uc, Width, Height);
 }
 let cuMemsetD2D8Async$: NativeFunction | undefined;
 /** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemsetD2D8Async$ ??= binder.bind('cuMemsetD2D8Async', 'cuMemsetD2D8Async', 'cuMemsetD2D8Async_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'uint8_t', 'uint64_t', 'uint64_t', 'uintptr_t']);
+  cuMemsetD2D8Async$ ??= binder.bind('cuMemsetD2D8Async', 'cuMemsetD2D8Async', 'cuMemsetD2D8Async_ptsz', 'int32_t', ['uintptr_t', 'uint64_t', 'uint8_t', 'uint64_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemsetD2D8Async', 3020, 7000]);
   return cuMemsetD2D8Async$(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
 let cuMemsetD32$: NativeFunction | undefined;
 /** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): T.CUresult {
-  cuMemsetD32$ ??= binder.bind('cuMemsetD32', 'cuMemsetD32_v2', 'cuMemsetD32_v2_ptds', 'int32_t', ['uintptr_t', 'uint32_t', 'uint64_t']);
+  cuMemsetD32$ ??= binder.bind('cuMemsetD32', 'cuMemsetD32_v2', 'cuMemsetD32_v2_ptds', 'int32_t', ['uintptr_t', 'uint32_t', 'uint64_t'], undefined, ['cuMemsetD32', 3020, 7000]);
   return cuMemsetD32$(dstDevice, ui, N);
 }
 let cuMemsetD32Async$: NativeFunction | undefined;
 /** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemsetD32Async$ ??= binder.bind('cuMemsetD32Async', 'cuMemsetD32Async', 'cuMemsetD32Async_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'uint64_t', 'uintptr_t']);
+  cuMemsetD32Async$ ??= binder.bind('cuMemsetD32Async', 'cuMemsetD32Async', 'cuMemsetD32Async_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemsetD32Async', 3020, 7000]);
   return cuMemsetD32Async$(dstDevice, ui, N, hStream);
 }
 let cuMemsetD8$: NativeFunction | undefined;
 /** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): T.CUresult {
-  cuMemsetD8$ ??= binder.bind('cuMemsetD8', 'cuMemsetD8_v2', 'cuMemsetD8_v2_ptds', 'int32_t', ['uintptr_t', 'uint8_t', 'uint64_t']);
+  cuMemsetD8$ ??= binder.bind('cuMemsetD8', 'cuMemsetD8_v2', 'cuMemsetD8_v2_ptds', 'int32_t', ['uintptr_t', 'uint8_t', 'uint64_t'], undefined, ['cuMemsetD8', 3020, 7000]);
   return cuMemsetD8$(dstDevice, uc, N);
 }
 let cuMemsetD8Async$: NativeFunction | undefined;
 /** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream): T.CUresult {
-  cuMemsetD8Async$ ??= binder.bind('cuMemsetD8Async', 'cuMemsetD8Async', 'cuMemsetD8Async_ptsz', 'int32_t', ['uintptr_t', 'uint8_t', 'uint64_t', 'uintptr_t']);
+  cuMemsetD8Async$ ??= binder.bind('cuMemsetD8Async', 'cuMemsetD8Async', 'cuMemsetD8Async_ptsz', 'int32_t', ['uintptr_t', 'uint8_t', 'uint64_t', 'uintptr_t'], undefined, ['cuMemsetD8Async', 3020, 7000]);
   return cuMemsetD8Async$(dstDevice, uc, N, hStream);
 }
 let cuMipmappedArrayCreate$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.6 */
 export function cuMipmappedArrayCreate(pHandle: T.Pointer, pMipmappedArrayDesc: T.Pointer, numMipmapLevels: number): T.CUresult {
-  cuMipmappedArrayCreate$ ??= binder.bind('cuMipmappedArrayCreate', 'cuMipmappedArrayCreate', undefined, 'int32_t', ['void *', 'void *', 'uint32_t']);
+  cuMipmappedArrayCreate$ ??= binder.bind('cuMipmappedArrayCreate', 'cuMipmappedArrayCreate', undefined, 'int32_t', ['void *', 'void *', 'uint32_t'], undefined, ['cuMipmappedArrayCreate', 5000]);
   return cuMipmappedArrayCreate$(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
 let cuMipmappedArrayDestroy$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray): T.CUresult {
-  cuMipmappedArrayDestroy$ ??= binder.bind('cuMipmappedArrayDestroy', 'cuMipmappedArrayDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuMipmappedArrayDestroy$ ??= binder.bind('cuMipmappedArrayDestroy', 'cuMipmappedArrayDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuMipmappedArrayDestroy', 5000]);
   return cuMipmappedArrayDestroy$(hMipmappedArray);
 }
 let cuMipmappedArrayGetLevel$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.6 */
 export function cuMipmappedArrayGetLevel(pLevelArray: T.Pointer, hMipmappedArray: T.CUmipmappedArray, level: number): T.CUresult {
-  cuMipmappedArrayGetLevel$ ??= binder.bind('cuMipmappedArrayGetLevel', 'cuMipmappedArrayGetLevel', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t']);
+  cuMipmappedArrayGetLevel$ ??= binder.bind('cuMipmappedArrayGetLevel', 'cuMipmappedArrayGetLevel', undefined, 'int32_t', ['void *', 'uintptr_t', 'uint32_t'], undefined, ['cuMipmappedArrayGetLevel', 5000]);
   return cuMipmappedArrayGetLevel$(pLevelArray, hMipmappedArray, level);
 }
 let cuMipmappedArrayGetMemoryRequirements$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 */
 export function cuMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.CUmipmappedArray, device: number): T.CUresult {
-  cuMipmappedArrayGetMemoryRequirements$ ??= binder.bind('cuMipmappedArrayGetMemoryRequirements', 'cuMipmappedArrayGetMemoryRequirements', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t']);
+  cuMipmappedArrayGetMemoryRequirements$ ??= binder.bind('cuMipmappedArrayGetMemoryRequirements', 'cuMipmappedArrayGetMemoryRequirements', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t'], undefined, ['cuMipmappedArrayGetMemoryRequirements', 11060]);
   return cuMipmappedArrayGetMemoryRequirements$(memoryRequirements, mipmap, device);
 }
 let cuMipmappedArrayGetSparseProperties$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 12.6 */
 export function cuMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.CUmipmappedArray): T.CUresult {
-  cuMipmappedArrayGetSparseProperties$ ??= binder.bind('cuMipmappedArrayGetSparseProperties', 'cuMipmappedArrayGetSparseProperties', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuMipmappedArrayGetSparseProperties$ ??= binder.bind('cuMipmappedArrayGetSparseProperties', 'cuMipmappedArrayGetSparseProperties', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuMipmappedArrayGetSparseProperties', 11010]);
   return cuMipmappedArrayGetSparseProperties$(sparseProperties, mipmap);
 }
 let cuModuleEnumerateFunctions$: NativeFunction | undefined;
 /** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 12.6 */
 export function cuModuleEnumerateFunctions(functions: T.Pointer, numFunctions: number, mod: T.CUmodule): T.CUresult {
-  cuModuleEnumerateFunctions$ ??= binder.bind('cuModuleEnumerateFunctions', 'cuModuleEnumerateFunctions', undefined, 'int32_t', ['void *', 'uint32_t', 'uintptr_t']);
+  cuModuleEnumerateFunctions$ ??= binder.bind('cuModuleEnumerateFunctions', 'cuModuleEnumerateFunctions', undefined, 'int32_t', ['void *', 'uint32_t', 'uintptr_t'], undefined, ['cuModuleEnumerateFunctions', 12040]);
   return cuModuleEnumerateFunctions$(functions, numFunctions, mod);
 }
 let cuModuleGetFunction$: NativeFunction | undefined;
 /** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuModuleGetFunction(hfunc: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  cuModuleGetFunction$ ??= binder.bind('cuModuleGetFunction', 'cuModuleGetFunction', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *']);
+  cuModuleGetFunction$ ??= binder.bind('cuModuleGetFunction', 'cuModuleGetFunction', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *'], undefined, ['cuModuleGetFunction', 2000]);
   return cuModuleGetFunction$(hfunc, hmod, name);
 }
 let cuModuleGetFunctionCount$: NativeFunction | undefined;
 /** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.6 */
 export function cuModuleGetFunctionCount(count: T.Pointer, mod: T.CUmodule): T.CUresult {
-  cuModuleGetFunctionCount$ ??= binder.bind('cuModuleGetFunctionCount', 'cuModuleGetFunctionCount', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuModuleGetFunctionCount$ ??= binder.bind('cuModuleGetFunctionCount', 'cuModuleGetFunctionCount', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuModuleGetFunctionCount', 12040]);
   return cuModuleGetFunctionCount$(count, mod);
 }
 let cuModuleGetGlobal$: NativeFunction | undefined;
 /** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuModuleGetGlobal(dptr: T.Pointer, bytes: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  cuModuleGetGlobal$ ??= binder.bind('cuModuleGetGlobal', 'cuModuleGetGlobal_v2', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'const char *']);
+  cuModuleGetGlobal$ ??= binder.bind('cuModuleGetGlobal', 'cuModuleGetGlobal_v2', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'const char *'], undefined, ['cuModuleGetGlobal', 3020]);
   return cuModuleGetGlobal$(dptr, bytes, hmod, name);
 }
 let cuModuleGetLoadingMode$: NativeFunction | undefined;
 /** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 12.6 */
 export function cuModuleGetLoadingMode(mode: T.Pointer): T.CUresult {
-  cuModuleGetLoadingMode$ ??= binder.bind('cuModuleGetLoadingMode', 'cuModuleGetLoadingMode', undefined, 'int32_t', ['void *']);
+  cuModuleGetLoadingMode$ ??= binder.bind('cuModuleGetLoadingMode', 'cuModuleGetLoadingMode', undefined, 'int32_t', ['void *'], undefined, ['cuModuleGetLoadingMode', 11070]);
   return cuModuleGetLoadingMode$(mode);
 }
 let cuModuleGetSurfRef$: NativeFunction | undefined;
 /** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuModuleGetSurfRef(pSurfRef: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  cuModuleGetSurfRef$ ??= binder.bind('cuModuleGetSurfRef', 'cuModuleGetSurfRef', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *']);
+  cuModuleGetSurfRef$ ??= binder.bind('cuModuleGetSurfRef', 'cuModuleGetSurfRef', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *'], undefined, ['cuModuleGetSurfRef', 3000]);
   return cuModuleGetSurfRef$(pSurfRef, hmod, name);
 }
 let cuModuleGetTexRef$: NativeFunction | undefined;
 /** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 */
 export function cuModuleGetTexRef(pTexRef: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  cuModuleGetTexRef$ ??= binder.bind('cuModuleGetTexRef', 'cuModuleGetTexRef', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *']);
+  cuModuleGetTexRef$ ??= binder.bind('cuModuleGetTexRef', 'cuModuleGetTexRef', undefined, 'int32_t', ['void *', 'uintptr_t', 'const char *'], undefined, ['cuModuleGetTexRef', 2000]);
   return cuModuleGetTexRef$(pTexRef, hmod, name);
 }
 let cuModuleLoad$: NativeFunction | undefined;
 /** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 12.6 */
 export function cuModuleLoad(module: T.Pointer, fname: string | T.Pointer): T.CUresult {
-  cuModuleLoad$ ??= binder.bind('cuModuleLoad', 'cuModuleLoad', undefined, 'int32_t', ['void *', 'const char *']);
+  cuModuleLoad$ ??= binder.bind('cuModuleLoad', 'cuModuleLoad', undefined, 'int32_t', ['void *', 'const char *'], undefined, ['cuModuleLoad', 2000]);
   return cuModuleLoad$(module, fname);
 }
 let cuModuleLoadData$: NativeFunction | undefined;
 /** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 12.6 */
 export function cuModuleLoadData(module: T.Pointer, image: T.Pointer): T.CUresult {
-  cuModuleLoadData$ ??= binder.bind('cuModuleLoadData', 'cuModuleLoadData', undefined, 'int32_t', ['void *', 'void *']);
+  cuModuleLoadData$ ??= binder.bind('cuModuleLoadData', 'cuModuleLoadData', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuModuleLoadData', 2000]);
   return cuModuleLoadData$(module, image);
 }
 let cuModuleLoadDataEx$: NativeFunction | undefined;
 /** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 */
 export function cuModuleLoadDataEx(module: T.Pointer, image: T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
-  cuModuleLoadDataEx$ ??= binder.bind('cuModuleLoadDataEx', 'cuModuleLoadDataEx', undefined, 'int32_t', ['void *', 'void *', 'uint32_t', 'void *', 'void *']);
+  cuModuleLoadDataEx$ ??= binder.bind('cuModuleLoadDataEx', 'cuModuleLoadDataEx', undefined, 'int32_t', ['void *', 'void *', 'uint32_t', 'void *', 'void *'], undefined, ['cuModuleLoadDataEx', 2010]);
   return cuModuleLoadDataEx$(module, image, numOptions, options, optionValues);
 }
 let cuModuleLoadFatBinary$: NativeFunction | undefined;
 /** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 12.6 */
 export function cuModuleLoadFatBinary(module: T.Pointer, fatCubin: T.Pointer): T.CUresult {
-  cuModuleLoadFatBinary$ ??= binder.bind('cuModuleLoadFatBinary', 'cuModuleLoadFatBinary', undefined, 'int32_t', ['void *', 'void *']);
+  cuModuleLoadFatBinary$ ??= binder.bind('cuModuleLoadFatBinary', 'cuModuleLoadFatBinary', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuModuleLoadFatBinary', 2000]);
   return cuModuleLoadFatBinary$(module, fatCubin);
 }
 let cuModuleUnload$: NativeFunction | undefined;
 /** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 */
 export function cuModuleUnload(hmod: T.CUmodule): T.CUresult {
-  cuModuleUnload$ ??= binder.bind('cuModuleUnload', 'cuModuleUnload', undefined, 'int32_t', ['uintptr_t']);
+  cuModuleUnload$ ??= binder.bind('cuModuleUnload', 'cuModuleUnload', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuModuleUnload', 2000]);
   return cuModuleUnload$(hmod);
 }
 let cuMulticastAddDevice$: NativeFunction | undefined;
 /** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 12.6 */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): T.CUresult {
-  cuMulticastAddDevice$ ??= binder.bind('cuMulticastAddDevice', 'cuMulticastAddDevice', undefined, 'int32_t', ['uint64_t', 'int32_t']);
+  cuMulticastAddDevice$ ??= binder.bind('cuMulticastAddDevice', 'cuMulticastAddDevice', undefined, 'int32_t', ['uint64_t', 'int32_t'], undefined, ['cuMulticastAddDevice', 12010]);
   return cuMulticastAddDevice$(mcHandle, dev);
 }
 let cuMulticastBindAddr$: NativeFunction | undefined;
 /** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): T.CUresult {
-  cuMulticastBindAddr$ ??= binder.bind('cuMulticastBindAddr', 'cuMulticastBindAddr', undefined, 'int32_t', ['uint64_t', 'uint64_t', 'uintptr_t', 'uint64_t', 'uint64_t']);
+  cuMulticastBindAddr$ ??= binder.bind('cuMulticastBindAddr', 'cuMulticastBindAddr', undefined, 'int32_t', ['uint64_t', 'uint64_t', 'uintptr_t', 'uint64_t', 'uint64_t'], undefined, ['cuMulticastBindAddr', 12010]);
   return cuMulticastBindAddr$(mcHandle, mcOffset, memptr, size, flags);
 }
 let cuMulticastBindMem$: NativeFunction | undefined;
 /** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.6 */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): T.CUresult {
-  cuMulticastBindMem$ ??= binder.bind('cuMulticastBindMem', 'cuMulticastBindMem', undefined, 'int32_t', ['uint64_t', 'uint64_t', 'uint64_t', 'uint64_t', 'uint64_t', 'uint64_t']);
+  cuMulticastBindMem$ ??= binder.bind('cuMulticastBindMem', 'cuMulticastBindMem', undefined, 'int32_t', ['uint64_t', 'uint64_t', 'uint64_t', 'uint64_t', 'uint64_t', 'uint64_t'], undefined, ['cuMulticastBindMem', 12010]);
   return cuMulticastBindMem$(mcHandle, mcOffset, memHandle, memOffset, size, flags);
 }
 let cuMulticastCreate$: NativeFunction | undefined;
 /** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 12.6 */
 export function cuMulticastCreate(mcHandle: T.Pointer, prop: T.Pointer): T.CUresult {
-  cuMulticastCreate$ ??= binder.bind('cuMulticastCreate', 'cuMulticastCreate', undefined, 'int32_t', ['void *', 'void *']);
+  cuMulticastCreate$ ??= binder.bind('cuMulticastCreate', 'cuMulticastCreate', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuMulticastCreate', 12010]);
   return cuMulticastCreate$(mcHandle, prop);
 }
 let cuMulticastGetGranularity$: NativeFunction | undefined;
 /** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 12.6 */
 export function cuMulticastGetGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmulticastGranularity_flags): T.CUresult {
-  cuMulticastGetGranularity$ ??= binder.bind('cuMulticastGetGranularity', 'cuMulticastGetGranularity', undefined, 'int32_t', ['void *', 'void *', 'int32_t']);
+  cuMulticastGetGranularity$ ??= binder.bind('cuMulticastGetGranularity', 'cuMulticastGetGranularity', undefined, 'int32_t', ['void *', 'void *', 'int32_t'], undefined, ['cuMulticastGetGranularity', 12010]);
   return cuMulticastGetGranularity$(granularity, prop, option);
 }
 let cuMulticastUnbind$: NativeFunction | undefined;
 /** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.6 */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): T.CUresult {
-  cuMulticastUnbind$ ??= binder.bind('cuMulticastUnbind', 'cuMulticastUnbind', undefined, 'int32_t', ['uint64_t', 'int32_t', 'uint64_t', 'uint64_t']);
+  cuMulticastUnbind$ ??= binder.bind('cuMulticastUnbind', 'cuMulticastUnbind', undefined, 'int32_t', ['uint64_t', 'int32_t', 'uint64_t', 'uint64_t'], undefined, ['cuMulticastUnbind', 12010]);
   return cuMulticastUnbind$(mcHandle, dev, mcOffset, size);
 }
 let cuOccupancyAvailableDynamicSMemPerBlock$: NativeFunction | undefined;
 /** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 12.6 */
 export function cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: T.Pointer, func: T.CUfunction, numBlocks: number, blockSize: number): T.CUresult {
-  cuOccupancyAvailableDynamicSMemPerBlock$ ??= binder.bind('cuOccupancyAvailableDynamicSMemPerBlock', 'cuOccupancyAvailableDynamicSMemPerBlock', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'int32_t']);
+  cuOccupancyAvailableDynamicSMemPerBlock$ ??= binder.bind('cuOccupancyAvailableDynamicSMemPerBlock', 'cuOccupancyAvailableDynamicSMemPerBlock', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'int32_t'], undefined, ['cuOccupancyAvailableDynamicSMemPerBlock', 10020]);
   return cuOccupancyAvailableDynamicSMemPerBlock$(dynamicSmemSize, func, numBlocks, blockSize);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.6 */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64): T.CUresult {
-  cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= binder.bind('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'cuOccupancyMaxActiveBlocksPerMultiprocessor', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint64_t']);
+  cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= binder.bind('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'cuOccupancyMaxActiveBlocksPerMultiprocessor', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint64_t'], undefined, ['cuOccupancyMaxActiveBlocksPerMultiprocessor', 6050]);
   return cuOccupancyMaxActiveBlocksPerMultiprocessor$(numBlocks, func, blockSize, dynamicSMemSize);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64, flags: number): T.CUresult {
-  cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= binder.bind('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint64_t', 'uint32_t']);
+  cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= binder.bind('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t', 'uint64_t', 'uint32_t'], undefined, ['cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 7000]);
   return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
 let cuOccupancyMaxActiveClusters$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 */
 export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
-  cuOccupancyMaxActiveClusters$ ??= binder.bind('cuOccupancyMaxActiveClusters', 'cuOccupancyMaxActiveClusters', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuOccupancyMaxActiveClusters$ ??= binder.bind('cuOccupancyMaxActiveClusters', 'cuOccupancyMaxActiveClusters', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuOccupancyMaxActiveClusters', 11070]);
   return cuOccupancyMaxActiveClusters$(numClusters, func, config);
 }
 let cuOccupancyMaxPotentialBlockSize$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.6 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuOccupancyMaxPotentialBlockSize(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): T.CUresult {
-  cuOccupancyMaxPotentialBlockSize$ ??= binder.bind('cuOccupancyMaxPotentialBlockSize', 'cuOccupancyMaxPotentialBlockSize', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'void *', 'uint64_t', 'int32_t']);
+  cuOccupancyMaxPotentialBlockSize$ ??= binder.bind('cuOccupancyMaxPotentialBlockSize', 'cuOccupancyMaxPotentialBlockSize', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'void *', 'uint64_t', 'int32_t'], undefined, ['cuOccupancyMaxPotentialBlockSize', 6050]);
   return cuOccupancyMaxPotentialBlockSize$(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): T.CUresult {
-  cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= binder.bind('cuOccupancyMaxPotentialBlockSizeWithFlags', 'cuOccupancyMaxPotentialBlockSizeWithFlags', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'void *', 'uint64_t', 'int32_t', 'uint32_t']);
+  cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= binder.bind('cuOccupancyMaxPotentialBlockSizeWithFlags', 'cuOccupancyMaxPotentialBlockSizeWithFlags', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t', 'void *', 'uint64_t', 'int32_t', 'uint32_t'], undefined, ['cuOccupancyMaxPotentialBlockSizeWithFlags', 7000]);
   return cuOccupancyMaxPotentialBlockSizeWithFlags$(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
 let cuOccupancyMaxPotentialClusterSize$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 */
 export function cuOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
-  cuOccupancyMaxPotentialClusterSize$ ??= binder.bind('cuOccupancyMaxPotentialClusterSize', 'cuOccupancyMaxPotentialClusterSize', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *']);
+  cuOccupancyMaxPotentialClusterSize$ ??= binder.bind('cuOccupancyMaxPotentialClusterSize', 'cuOccupancyMaxPotentialClusterSize', undefined, 'int32_t', ['void *', 'uintptr_t', 'void *'], undefined, ['cuOccupancyMaxPotentialClusterSize', 11070]);
   return cuOccupancyMaxPotentialClusterSize$(clusterSize, func, config);
 }
 let cuParamSetSize$: NativeFunction | undefined;
 /** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.6 */
 export function cuParamSetSize(hfunc: T.CUfunction, numbytes: number): T.CUresult {
-  cuParamSetSize$ ??= binder.bind('cuParamSetSize', 'cuParamSetSize', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuParamSetSize$ ??= binder.bind('cuParamSetSize', 'cuParamSetSize', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuParamSetSize', 2000]);
   return cuParamSetSize$(hfunc, numbytes);
 }
 let cuParamSetTexRef$: NativeFunction | undefined;
 /** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuParamSetTexRef(hfunc: T.CUfunction, texunit: number, hTexRef: T.CUtexref): T.CUresult {
-  cuParamSetTexRef$ ??= binder.bind('cuParamSetTexRef', 'cuParamSetTexRef', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'uintptr_t']);
+  cuParamSetTexRef$ ??= binder.bind('cuParamSetTexRef', 'cuParamSetTexRef', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'uintptr_t'], undefined, ['cuParamSetTexRef', 2000]);
   return cuParamSetTexRef$(hfunc, texunit, hTexRef);
 }
 let cuParamSetf$: NativeFunction | undefined;
 /** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.6 */
 export function cuParamSetf(hfunc: T.CUfunction, offset: number, value: number): T.CUresult {
-  cuParamSetf$ ??= binder.bind('cuParamSetf', 'cuParamSetf', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'float']);
+  cuParamSetf$ ??= binder.bind('cuParamSetf', 'cuParamSetf', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'float'], undefined, ['cuParamSetf', 2000]);
   return cuParamSetf$(hfunc, offset, value);
 }
 let cuParamSeti$: NativeFunction | undefined;
 /** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.6 */
 export function cuParamSeti(hfunc: T.CUfunction, offset: number, value: number): T.CUresult {
-  cuParamSeti$ ??= binder.bind('cuParamSeti', 'cuParamSeti', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'uint32_t']);
+  cuParamSeti$ ??= binder.bind('cuParamSeti', 'cuParamSeti', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'uint32_t'], undefined, ['cuParamSeti', 2000]);
   return cuParamSeti$(hfunc, offset, value);
 }
 let cuParamSetv$: NativeFunction | undefined;
 /** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.6 */
 export function cuParamSetv(hfunc: T.CUfunction, offset: number, ptr: T.Pointer, numbytes: number): T.CUresult {
-  cuParamSetv$ ??= binder.bind('cuParamSetv', 'cuParamSetv', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *', 'uint32_t']);
+  cuParamSetv$ ??= binder.bind('cuParamSetv', 'cuParamSetv', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'void *', 'uint32_t'], undefined, ['cuParamSetv', 2000]);
   return cuParamSetv$(hfunc, offset, ptr, numbytes);
 }
 let cuPointerGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 */
 export function cuPointerGetAttribute(data: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUresult {
-  cuPointerGetAttribute$ ??= binder.bind('cuPointerGetAttribute', 'cuPointerGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t']);
+  cuPointerGetAttribute$ ??= binder.bind('cuPointerGetAttribute', 'cuPointerGetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t'], undefined, ['cuPointerGetAttribute', 4000]);
   return cuPointerGetAttribute$(data, attribute, ptr);
 }
 let cuPointerGetAttributes$: NativeFunction | undefined;
 /** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 */
 export function cuPointerGetAttributes(numAttributes: number, attributes: T.Pointer, data: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
-  cuPointerGetAttributes$ ??= binder.bind('cuPointerGetAttributes', 'cuPointerGetAttributes', undefined, 'int32_t', ['uint32_t', 'void *', 'void *', 'uintptr_t']);
+  cuPointerGetAttributes$ ??= binder.bind('cuPointerGetAttributes', 'cuPointerGetAttributes', undefined, 'int32_t', ['uint32_t', 'void *', 'void *', 'uintptr_t'], undefined, ['cuPointerGetAttributes', 7000]);
   return cuPointerGetAttributes$(numAttributes, attributes, data, ptr);
 }
 let cuPointerSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 */
 export function cuPointerSetAttribute(value: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUresult {
-  cuPointerSetAttribute$ ??= binder.bind('cuPointerSetAttribute', 'cuPointerSetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t']);
+  cuPointerSetAttribute$ ??= binder.bind('cuPointerSetAttribute', 'cuPointerSetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'uintptr_t'], undefined, ['cuPointerSetAttribute', 6000]);
   return cuPointerSetAttribute$(value, attribute, ptr);
 }
 let cuProfilerInitialize$: NativeFunction | undefined;
 /** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 */
 export function cuProfilerInitialize(configFile: string | T.Pointer, outputFile: string | T.Pointer, outputMode: T.CUoutput_mode): T.CUresult {
-  cuProfilerInitialize$ ??= binder.bind('cuProfilerInitialize', 'cuProfilerInitialize', undefined, 'int32_t', ['const char *', 'const char *', 'int32_t']);
+  cuProfilerInitialize$ ??= binder.bind('cuProfilerInitialize', 'cuProfilerInitialize', undefined, 'int32_t', ['const char *', 'const char *', 'int32_t'], undefined, ['cuProfilerInitialize', 4000]);
   return cuProfilerInitialize$(configFile, outputFile, outputMode);
 }
 let cuProfilerStart$: NativeFunction | undefined;
 /** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 */
 export function cuProfilerStart(): T.CUresult {
-  cuProfilerStart$ ??= binder.bind('cuProfilerStart', 'cuProfilerStart', undefined, 'int32_t', []);
+  cuProfilerStart$ ??= binder.bind('cuProfilerStart', 'cuProfilerStart', undefined, 'int32_t', [], undefined, ['cuProfilerStart', 4000]);
   return cuProfilerStart$();
 }
 let cuProfilerStop$: NativeFunction | undefined;
 /** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 */
 export function cuProfilerStop(): T.CUresult {
-  cuProfilerStop$ ??= binder.bind('cuProfilerStop', 'cuProfilerStop', undefined, 'int32_t', []);
+  cuProfilerStop$ ??= binder.bind('cuProfilerStop', 'cuProfilerStop', undefined, 'int32_t', [], undefined, ['cuProfilerStop', 4000]);
   return cuProfilerStop$();
 }
 let cuSignalExternalSemaphoresAsync$: NativeFunction | undefined;
 /** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 */
 export function cuSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.CUstream): T.CUresult {
-  cuSignalExternalSemaphoresAsync$ ??= binder.bind('cuSignalExternalSemaphoresAsync', 'cuSignalExternalSemaphoresAsync', 'cuSignalExternalSemaphoresAsync_ptsz', 'int32_t', ['void *', 'void *', 'uint32_t', 'uintptr_t']);
+  cuSignalExternalSemaphoresAsync$ ??= binder.bind('cuSignalExternalSemaphoresAsync', 'cuSignalExternalSemaphoresAsync', 'cuSignalExternalSemaphoresAsync_ptsz', 'int32_t', ['void *', 'void *', 'uint32_t', 'uintptr_t'], undefined, ['cuSignalExternalSemaphoresAsync', 10000, 10000]);
   return cuSignalExternalSemaphoresAsync$(extSemArray, paramsArray, numExtSems, stream);
 }
 let cuStreamAddCallback$: NativeFunction | undefined;
 /** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `callback` (callbacks.CUstreamCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer, userData: T.Pointer, flags: number): T.CUresult {
-  cuStreamAddCallback$ ??= binder.bind('cuStreamAddCallback', 'cuStreamAddCallback', 'cuStreamAddCallback_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint32_t']);
+  cuStreamAddCallback$ ??= binder.bind('cuStreamAddCallback', 'cuStreamAddCallback', 'cuStreamAddCallback_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint32_t'], undefined, ['cuStreamAddCallback', 5000, 7000]);
   return cuStreamAddCallback$(hStream, callback, userData, flags);
 }
 let cuStreamAttachMemAsync$: NativeFunction | undefined;
 /** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamAttachMemAsync(hStream: T.CUstream, dptr: T.CUdeviceptr, length: T.Int64, flags: number): T.CUresult {
-  cuStreamAttachMemAsync$ ??= binder.bind('cuStreamAttachMemAsync', 'cuStreamAttachMemAsync', 'cuStreamAttachMemAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint32_t']);
+  cuStreamAttachMemAsync$ ??= binder.bind('cuStreamAttachMemAsync', 'cuStreamAttachMemAsync', 'cuStreamAttachMemAsync_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint32_t'], undefined, ['cuStreamAttachMemAsync', 6000, 7000]);
   return cuStreamAttachMemAsync$(hStream, dptr, length, flags);
 }
 let cuStreamBatchMemOp$: NativeFunction | undefined;
 /** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamBatchMemOp(stream: T.CUstream, count: number, paramArray: T.Pointer, flags: number): T.CUresult {
-  cuStreamBatchMemOp$ ??= binder.bind('cuStreamBatchMemOp', 'cuStreamBatchMemOp_v2', 'cuStreamBatchMemOp_v2_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'void *', 'uint32_t']);
+  cuStreamBatchMemOp$ ??= binder.bind('cuStreamBatchMemOp', 'cuStreamBatchMemOp_v2', 'cuStreamBatchMemOp_v2_ptsz', 'int32_t', ['uintptr_t', 'uint32_t', 'void *', 'uint32_t'], undefined, ['cuStreamBatchMemOp', 11070, 11070]);
   return cuStreamBatchMemOp$(stream, count, paramArray, flags);
 }
 let cuStreamBeginCapture$: NativeFunction | undefined;
 /** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 */
 export function cuStreamBeginCapture(hStream: T.CUstream, mode: T.CUstreamCaptureMode): T.CUresult {
-  cuStreamBeginCapture$ ??= binder.bind('cuStreamBeginCapture', 'cuStreamBeginCapture_v2', 'cuStreamBeginCapture_v2_ptsz', 'int32_t', ['uintptr_t', 'int32_t']);
+  cuStreamBeginCapture$ ??= binder.bind('cuStreamBeginCapture', 'cuStreamBeginCapture_v2', 'cuStreamBeginCapture_v2_ptsz', 'int32_t', ['uintptr_t', 'int32_t'], undefined, ['cuStreamBeginCapture', 10010, 10010]);
   return cuStreamBeginCapture$(hStream, mode);
 }
 let cuStreamBeginCaptureToGraph$: NativeFunction | undefined;
 /** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 */
 export function cuStreamBeginCaptureToGraph(hStream: T.CUstream, hGraph: T.CUgraph, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, mode: T.CUstreamCaptureMode): T.CUresult {
-  cuStreamBeginCaptureToGraph$ ??= binder.bind('cuStreamBeginCaptureToGraph', 'cuStreamBeginCaptureToGraph', 'cuStreamBeginCaptureToGraph_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'void *', 'void *', 'uint64_t', 'int32_t']);
+  cuStreamBeginCaptureToGraph$ ??= binder.bind('cuStreamBeginCaptureToGraph', 'cuStreamBeginCaptureToGraph', 'cuStreamBeginCaptureToGraph_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'void *', 'void *', 'uint64_t', 'int32_t'], undefined, ['cuStreamBeginCaptureToGraph', 12030, 12030]);
   return cuStreamBeginCaptureToGraph$(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
 let cuStreamCopyAttributes$: NativeFunction | undefined;
 /** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 */
 export function cuStreamCopyAttributes(dst: T.CUstream, src: T.CUstream): T.CUresult {
-  cuStreamCopyAttributes$ ??= binder.bind('cuStreamCopyAttributes', 'cuStreamCopyAttributes', 'cuStreamCopyAttributes_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t']);
+  cuStreamCopyAttributes$ ??= binder.bind('cuStreamCopyAttributes', 'cuStreamCopyAttributes', 'cuStreamCopyAttributes_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t'], undefined, ['cuStreamCopyAttributes', 11000, 11000]);
   return cuStreamCopyAttributes$(dst, src);
 }
 let cuStreamCreate$: NativeFunction | undefined;
 /** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamCreate(phStream: T.Pointer, Flags: number): T.CUresult {
-  cuStreamCreate$ ??= binder.bind('cuStreamCreate', 'cuStreamCreate', undefined, 'int32_t', ['void *', 'uint32_t']);
+  cuStreamCreate$ ??= binder.bind('cuStreamCreate', 'cuStreamCreate', undefined, 'int32_t', ['void *', 'uint32_t'], undefined, ['cuStreamCreate', 2000]);
   return cuStreamCreate$(phStream, Flags);
 }
 let cuStreamCreateWithPriority$: NativeFunction | undefined;
 /** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 */
 export function cuStreamCreateWithPriority(phStream: T.Pointer, flags: number, priority: number): T.CUresult {
-  cuStreamCreateWithPriority$ ??= binder.bind('cuStreamCreateWithPriority', 'cuStreamCreateWithPriority', undefined, 'int32_t', ['void *', 'uint32_t', 'int32_t']);
+  cuStreamCreateWithPriority$ ??= binder.bind('cuStreamCreateWithPriority', 'cuStreamCreateWithPriority', undefined, 'int32_t', ['void *', 'uint32_t', 'int32_t'], undefined, ['cuStreamCreateWithPriority', 5050]);
   return cuStreamCreateWithPriority$(phStream, flags, priority);
 }
 let cuStreamDestroy$: NativeFunction | undefined;
 /** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuStreamDestroy(hStream: T.CUstream): T.CUresult {
-  cuStreamDestroy$ ??= binder.bind('cuStreamDestroy', 'cuStreamDestroy_v2', undefined, 'int32_t', ['uintptr_t']);
+  cuStreamDestroy$ ??= binder.bind('cuStreamDestroy', 'cuStreamDestroy_v2', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuStreamDestroy', 4000]);
   return cuStreamDestroy$(hStream);
 }
 let cuStreamEndCapture$: NativeFunction | undefined;
 /** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 */
 export function cuStreamEndCapture(hStream: T.CUstream, phGraph: T.Pointer): T.CUresult {
-  cuStreamEndCapture$ ??= binder.bind('cuStreamEndCapture', 'cuStreamEndCapture', 'cuStreamEndCapture_ptsz', 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamEndCapture$ ??= binder.bind('cuStreamEndCapture', 'cuStreamEndCapture', 'cuStreamEndCapture_ptsz', 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamEndCapture', 10000, 10000]);
   return cuStreamEndCapture$(hStream, phGraph);
 }
 let cuStreamGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID, value_out: T.Pointer): T.CUresult {
-  cuStreamGetAttribute$ ??= binder.bind('cuStreamGetAttribute', 'cuStreamGetAttribute', 'cuStreamGetAttribute_ptsz', 'int32_t', ['uintptr_t', 'int32_t', 'void *']);
+  cuStreamGetAttribute$ ??= binder.bind('cuStreamGetAttribute', 'cuStreamGetAttribute', 'cuStreamGetAttribute_ptsz', 'int32_t', ['uintptr_t', 'int32_t', 'void *'], undefined, ['cuStreamGetAttribute', 11000, 11000]);
   return cuStreamGetAttribute$(hStream, attr, value_out);
 }
 let cuStreamGetCaptureInfo$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, numDependencies_out: T.Pointer): T.CUresult {
-  cuStreamGetCaptureInfo$ ??= binder.bind('cuStreamGetCaptureInfo', 'cuStreamGetCaptureInfo_v2', 'cuStreamGetCaptureInfo_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'void *', 'void *']);
+  cuStreamGetCaptureInfo$ ??= binder.bind('cuStreamGetCaptureInfo', 'cuStreamGetCaptureInfo_v2', 'cuStreamGetCaptureInfo_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'void *', 'void *'], undefined, ['cuStreamGetCaptureInfo', 11030, 11030]);
   return cuStreamGetCaptureInfo$(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
 let cuStreamGetCaptureInfo_v3$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, edgeData_out: T.Pointer, numDependencies_out: T.Pointer): T.CUresult {
-  cuStreamGetCaptureInfo_v3$ ??= binder.bind('cuStreamGetCaptureInfo_v3', 'cuStreamGetCaptureInfo_v3', 'cuStreamGetCaptureInfo_v3_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'void *', 'void *', 'void *']);
+  cuStreamGetCaptureInfo_v3$ ??= binder.bind('cuStreamGetCaptureInfo_v3', 'cuStreamGetCaptureInfo_v3', 'cuStreamGetCaptureInfo_v3_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'void *', 'void *', 'void *', 'void *'], undefined, ['cuStreamGetCaptureInfo', 12030, 12030]);
   return cuStreamGetCaptureInfo_v3$(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 let cuStreamGetCtx$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetCtx(hStream: T.CUstream, pctx: T.Pointer): T.CUresult {
-  cuStreamGetCtx$ ??= binder.bind('cuStreamGetCtx', 'cuStreamGetCtx', 'cuStreamGetCtx_ptsz', 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamGetCtx$ ??= binder.bind('cuStreamGetCtx', 'cuStreamGetCtx', 'cuStreamGetCtx_ptsz', 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamGetCtx', 9020, 9020]);
   return cuStreamGetCtx$(hStream, pctx);
 }
 let cuStreamGetCtx_v2$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetCtx_v2(hStream: T.CUstream, pCtx: T.Pointer, pGreenCtx: T.Pointer): T.CUresult {
-  cuStreamGetCtx_v2$ ??= binder.bind('cuStreamGetCtx_v2', 'cuStreamGetCtx_v2', 'cuStreamGetCtx_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *']);
+  cuStreamGetCtx_v2$ ??= binder.bind('cuStreamGetCtx_v2', 'cuStreamGetCtx_v2', 'cuStreamGetCtx_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *'], undefined, ['cuStreamGetCtx', 12050, 12050]);
   return cuStreamGetCtx_v2$(hStream, pCtx, pGreenCtx);
 }
 let cuStreamGetFlags$: NativeFunction | undefined;
 /** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetFlags(hStream: T.CUstream, flags: T.Pointer): T.CUresult {
-  cuStreamGetFlags$ ??= binder.bind('cuStreamGetFlags', 'cuStreamGetFlags', 'cuStreamGetFlags_ptsz', 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamGetFlags$ ??= binder.bind('cuStreamGetFlags', 'cuStreamGetFlags', 'cuStreamGetFlags_ptsz', 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamGetFlags', 5050, 7000]);
   return cuStreamGetFlags$(hStream, flags);
 }
 let cuStreamGetGreenCtx$: NativeFunction | undefined;
 /** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetGreenCtx(hStream: T.CUstream, phCtx: T.Pointer): T.CUresult {
-  cuStreamGetGreenCtx$ ??= binder.bind('cuStreamGetGreenCtx', 'cuStreamGetGreenCtx', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamGetGreenCtx$ ??= binder.bind('cuStreamGetGreenCtx', 'cuStreamGetGreenCtx', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamGetGreenCtx', 12040]);
   return cuStreamGetGreenCtx$(hStream, phCtx);
 }
 let cuStreamGetId$: NativeFunction | undefined;
 /** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetId(hStream: T.CUstream, streamId: T.Pointer): T.CUresult {
-  cuStreamGetId$ ??= binder.bind('cuStreamGetId', 'cuStreamGetId', 'cuStreamGetId_ptsz', 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamGetId$ ??= binder.bind('cuStreamGetId', 'cuStreamGetId', 'cuStreamGetId_ptsz', 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamGetId', 12000, 12000]);
   return cuStreamGetId$(hStream, streamId);
 }
 let cuStreamGetPriority$: NativeFunction | undefined;
 /** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 */
 export function cuStreamGetPriority(hStream: T.CUstream, priority: T.Pointer): T.CUresult {
-  cuStreamGetPriority$ ??= binder.bind('cuStreamGetPriority', 'cuStreamGetPriority', 'cuStreamGetPriority_ptsz', 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamGetPriority$ ??= binder.bind('cuStreamGetPriority', 'cuStreamGetPriority', 'cuStreamGetPriority_ptsz', 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamGetPriority', 5050, 7000]);
   return cuStreamGetPriority$(hStream, priority);
 }
 let cuStreamIsCapturing$: NativeFunction | undefined;
 /** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 */
 export function cuStreamIsCapturing(hStream: T.CUstream, captureStatus: T.Pointer): T.CUresult {
-  cuStreamIsCapturing$ ??= binder.bind('cuStreamIsCapturing', 'cuStreamIsCapturing', 'cuStreamIsCapturing_ptsz', 'int32_t', ['uintptr_t', 'void *']);
+  cuStreamIsCapturing$ ??= binder.bind('cuStreamIsCapturing', 'cuStreamIsCapturing', 'cuStreamIsCapturing_ptsz', 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuStreamIsCapturing', 10000, 10000]);
   return cuStreamIsCapturing$(hStream, captureStatus);
 }
 let cuStreamQuery$: NativeFunction | undefined;
 /** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuStreamQuery(hStream: T.CUstream): T.CUresult {
-  cuStreamQuery$ ??= binder.bind('cuStreamQuery', 'cuStreamQuery', 'cuStreamQuery_ptsz', 'int32_t', ['uintptr_t']);
+  cuStreamQuery$ ??= binder.bind('cuStreamQuery', 'cuStreamQuery', 'cuStreamQuery_ptsz', 'int32_t', ['uintptr_t'], undefined, ['cuStreamQuery', 2000, 7000]);
   return cuStreamQuery$(hStream);
 }
 let cuStreamSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 */
 export function cuStreamSetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID, value: T.Pointer): T.CUresult {
-  cuStreamSetAttribute$ ??= binder.bind('cuStreamSetAttribute', 'cuStreamSetAttribute', 'cuStreamSetAttribute_ptsz', 'int32_t', ['uintptr_t', 'int32_t', 'void *']);
+  cuStreamSetAttribute$ ??= binder.bind('cuStreamSetAttribute', 'cuStreamSetAttribute', 'cuStreamSetAttribute_ptsz', 'int32_t', ['uintptr_t', 'int32_t', 'void *'], undefined, ['cuStreamSetAttribute', 11000, 11000]);
   return cuStreamSetAttribute$(hStream, attr, value);
 }
 let cuStreamSynchronize$: NativeFunction | undefined;
 /** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 */
 export function cuStreamSynchronize(hStream: T.CUstream): T.CUresult {
-  cuStreamSynchronize$ ??= binder.bind('cuStreamSynchronize', 'cuStreamSynchronize', 'cuStreamSynchronize_ptsz', 'int32_t', ['uintptr_t']);
+  cuStreamSynchronize$ ??= binder.bind('cuStreamSynchronize', 'cuStreamSynchronize', 'cuStreamSynchronize_ptsz', 'int32_t', ['uintptr_t'], undefined, ['cuStreamSynchronize', 2000, 7000]);
   return cuStreamSynchronize$(hStream);
 }
 let cuStreamUpdateCaptureDependencies$: NativeFunction | undefined;
 /** `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream, dependencies: T.Pointer, numDependencies: T.Int64, flags: number): T.CUresult {
-  cuStreamUpdateCaptureDependencies$ ??= binder.bind('cuStreamUpdateCaptureDependencies', 'cuStreamUpdateCaptureDependencies', 'cuStreamUpdateCaptureDependencies_ptsz', 'int32_t', ['uintptr_t', 'void *', 'uint64_t', 'uint32_t']);
+  cuStreamUpdateCaptureDependencies$ ??= binder.bind('cuStreamUpdateCaptureDependencies', 'cuStreamUpdateCaptureDependencies', 'cuStreamUpdateCaptureDependencies_ptsz', 'int32_t', ['uintptr_t', 'void *', 'uint64_t', 'uint32_t'], undefined, ['cuStreamUpdateCaptureDependencies', 11030, 11030]);
   return cuStreamUpdateCaptureDependencies$(hStream, dependencies, numDependencies, flags);
 }
 let cuStreamUpdateCaptureDependencies_v2$: NativeFunction | undefined;
 /** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, flags: number): T.CUresult {
-  cuStreamUpdateCaptureDependencies_v2$ ??= binder.bind('cuStreamUpdateCaptureDependencies_v2', 'cuStreamUpdateCaptureDependencies_v2', 'cuStreamUpdateCaptureDependencies_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint64_t', 'uint32_t']);
+  cuStreamUpdateCaptureDependencies_v2$ ??= binder.bind('cuStreamUpdateCaptureDependencies_v2', 'cuStreamUpdateCaptureDependencies_v2', 'cuStreamUpdateCaptureDependencies_v2_ptsz', 'int32_t', ['uintptr_t', 'void *', 'void *', 'uint64_t', 'uint32_t'], undefined, ['cuStreamUpdateCaptureDependencies', 12030, 12030]);
   return cuStreamUpdateCaptureDependencies_v2$(hStream, dependencies, dependencyData, numDependencies, flags);
 }
 let cuStreamWaitEvent$: NativeFunction | undefined;
 /** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamWaitEvent(hStream: T.CUstream, hEvent: T.CUevent, Flags: number): T.CUresult {
-  cuStreamWaitEvent$ ??= binder.bind('cuStreamWaitEvent', 'cuStreamWaitEvent', 'cuStreamWaitEvent_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuStreamWaitEvent$ ??= binder.bind('cuStreamWaitEvent', 'cuStreamWaitEvent', 'cuStreamWaitEvent_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuStreamWaitEvent', 3020, 7000]);
   return cuStreamWaitEvent$(hStream, hEvent, Flags);
 }
 let cuStreamWaitValue32$: NativeFunction | undefined;
 /** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamWaitValue32(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): T.CUresult {
-  cuStreamWaitValue32$ ??= binder.bind('cuStreamWaitValue32', 'cuStreamWaitValue32_v2', 'cuStreamWaitValue32_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t']);
+  cuStreamWaitValue32$ ??= binder.bind('cuStreamWaitValue32', 'cuStreamWaitValue32_v2', 'cuStreamWaitValue32_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t'], undefined, ['cuStreamWaitValue32', 11070, 11070]);
   return cuStreamWaitValue32$(stream, addr, value, flags);
 }
 let cuStreamWaitValue64$: NativeFunction | undefined;
 /** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamWaitValue64(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): T.CUresult {
-  cuStreamWaitValue64$ ??= binder.bind('cuStreamWaitValue64', 'cuStreamWaitValue64_v2', 'cuStreamWaitValue64_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint32_t']);
+  cuStreamWaitValue64$ ??= binder.bind('cuStreamWaitValue64', 'cuStreamWaitValue64_v2', 'cuStreamWaitValue64_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint32_t'], undefined, ['cuStreamWaitValue64', 11070, 11070]);
   return cuStreamWaitValue64$(stream, addr, value, flags);
 }
 let cuStreamWriteValue32$: NativeFunction | undefined;
 /** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamWriteValue32(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): T.CUresult {
-  cuStreamWriteValue32$ ??= binder.bind('cuStreamWriteValue32', 'cuStreamWriteValue32_v2', 'cuStreamWriteValue32_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t']);
+  cuStreamWriteValue32$ ??= binder.bind('cuStreamWriteValue32', 'cuStreamWriteValue32_v2', 'cuStreamWriteValue32_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t', 'uint32_t'], undefined, ['cuStreamWriteValue32', 11070, 11070]);
   return cuStreamWriteValue32$(stream, addr, value, flags);
 }
 let cuStreamWriteValue64$: NativeFunction | undefined;
 /** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 */
 export function cuStreamWriteValue64(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): T.CUresult {
-  cuStreamWriteValue64$ ??= binder.bind('cuStreamWriteValue64', 'cuStreamWriteValue64_v2', 'cuStreamWriteValue64_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint32_t']);
+  cuStreamWriteValue64$ ??= binder.bind('cuStreamWriteValue64', 'cuStreamWriteValue64_v2', 'cuStreamWriteValue64_v2_ptsz', 'int32_t', ['uintptr_t', 'uintptr_t', 'uint64_t', 'uint32_t'], undefined, ['cuStreamWriteValue64', 11070, 11070]);
   return cuStreamWriteValue64$(stream, addr, value, flags);
 }
 let cuSurfObjectCreate$: NativeFunction | undefined;
 /** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 12.6 */
 export function cuSurfObjectCreate(pSurfObject: T.Pointer, pResDesc: T.Pointer): T.CUresult {
-  cuSurfObjectCreate$ ??= binder.bind('cuSurfObjectCreate', 'cuSurfObjectCreate', undefined, 'int32_t', ['void *', 'void *']);
+  cuSurfObjectCreate$ ??= binder.bind('cuSurfObjectCreate', 'cuSurfObjectCreate', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuSurfObjectCreate', 5000]);
   return cuSurfObjectCreate$(pSurfObject, pResDesc);
 }
 let cuSurfObjectDestroy$: NativeFunction | undefined;
 /** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.6 */
 export function cuSurfObjectDestroy(surfObject: T.Int64): T.CUresult {
-  cuSurfObjectDestroy$ ??= binder.bind('cuSurfObjectDestroy', 'cuSurfObjectDestroy', undefined, 'int32_t', ['uint64_t']);
+  cuSurfObjectDestroy$ ??= binder.bind('cuSurfObjectDestroy', 'cuSurfObjectDestroy', undefined, 'int32_t', ['uint64_t'], undefined, ['cuSurfObjectDestroy', 5000]);
   return cuSurfObjectDestroy$(surfObject);
 }
 let cuSurfObjectGetResourceDesc$: NativeFunction | undefined;
 /** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 12.6 */
 export function cuSurfObjectGetResourceDesc(pResDesc: T.Pointer, surfObject: T.Int64): T.CUresult {
-  cuSurfObjectGetResourceDesc$ ??= binder.bind('cuSurfObjectGetResourceDesc', 'cuSurfObjectGetResourceDesc', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuSurfObjectGetResourceDesc$ ??= binder.bind('cuSurfObjectGetResourceDesc', 'cuSurfObjectGetResourceDesc', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuSurfObjectGetResourceDesc', 5000]);
   return cuSurfObjectGetResourceDesc$(pResDesc, surfObject);
 }
 let cuSurfRefGetArray$: NativeFunction | undefined;
 /** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.6 */
 export function cuSurfRefGetArray(phArray: T.Pointer, hSurfRef: T.CUsurfref): T.CUresult {
-  cuSurfRefGetArray$ ??= binder.bind('cuSurfRefGetArray', 'cuSurfRefGetArray', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuSurfRefGetArray$ ??= binder.bind('cuSurfRefGetArray', 'cuSurfRefGetArray', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuSurfRefGetArray', 3000]);
   return cuSurfRefGetArray$(phArray, hSurfRef);
 }
 let cuSurfRefSetArray$: NativeFunction | undefined;
 /** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref, hArray: T.CUarray, Flags: number): T.CUresult {
-  cuSurfRefSetArray$ ??= binder.bind('cuSurfRefSetArray', 'cuSurfRefSetArray', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuSurfRefSetArray$ ??= binder.bind('cuSurfRefSetArray', 'cuSurfRefSetArray', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuSurfRefSetArray', 3000]);
   return cuSurfRefSetArray$(hSurfRef, hArray, Flags);
 }
 let cuTensorMapEncodeIm2col$: NativeFunction | undefined;
 /** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 */
 export function cuTensorMapEncodeIm2col(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, pixelBoxLowerCorner: T.Pointer, pixelBoxUpperCorner: T.Pointer, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
-  cuTensorMapEncodeIm2col$ ??= binder.bind('cuTensorMapEncodeIm2col', 'cuTensorMapEncodeIm2col', undefined, 'int32_t', ['void *', 'int32_t', 'uint32_t', 'void *', 'void *', 'void *', 'void *', 'void *', 'uint32_t', 'uint32_t', 'void *', 'int32_t', 'int32_t', 'int32_t', 'int32_t']);
+  cuTensorMapEncodeIm2col$ ??= binder.bind('cuTensorMapEncodeIm2col', 'cuTensorMapEncodeIm2col', undefined, 'int32_t', ['void *', 'int32_t', 'uint32_t', 'void *', 'void *', 'void *', 'void *', 'void *', 'uint32_t', 'uint32_t', 'void *', 'int32_t', 'int32_t', 'int32_t', 'int32_t'], undefined, ['cuTensorMapEncodeIm2col', 12000]);
   return cuTensorMapEncodeIm2col$(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 let cuTensorMapEncodeTiled$: NativeFunction | undefined;
 /** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 */
 export function cuTensorMapEncodeTiled(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, boxDim: T.Pointer, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
-  cuTensorMapEncodeTiled$ ??= binder.bind('cuTensorMapEncodeTiled', 'cuTensorMapEncodeTiled', undefined, 'int32_t', ['void *', 'int32_t', 'uint32_t', 'void *', 'void *', 'void *', 'void *', 'void *', 'int32_t', 'int32_t', 'int32_t', 'int32_t']);
+  cuTensorMapEncodeTiled$ ??= binder.bind('cuTensorMapEncodeTiled', 'cuTensorMapEncodeTiled', undefined, 'int32_t', ['void *', 'int32_t', 'uint32_t', 'void *', 'void *', 'void *', 'void *', 'void *', 'int32_t', 'int32_t', 'int32_t', 'int32_t'], undefined, ['cuTensorMapEncodeTiled', 12000]);
   return cuTensorMapEncodeTiled$(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 let cuTensorMapReplaceAddress$: NativeFunction | undefined;
 /** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 12.6 */
 export function cuTensorMapReplaceAddress(tensorMap: T.Pointer, globalAddress: T.Pointer): T.CUresult {
-  cuTensorMapReplaceAddress$ ??= binder.bind('cuTensorMapReplaceAddress', 'cuTensorMapReplaceAddress', undefined, 'int32_t', ['void *', 'void *']);
+  cuTensorMapReplaceAddress$ ??= binder.bind('cuTensorMapReplaceAddress', 'cuTensorMapReplaceAddress', undefined, 'int32_t', ['void *', 'void *'], undefined, ['cuTensorMapReplaceAddress', 12000]);
   return cuTensorMapReplaceAddress$(tensorMap, globalAddress);
 }
 let cuTexObjectCreate$: NativeFunction | undefined;
 /** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 12.6 */
 export function cuTexObjectCreate(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.CUresult {
-  cuTexObjectCreate$ ??= binder.bind('cuTexObjectCreate', 'cuTexObjectCreate', undefined, 'int32_t', ['void *', 'void *', 'void *', 'void *']);
+  cuTexObjectCreate$ ??= binder.bind('cuTexObjectCreate', 'cuTexObjectCreate', undefined, 'int32_t', ['void *', 'void *', 'void *', 'void *'], undefined, ['cuTexObjectCreate', 5000]);
   return cuTexObjectCreate$(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
 let cuTexObjectDestroy$: NativeFunction | undefined;
 /** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 12.6 */
 export function cuTexObjectDestroy(texObject: T.Int64): T.CUresult {
-  cuTexObjectDestroy$ ??= binder.bind('cuTexObjectDestroy', 'cuTexObjectDestroy', undefined, 'int32_t', ['uint64_t']);
+  cuTexObjectDestroy$ ??= binder.bind('cuTexObjectDestroy', 'cuTexObjectDestroy', undefined, 'int32_t', ['uint64_t'], undefined, ['cuTexObjectDestroy', 5000]);
   return cuTexObjectDestroy$(texObject);
 }
 let cuTexObjectGetResourceDesc$: NativeFunction | undefined;
 /** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 */
 export function cuTexObjectGetResourceDesc(pResDesc: T.Pointer, texObject: T.Int64): T.CUresult {
-  cuTexObjectGetResourceDesc$ ??= binder.bind('cuTexObjectGetResourceDesc', 'cuTexObjectGetResourceDesc', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuTexObjectGetResourceDesc$ ??= binder.bind('cuTexObjectGetResourceDesc', 'cuTexObjectGetResourceDesc', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuTexObjectGetResourceDesc', 5000]);
   return cuTexObjectGetResourceDesc$(pResDesc, texObject);
 }
 let cuTexObjectGetResourceViewDesc$: NativeFunction | undefined;
 /** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 */
 export function cuTexObjectGetResourceViewDesc(pResViewDesc: T.Pointer, texObject: T.Int64): T.CUresult {
-  cuTexObjectGetResourceViewDesc$ ??= binder.bind('cuTexObjectGetResourceViewDesc', 'cuTexObjectGetResourceViewDesc', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuTexObjectGetResourceViewDesc$ ??= binder.bind('cuTexObjectGetResourceViewDesc', 'cuTexObjectGetResourceViewDesc', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuTexObjectGetResourceViewDesc', 5000]);
   return cuTexObjectGetResourceViewDesc$(pResViewDesc, texObject);
 }
 let cuTexObjectGetTextureDesc$: NativeFunction | undefined;
 /** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 */
 export function cuTexObjectGetTextureDesc(pTexDesc: T.Pointer, texObject: T.Int64): T.CUresult {
-  cuTexObjectGetTextureDesc$ ??= binder.bind('cuTexObjectGetTextureDesc', 'cuTexObjectGetTextureDesc', undefined, 'int32_t', ['void *', 'uint64_t']);
+  cuTexObjectGetTextureDesc$ ??= binder.bind('cuTexObjectGetTextureDesc', 'cuTexObjectGetTextureDesc', undefined, 'int32_t', ['void *', 'uint64_t'], undefined, ['cuTexObjectGetTextureDesc', 5000]);
   return cuTexObjectGetTextureDesc$(pTexDesc, texObject);
 }
 let cuTexRefCreate$: NativeFunction | undefined;
 /** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefCreate(pTexRef: T.Pointer): T.CUresult {
-  cuTexRefCreate$ ??= binder.bind('cuTexRefCreate', 'cuTexRefCreate', undefined, 'int32_t', ['void *']);
+  cuTexRefCreate$ ??= binder.bind('cuTexRefCreate', 'cuTexRefCreate', undefined, 'int32_t', ['void *'], undefined, ['cuTexRefCreate', 2000]);
   return cuTexRefCreate$(pTexRef);
 }
 let cuTexRefDestroy$: NativeFunction | undefined;
 /** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefDestroy(hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefDestroy$ ??= binder.bind('cuTexRefDestroy', 'cuTexRefDestroy', undefined, 'int32_t', ['uintptr_t']);
+  cuTexRefDestroy$ ??= binder.bind('cuTexRefDestroy', 'cuTexRefDestroy', undefined, 'int32_t', ['uintptr_t'], undefined, ['cuTexRefDestroy', 2000]);
   return cuTexRefDestroy$(hTexRef);
 }
 let cuTexRefGetAddress$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetAddress(pdptr: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetAddress$ ??= binder.bind('cuTexRefGetAddress', 'cuTexRefGetAddress_v2', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetAddress$ ??= binder.bind('cuTexRefGetAddress', 'cuTexRefGetAddress_v2', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetAddress', 3020]);
   return cuTexRefGetAddress$(pdptr, hTexRef);
 }
 let cuTexRefGetAddressMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetAddressMode(pam: T.Pointer, hTexRef: T.CUtexref, dim: number): T.CUresult {
-  cuTexRefGetAddressMode$ ??= binder.bind('cuTexRefGetAddressMode', 'cuTexRefGetAddressMode', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t']);
+  cuTexRefGetAddressMode$ ??= binder.bind('cuTexRefGetAddressMode', 'cuTexRefGetAddressMode', undefined, 'int32_t', ['void *', 'uintptr_t', 'int32_t'], undefined, ['cuTexRefGetAddressMode', 2000]);
   return cuTexRefGetAddressMode$(pam, hTexRef, dim);
 }
 let cuTexRefGetArray$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetArray(phArray: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetArray$ ??= binder.bind('cuTexRefGetArray', 'cuTexRefGetArray', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetArray$ ??= binder.bind('cuTexRefGetArray', 'cuTexRefGetArray', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetArray', 2000]);
   return cuTexRefGetArray$(phArray, hTexRef);
 }
 let cuTexRefGetBorderColor$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetBorderColor(pBorderColor: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetBorderColor$ ??= binder.bind('cuTexRefGetBorderColor', 'cuTexRefGetBorderColor', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetBorderColor$ ??= binder.bind('cuTexRefGetBorderColor', 'cuTexRefGetBorderColor', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetBorderColor', 8000]);
   return cuTexRefGetBorderColor$(pBorderColor, hTexRef);
 }
 let cuTexRefGetFilterMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetFilterMode(pfm: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetFilterMode$ ??= binder.bind('cuTexRefGetFilterMode', 'cuTexRefGetFilterMode', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetFilterMode$ ??= binder.bind('cuTexRefGetFilterMode', 'cuTexRefGetFilterMode', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetFilterMode', 2000]);
   return cuTexRefGetFilterMode$(pfm, hTexRef);
 }
 let cuTexRefGetFlags$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetFlags(pFlags: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetFlags$ ??= binder.bind('cuTexRefGetFlags', 'cuTexRefGetFlags', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetFlags$ ??= binder.bind('cuTexRefGetFlags', 'cuTexRefGetFlags', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetFlags', 2000]);
   return cuTexRefGetFlags$(pFlags, hTexRef);
 }
 let cuTexRefGetFormat$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetFormat(pFormat: T.Pointer, pNumChannels: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetFormat$ ??= binder.bind('cuTexRefGetFormat', 'cuTexRefGetFormat', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t']);
+  cuTexRefGetFormat$ ??= binder.bind('cuTexRefGetFormat', 'cuTexRefGetFormat', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t'], undefined, ['cuTexRefGetFormat', 2000]);
   return cuTexRefGetFormat$(pFormat, pNumChannels, hTexRef);
 }
 let cuTexRefGetMaxAnisotropy$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetMaxAnisotropy(pmaxAniso: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetMaxAnisotropy$ ??= binder.bind('cuTexRefGetMaxAnisotropy', 'cuTexRefGetMaxAnisotropy', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetMaxAnisotropy$ ??= binder.bind('cuTexRefGetMaxAnisotropy', 'cuTexRefGetMaxAnisotropy', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetMaxAnisotropy', 5000]);
   return cuTexRefGetMaxAnisotropy$(pmaxAniso, hTexRef);
 }
 let cuTexRefGetMipmapFilterMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetMipmapFilterMode(pfm: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetMipmapFilterMode$ ??= binder.bind('cuTexRefGetMipmapFilterMode', 'cuTexRefGetMipmapFilterMode', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetMipmapFilterMode$ ??= binder.bind('cuTexRefGetMipmapFilterMode', 'cuTexRefGetMipmapFilterMode', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetMipmapFilterMode', 5000]);
   return cuTexRefGetMipmapFilterMode$(pfm, hTexRef);
 }
 let cuTexRefGetMipmapLevelBias$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetMipmapLevelBias(pbias: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetMipmapLevelBias$ ??= binder.bind('cuTexRefGetMipmapLevelBias', 'cuTexRefGetMipmapLevelBias', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetMipmapLevelBias$ ??= binder.bind('cuTexRefGetMipmapLevelBias', 'cuTexRefGetMipmapLevelBias', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetMipmapLevelBias', 5000]);
   return cuTexRefGetMipmapLevelBias$(pbias, hTexRef);
 }
 let cuTexRefGetMipmapLevelClamp$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: T.Pointer, pmaxMipmapLevelClamp: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetMipmapLevelClamp$ ??= binder.bind('cuTexRefGetMipmapLevelClamp', 'cuTexRefGetMipmapLevelClamp', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t']);
+  cuTexRefGetMipmapLevelClamp$ ??= binder.bind('cuTexRefGetMipmapLevelClamp', 'cuTexRefGetMipmapLevelClamp', undefined, 'int32_t', ['void *', 'void *', 'uintptr_t'], undefined, ['cuTexRefGetMipmapLevelClamp', 5000]);
   return cuTexRefGetMipmapLevelClamp$(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
 }
 let cuTexRefGetMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 */
 export function cuTexRefGetMipmappedArray(phMipmappedArray: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  cuTexRefGetMipmappedArray$ ??= binder.bind('cuTexRefGetMipmappedArray', 'cuTexRefGetMipmappedArray', undefined, 'int32_t', ['void *', 'uintptr_t']);
+  cuTexRefGetMipmappedArray$ ??= binder.bind('cuTexRefGetMipmappedArray', 'cuTexRefGetMipmappedArray', undefined, 'int32_t', ['void *', 'uintptr_t'], undefined, ['cuTexRefGetMipmappedArray', 5000]);
   return cuTexRefGetMipmappedArray$(phMipmappedArray, hTexRef);
 }
 let cuTexRefSetAddress$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetAddress(ByteOffset: T.Pointer, hTexRef: T.CUtexref, dptr: T.CUdeviceptr, bytes: T.Int64): T.CUresult {
-  cuTexRefSetAddress$ ??= binder.bind('cuTexRefSetAddress', 'cuTexRefSetAddress_v2', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t', 'uint64_t']);
+  cuTexRefSetAddress$ ??= binder.bind('cuTexRefSetAddress', 'cuTexRefSetAddress_v2', undefined, 'int32_t', ['void *', 'uintptr_t', 'uintptr_t', 'uint64_t'], undefined, ['cuTexRefSetAddress', 3020]);
   return cuTexRefSetAddress$(ByteOffset, hTexRef, dptr, bytes);
 }
 let cuTexRefSetAddress2D$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetAddress2D(hTexRef: T.CUtexref, desc: T.Pointer, dptr: T.CUdeviceptr, Pitch: T.Int64): T.CUresult {
-  cuTexRefSetAddress2D$ ??= binder.bind('cuTexRefSetAddress2D', 'cuTexRefSetAddress2D_v3', undefined, 'int32_t', ['uintptr_t', 'void *', 'uintptr_t', 'uint64_t']);
+  cuTexRefSetAddress2D$ ??= binder.bind('cuTexRefSetAddress2D', 'cuTexRefSetAddress2D_v3', undefined, 'int32_t', ['uintptr_t', 'void *', 'uintptr_t', 'uint64_t'], undefined, ['cuTexRefSetAddress2D', 4010]);
   return cuTexRefSetAddress2D$(hTexRef, desc, dptr, Pitch);
 }
 let cuTexRefSetAddressMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref, dim: number, am: T.CUaddress_mode): T.CUresult {
-  cuTexRefSetAddressMode$ ??= binder.bind('cuTexRefSetAddressMode', 'cuTexRefSetAddressMode', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t']);
+  cuTexRefSetAddressMode$ ??= binder.bind('cuTexRefSetAddressMode', 'cuTexRefSetAddressMode', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t'], undefined, ['cuTexRefSetAddressMode', 2000]);
   return cuTexRefSetAddressMode$(hTexRef, dim, am);
 }
 let cuTexRefSetArray$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetArray(hTexRef: T.CUtexref, hArray: T.CUarray, Flags: number): T.CUresult {
-  cuTexRefSetArray$ ??= binder.bind('cuTexRefSetArray', 'cuTexRefSetArray', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuTexRefSetArray$ ??= binder.bind('cuTexRefSetArray', 'cuTexRefSetArray', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuTexRefSetArray', 2000]);
   return cuTexRefSetArray$(hTexRef, hArray, Flags);
 }
 let cuTexRefSetBorderColor$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetBorderColor(hTexRef: T.CUtexref, pBorderColor: T.Pointer): T.CUresult {
-  cuTexRefSetBorderColor$ ??= binder.bind('cuTexRefSetBorderColor', 'cuTexRefSetBorderColor', undefined, 'int32_t', ['uintptr_t', 'void *']);
+  cuTexRefSetBorderColor$ ??= binder.bind('cuTexRefSetBorderColor', 'cuTexRefSetBorderColor', undefined, 'int32_t', ['uintptr_t', 'void *'], undefined, ['cuTexRefSetBorderColor', 8000]);
   return cuTexRefSetBorderColor$(hTexRef, pBorderColor);
 }
 let cuTexRefSetFilterMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref, fm: T.CUfilter_mode): T.CUresult {
-  cuTexRefSetFilterMode$ ??= binder.bind('cuTexRefSetFilterMode', 'cuTexRefSetFilterMode', undefined, 'int32_t', ['uintptr_t', 'int32_t']);
+  cuTexRefSetFilterMode$ ??= binder.bind('cuTexRefSetFilterMode', 'cuTexRefSetFilterMode', undefined, 'int32_t', ['uintptr_t', 'int32_t'], undefined, ['cuTexRefSetFilterMode', 2000]);
   return cuTexRefSetFilterMode$(hTexRef, fm);
 }
 let cuTexRefSetFlags$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref, Flags: number): T.CUresult {
-  cuTexRefSetFlags$ ??= binder.bind('cuTexRefSetFlags', 'cuTexRefSetFlags', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuTexRefSetFlags$ ??= binder.bind('cuTexRefSetFlags', 'cuTexRefSetFlags', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuTexRefSetFlags', 2000]);
   return cuTexRefSetFlags$(hTexRef, Flags);
 }
 let cuTexRefSetFormat$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref, fmt: T.CUarray_format, NumPackedComponents: number): T.CUresult {
-  cuTexRefSetFormat$ ??= binder.bind('cuTexRefSetFormat', 'cuTexRefSetFormat', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t']);
+  cuTexRefSetFormat$ ??= binder.bind('cuTexRefSetFormat', 'cuTexRefSetFormat', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t'], undefined, ['cuTexRefSetFormat', 2000]);
   return cuTexRefSetFormat$(hTexRef, fmt, NumPackedComponents);
 }
 let cuTexRefSetMaxAnisotropy$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref, maxAniso: number): T.CUresult {
-  cuTexRefSetMaxAnisotropy$ ??= binder.bind('cuTexRefSetMaxAnisotropy', 'cuTexRefSetMaxAnisotropy', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuTexRefSetMaxAnisotropy$ ??= binder.bind('cuTexRefSetMaxAnisotropy', 'cuTexRefSetMaxAnisotropy', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuTexRefSetMaxAnisotropy', 5000]);
   return cuTexRefSetMaxAnisotropy$(hTexRef, maxAniso);
 }
 let cuTexRefSetMipmapFilterMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref, fm: T.CUfilter_mode): T.CUresult {
-  cuTexRefSetMipmapFilterMode$ ??= binder.bind('cuTexRefSetMipmapFilterMode', 'cuTexRefSetMipmapFilterMode', undefined, 'int32_t', ['uintptr_t', 'int32_t']);
+  cuTexRefSetMipmapFilterMode$ ??= binder.bind('cuTexRefSetMipmapFilterMode', 'cuTexRefSetMipmapFilterMode', undefined, 'int32_t', ['uintptr_t', 'int32_t'], undefined, ['cuTexRefSetMipmapFilterMode', 5000]);
   return cuTexRefSetMipmapFilterMode$(hTexRef, fm);
 }
 let cuTexRefSetMipmapLevelBias$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref, bias: number): T.CUresult {
-  cuTexRefSetMipmapLevelBias$ ??= binder.bind('cuTexRefSetMipmapLevelBias', 'cuTexRefSetMipmapLevelBias', undefined, 'int32_t', ['uintptr_t', 'float']);
+  cuTexRefSetMipmapLevelBias$ ??= binder.bind('cuTexRefSetMipmapLevelBias', 'cuTexRefSetMipmapLevelBias', undefined, 'int32_t', ['uintptr_t', 'float'], undefined, ['cuTexRefSetMipmapLevelBias', 5000]);
   return cuTexRefSetMipmapLevelBias$(hTexRef, bias);
 }
 let cuTexRefSetMipmapLevelClamp$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): T.CUresult {
-  cuTexRefSetMipmapLevelClamp$ ??= binder.bind('cuTexRefSetMipmapLevelClamp', 'cuTexRefSetMipmapLevelClamp', undefined, 'int32_t', ['uintptr_t', 'float', 'float']);
+  cuTexRefSetMipmapLevelClamp$ ??= binder.bind('cuTexRefSetMipmapLevelClamp', 'cuTexRefSetMipmapLevelClamp', undefined, 'int32_t', ['uintptr_t', 'float', 'float'], undefined, ['cuTexRefSetMipmapLevelClamp', 5000]);
   return cuTexRefSetMipmapLevelClamp$(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
 }
 let cuTexRefSetMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 12.6 */
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref, hMipmappedArray: T.CUmipmappedArray, Flags: number): T.CUresult {
-  cuTexRefSetMipmappedArray$ ??= binder.bind('cuTexRefSetMipmappedArray', 'cuTexRefSetMipmappedArray', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t']);
+  cuTexRefSetMipmappedArray$ ??= binder.bind('cuTexRefSetMipmappedArray', 'cuTexRefSetMipmappedArray', undefined, 'int32_t', ['uintptr_t', 'uintptr_t', 'uint32_t'], undefined, ['cuTexRefSetMipmappedArray', 5000]);
   return cuTexRefSetMipmappedArray$(hTexRef, hMipmappedArray, Flags);
 }
 let cuThreadExchangeStreamCaptureMode$: NativeFunction | undefined;
 /** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 12.6 */
 export function cuThreadExchangeStreamCaptureMode(mode: T.Pointer): T.CUresult {
-  cuThreadExchangeStreamCaptureMode$ ??= binder.bind('cuThreadExchangeStreamCaptureMode', 'cuThreadExchangeStreamCaptureMode', undefined, 'int32_t', ['void *']);
+  cuThreadExchangeStreamCaptureMode$ ??= binder.bind('cuThreadExchangeStreamCaptureMode', 'cuThreadExchangeStreamCaptureMode', undefined, 'int32_t', ['void *'], undefined, ['cuThreadExchangeStreamCaptureMode', 10010]);
   return cuThreadExchangeStreamCaptureMode$(mode);
 }
 let cuUserObjectCreate$: NativeFunction | undefined;
 /** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.CUresult {
-  cuUserObjectCreate$ ??= binder.bind('cuUserObjectCreate', 'cuUserObjectCreate', undefined, 'int32_t', ['void *', 'void *', 'void *', 'uint32_t', 'uint32_t']);
+  cuUserObjectCreate$ ??= binder.bind('cuUserObjectCreate', 'cuUserObjectCreate', undefined, 'int32_t', ['void *', 'void *', 'void *', 'uint32_t', 'uint32_t'], undefined, ['cuUserObjectCreate', 11030]);
   return cuUserObjectCreate$(object_out, ptr, destroy, initialRefcount, flags);
 }
 let cuUserObjectRelease$: NativeFunction | undefined;
 /** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 */
 export function cuUserObjectRelease(object: T.CUuserObject, count: number): T.CUresult {
-  cuUserObjectRelease$ ??= binder.bind('cuUserObjectRelease', 'cuUserObjectRelease', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuUserObjectRelease$ ??= binder.bind('cuUserObjectRelease', 'cuUserObjectRelease', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuUserObjectRelease', 11030]);
   return cuUserObjectRelease$(object, count);
 }
 let cuUserObjectRetain$: NativeFunction | undefined;
 /** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 */
 export function cuUserObjectRetain(object: T.CUuserObject, count: number): T.CUresult {
-  cuUserObjectRetain$ ??= binder.bind('cuUserObjectRetain', 'cuUserObjectRetain', undefined, 'int32_t', ['uintptr_t', 'uint32_t']);
+  cuUserObjectRetain$ ??= binder.bind('cuUserObjectRetain', 'cuUserObjectRetain', undefined, 'int32_t', ['uintptr_t', 'uint32_t'], undefined, ['cuUserObjectRetain', 11030]);
   return cuUserObjectRetain$(object, count);
 }
 let cuWaitExternalSemaphoresAsync$: NativeFunction | undefined;
 /** `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 */
 export function cuWaitExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.Pointer, numExtSems: number, stream: T.CUstream): T.CUresult {
-  cuWaitExternalSemaphoresAsync$ ??= binder.bind('cuWaitExternalSemaphoresAsync', 'cuWaitExternalSemaphoresAsync', 'cuWaitExternalSemaphoresAsync_ptsz', 'int32_t', ['void *', 'void *', 'uint32_t', 'uintptr_t']);
+  cuWaitExternalSemaphoresAsync$ ??= binder.bind('cuWaitExternalSemaphoresAsync', 'cuWaitExternalSemaphoresAsync', 'cuWaitExternalSemaphoresAsync_ptsz', 'int32_t', ['void *', 'void *', 'uint32_t', 'uintptr_t'], undefined, ['cuWaitExternalSemaphoresAsync', 10000, 10000]);
   return cuWaitExternalSemaphoresAsync$(extSemArray, paramsArray, numExtSems, stream);
 }
 /** Alias of {@link cuGraphInstantiateWithFlags} (`#define cuGraphInstantiate cuGraphInstantiateWithFlags`). */
