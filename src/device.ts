@@ -2,6 +2,7 @@
 import * as cu from '../generated/13.0/driver';
 import { Context, init } from './context';
 import { assertMayBlock } from './lifecycle';
+import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 
 const A = cu.CUdevice_attribute;
 const devices = new Map<number, Device>();
@@ -93,6 +94,21 @@ export class Device {
   synchronize(): void {
     assertMayBlock('Device.synchronize()');
     this.primaryContext().synchronize();
+  }
+
+  /** True when work on this device can access `other`'s memory directly (always for itself). */
+  canAccessPeer(other: Device): boolean {
+    return canAccessPeer(this, other);
+  }
+
+  /** Lets this device's primary context access `other`'s memory; false when it already could. */
+  enablePeerAccess(other: Device): boolean {
+    return enablePeerAccess(this, other);
+  }
+
+  /** Revokes enablePeerAccess(other); false when it was not enabled. */
+  disablePeerAccess(other: Device): boolean {
+    return disablePeerAccess(this, other);
   }
 
   toString(): string {

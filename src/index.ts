@@ -17,3 +17,5 @@ export { Graph, GraphExec, type GraphNode } from './graph';
 export { ProfilerScope, profile } from './profiler';
 export { Program, CompileError, compile, type CompileOptions, type ProgramOptions } from './program';
 export { Linker, LinkError, type LinkInput, type LinkerOptions } from './linker';
+export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
+export { Communicator, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions, type NcclDtype, type ReduceOp, type UniqueId } from './communicator';

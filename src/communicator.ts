@@ -1,0 +1,380 @@
+// Communicator: an NCCL communicator of one device (one rank). Two ways to make them:
+//   - one process drives every device: Communicator.initAll(devices) (ncclCommInitAll), one per device;
+//     collectives over several of them from one thread must go in one Communicator.group(() => …);
+//   - one process (or worker thread) per device: Communicator.uniqueId() once, hand the 128 bytes to the
+//     others (postMessage, IPC, argv as hex), then Communicator.initRank(nranks, id, rank, device) in each.
+// Collectives are asynchronous like kernels: they are enqueued on a stream of the communicator's device
+// (the legacy default stream unless `stream` is given); synchronize that stream before reading results.
+// Arguments are checked (TypeError/RangeError naming the call) before NCCL is called, and NCCL is loaded
+// on first use, never at import, with an error saying NCCL is needed when it is missing.
+import * as nccl from '../generated/13.0/nccl';
+import { CudaLibraryError, isArrayBuffer, isDataView } from './runtime';
+import { Context } from './context';
+import { Device } from './device';
+import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
+import { DeviceBuffer } from './memory';
+import { Stream, streamHandle, type StreamLike } from './stream';
+
+const { ncclDataType_t: DT, ncclRedOp_t: OP } = nccl;
+
+/** Element types of NCCL collectives. */
+export type NcclDtype = 'i8' | 'u8' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'bf16' | 'f32' | 'f64' | 'f8e4m3' | 'f8e5m2';
+/** Reduction operators. */
+export type ReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
+
+/** The ncclDataType_t and element size of each dtype. */
+export const NCCL_DTYPES: Readonly<Record<NcclDtype, { readonly type: nccl.ncclDataType_t; readonly bytes: number }>> = Object.freeze({
+  i8: { type: DT.ncclInt8, bytes: 1 },
+  u8: { type: DT.ncclUint8, bytes: 1 },
+  i32: { type: DT.ncclInt32, bytes: 4 },
+  u32: { type: DT.ncclUint32, bytes: 4 },
+  i64: { type: DT.ncclInt64, bytes: 8 },
+  u64: { type: DT.ncclUint64, bytes: 8 },
+  f16: { type: DT.ncclFloat16, bytes: 2 },
+  bf16: { type: DT.ncclBfloat16, bytes: 2 },
+  f32: { type: DT.ncclFloat32, bytes: 4 },
+  f64: { type: DT.ncclFloat64, bytes: 8 },
+  f8e4m3: { type: DT.ncclFloat8e4m3, bytes: 1 },
+  f8e5m2: { type: DT.ncclFloat8e5m2, bytes: 1 },
+});
+
+/** The ncclRedOp_t of each reduction operator. */
+export const NCCL_OPS: Readonly<Record<ReduceOp, nccl.ncclRedOp_t>> = Object.freeze({
+  sum: OP.ncclSum,
+  prod: OP.ncclProd,
+  max: OP.ncclMax,
+  min: OP.ncclMin,
+  avg: OP.ncclAvg,
+});
+
+const has = (o: object, k: unknown): boolean => typeof k === 'string' && Object.prototype.hasOwnProperty.call(o, k);
+
+/** `dtype` as ncclDataType_t plus its element size; TypeError naming `call` for anything else. */
+export function ncclDataType(dtype: unknown, call = 'ncclDataType'): { type: nccl.ncclDataType_t; bytes: number } {
+  if (!has(NCCL_DTYPES, dtype)) {
+    throw new TypeError(`${call}: dtype must be one of ${Object.keys(NCCL_DTYPES).join(', ')}; got ${dtype === undefined ? 'none' : JSON.stringify(dtype)}`);
+  }
+  return NCCL_DTYPES[dtype as NcclDtype];
+}
+
+/** `op` as ncclRedOp_t; TypeError naming `call` for anything else. */
+export function ncclRedOp(op: unknown, call = 'ncclRedOp'): nccl.ncclRedOp_t {
+  if (!has(NCCL_OPS, op)) throw new TypeError(`${call}: op must be one of ${Object.keys(NCCL_OPS).join(', ')}; got ${JSON.stringify(op)}`);
+  return NCCL_OPS[op as ReduceOp];
+}
+
+/** NCCL (libnccl.so.2) could not be loaded. `tried` lists every path searched. */
+export class NcclUnavailableError extends CudaLibraryError {
+  constructor(call: string, cause: CudaLibraryError) {
+    super('nccl', 'NCCL is not installed or not found', cause.tried);
+    this.message =
+      `${call} needs NCCL (libnccl.so.2), which could not be loaded: install NCCL (e.g. apt install libnccl2, or pip install nvidia-nccl-cu13) ` +
+      `or set CUDA_TS_NCCL_LIBRARY to the library's path.${cause.tried.length ? `\n  tried:\n    ${cause.tried.join('\n    ')}` : ''}`;
+  }
+}
+
+let ncclLoaded = false;
+/** Loads libnccl now, or throws NcclUnavailableError naming `call`. */
+export function requireNccl(call: string): void {
+  if (ncclLoaded) return;
+  try {
+    nccl.binder.library();
+  } catch (e) {
+    if (e instanceof CudaLibraryError) throw new NcclUnavailableError(call, e);
+    throw e;
+  }
+  ncclLoaded = true;
+}
+
+export interface CollectiveOptions {
+  /** Element type (required: device buffers carry none). */
+  dtype: NcclDtype;
+  /** Elements (per rank, see each collective). Default: derived from the buffer sizes. */
+  count?: number;
+  /** Stream of the communicator's device to enqueue on (default: the legacy default stream). */
+  stream?: StreamLike;
+}
+export interface ReduceOptions extends CollectiveOptions {
+  /** Default 'sum'. */
+  op?: ReduceOp;
+}
+export interface BroadcastOptions extends CollectiveOptions {
+  /** Rank whose data is sent (default 0). */
+  root?: number;
+}
+
+/** A 128-byte ncclUniqueId: any byte view or ArrayBuffer of 128 bytes, or those bytes as 256 hex digits. */
+export type UniqueId = ArrayBufferView | ArrayBuffer | string;
+
+function uniqueIdBytes(id: unknown, call: string): Uint8Array {
+  const n = nccl.NCCL_UNIQUE_ID_BYTES;
+  let bytes: Uint8Array;
+  if (typeof id === 'string') {
+    if (!/^[0-9a-fA-F]*$/.test(id) || id.length !== 2 * n) throw new RangeError(`${call}: a unique id string must be ${2 * n} hex digits, got ${id.length} characters`);
+    bytes = Uint8Array.from(Buffer.from(id, 'hex'));
+  } else if (isArrayBuffer(id)) bytes = new Uint8Array(id);
+  else if (ArrayBuffer.isView(id)) bytes = new Uint8Array(id.buffer, id.byteOffset, id.byteLength);
+  else throw new TypeError(`${call}: id must be the ${n}-byte unique id from Communicator.uniqueId() (Uint8Array, Buffer, ArrayBuffer or hex string)`);
+  if (bytes.byteLength !== n) throw new RangeError(`${call}: a unique id is ${n} bytes, got ${bytes.byteLength}`);
+  return bytes;
+}
+
+function toDevice(d: unknown, call: string, name: string): Device {
+  if (d instanceof Device) return d;
+  if (typeof d === 'number' && Number.isInteger(d) && d >= 0) return Device.get(d);
+  throw new TypeError(`${call}: ${name} must be a Device or a device ordinal, got ${String(d)}`);
+}
+
+function isRank(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+/** One rank of an NCCL communicator, bound to one device. */
+export class Communicator extends Resource {
+  readonly handle: nccl.ncclComm_t;
+  /** This communicator's rank. */
+  readonly rank: number;
+  /** Number of ranks. */
+  readonly count: number;
+  readonly device: Device;
+  /** The device's primary context, current for every call. */
+  readonly context: Context;
+  private readonly ending: { abort: boolean };
+
+  private constructor(handle: nccl.ncclComm_t, rank: number, count: number, device: Device, context: Context) {
+    const ending = { abort: false };
+    super('Communicator', () => whenNoHostFuncs(() => {
+      // A context lost to a sticky error leaves nothing to flush: abort instead of waiting on it.
+      const abort = ending.abort || !context.bindForFree();
+      if (abort) nccl.ncclCommAbort(handle);
+      else nccl.ncclCommDestroy(handle);
+    }), [context]);
+    this.handle = handle;
+    this.rank = rank;
+    this.count = count;
+    this.device = device;
+    this.context = context;
+    this.ending = ending;
+  }
+
+  /**
+   * One communicator per device, all in this process (ncclCommInitAll); rank i is `devices[i]`.
+   * Default: every device. Collectives over several of them from one thread need Communicator.group().
+   */
+  static initAll(devices?: readonly (Device | number)[]): Communicator[] {
+    const call = 'Communicator.initAll';
+    if (devices !== undefined && !Array.isArray(devices)) throw new TypeError(`${call}: devices must be an array of Devices or ordinals`);
+    if (devices !== undefined && devices.length === 0) throw new RangeError(`${call}: devices must not be empty`);
+    if (devices !== undefined) {
+      for (const d of devices) if (!(d instanceof Device) && !(typeof d === 'number' && Number.isInteger(d) && d >= 0)) throw new TypeError(`${call}: devices must be Devices or device ordinals, got ${String(d)}`);
+    }
+    requireNccl(call);
+    const list = devices !== undefined ? devices.map((d, i) => toDevice(d, call, `devices[${i}]`)) : Array.from({ length: Device.count() }, (_, i) => Device.get(i));
+    if (list.length === 0) throw new RangeError(`${call}: no CUDA device`);
+    const seen = new Set<number>();
+    for (const d of list) {
+      if (seen.has(d.ordinal)) throw new RangeError(`${call}: device ${d.ordinal} is listed twice`);
+      seen.add(d.ordinal);
+    }
+    // Retain the primary contexts first: NCCL then runs in the same contexts as this process's buffers.
+    const contexts = list.map((d) => {
+      const ctx = d.primaryContext();
+      ctx.check();
+      return ctx;
+    });
+    const comms = new BigUint64Array(list.length);
+    const status = nccl.raw.ncclCommInitAll(comms, list.length, Int32Array.from(list, (d) => d.ordinal));
+    if (status !== 0) throw new nccl.NcclError('ncclCommInitAll', status);
+    return list.map((d, i) => new Communicator(Number(comms[i]) as nccl.ncclComm_t, i, list.length, d, contexts[i]));
+  }
+
+  /** A new ncclUniqueId (128 bytes) for initRank; rank 0 usually makes it and sends it to the others. */
+  static uniqueId(): Uint8Array {
+    requireNccl('Communicator.uniqueId');
+    const id = new Uint8Array(nccl.NCCL_UNIQUE_ID_BYTES);
+    nccl.ncclGetUniqueId(id);
+    return id;
+  }
+
+  /**
+   * Joins communicator `id` as `rank` of `nranks` on `device` (default: the current device), through
+   * ncclCommInitRank. Blocks until every rank has joined, unless called inside Communicator.group().
+   */
+  static initRank(nranks: number, id: UniqueId, rank: number, device?: Device | number): Communicator {
+    const call = 'Communicator.initRank';
+    if (!isRank(nranks) || nranks < 1) throw new RangeError(`${call}: nranks must be a positive integer, got ${String(nranks)}`);
+    if (!isRank(rank) || rank < 0 || rank >= nranks) throw new RangeError(`${call}: rank must be an integer in [0, ${nranks}), got ${String(rank)}`);
+    const bytes = uniqueIdBytes(id, call);
+    if (device !== undefined && !(device instanceof Device) && !(typeof device === 'number' && Number.isInteger(device) && device >= 0)) {
+      throw new TypeError(`${call}: device must be a Device or a device ordinal, got ${String(device)}`);
+    }
+    requireNccl(call);
+    const dev = device === undefined ? Device.current() : toDevice(device, call, 'device');
+    const ctx = dev.primaryContext();
+    ctx.bind(); // NCCL takes the device of the current context
+    const commId: nccl.ncclUniqueId = { internal: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
+    const handle = nccl.ncclCommInitRank(nranks, commId, rank);
+    return new Communicator(handle, rank, nranks, dev, ctx);
+  }
+
+  /**
+   * Runs `fn` between ncclGroupStart and ncclGroupEnd (End runs even when `fn` throws): NCCL then
+   * launches the collectives (or initRank calls) issued inside together. `fn` must be synchronous.
+   */
+  static group<T>(fn: () => T): T {
+    if (typeof fn !== 'function') throw new TypeError('Communicator.group: expects a function');
+    requireNccl('Communicator.group');
+    nccl.ncclGroupStart();
+    let result: T;
+    try {
+      result = fn();
+    } catch (e) {
+      try {
+        nccl.ncclGroupEnd();
+      } catch {
+        // the error of fn explains more than the group's
+      }
+      throw e;
+    }
+    nccl.ncclGroupEnd();
+    if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+      throw new TypeError('Communicator.group: fn must be synchronous (the group ended before its promise settled)');
+    }
+    return result;
+  }
+
+  /** Elementwise reduction of every rank's `send` into every rank's `recv` (in place: allReduce(buf, options)). */
+  allReduce(buf: DeviceBuffer, options: ReduceOptions): this;
+  allReduce(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions): this;
+  allReduce(send: DeviceBuffer, recvOrOptions: DeviceBuffer | ReduceOptions, maybeOptions?: ReduceOptions): this {
+    const call = 'Communicator.allReduce';
+    const { recv, options } = this.operands(call, send, recvOrOptions, maybeOptions);
+    const { type, bytes } = ncclDataType(options.dtype, call);
+    const op = ncclRedOp(options.op ?? 'sum', call);
+    const count = this.elements(call, options, send, bytes);
+    this.fits(call, 'send', send, count * bytes);
+    this.fits(call, 'recv', recv, count * bytes);
+    const s = this.stream(call, options.stream);
+    const [sp, rp] = [send.ptr, recv.ptr];
+    this.run(() => nccl.ncclAllReduce(sp, rp, count, type, op, this.handle, s));
+    return this;
+  }
+
+  /** Copies `count` elements of the root's `send` into every rank's `recv` (in place: broadcast(buf, options)). */
+  broadcast(buf: DeviceBuffer, options: BroadcastOptions): this;
+  broadcast(send: DeviceBuffer, recv: DeviceBuffer, options: BroadcastOptions): this;
+  broadcast(send: DeviceBuffer, recvOrOptions: DeviceBuffer | BroadcastOptions, maybeOptions?: BroadcastOptions): this {
+    const call = 'Communicator.broadcast';
+    const { recv, options } = this.operands(call, send, recvOrOptions, maybeOptions);
+    const { type, bytes } = ncclDataType(options.dtype, call);
+    const root = options.root ?? 0;
+    if (!isRank(root) || root < 0 || root >= this.count) throw new RangeError(`${call}: root must be a rank in [0, ${this.count}), got ${String(root)}`);
+    const count = this.elements(call, options, recv, bytes);
+    if (this.rank === root) this.fits(call, 'send', send, count * bytes); // only the root's send is read
+    this.fits(call, 'recv', recv, count * bytes);
+    const s = this.stream(call, options.stream);
+    const [sp, rp] = [send.ptr, recv.ptr];
+    this.run(() => nccl.ncclBroadcast(sp, rp, count, type, root, this.handle, s));
+    return this;
+  }
+
+  /**
+   * Reduces every rank's `send` (count × ranks elements) and leaves block `rank` of the result
+   * (`count` elements) in `recv`. Default count: recv's size in elements.
+   */
+  reduceScatter(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions): this {
+    const call = 'Communicator.reduceScatter';
+    const { options: o } = this.operands(call, send, recv, options);
+    const { type, bytes } = ncclDataType(o.dtype, call);
+    const op = ncclRedOp(o.op ?? 'sum', call);
+    const count = this.elements(call, o, recv, bytes);
+    this.fits(call, 'send', send, count * this.count * bytes);
+    this.fits(call, 'recv', recv, count * bytes);
+    const s = this.stream(call, o.stream);
+    const [sp, rp] = [send.ptr, recv.ptr];
+    this.run(() => nccl.ncclReduceScatter(sp, rp, count, type, op, this.handle, s));
+    return this;
+  }
+
+  /**
+   * Gathers every rank's `send` (`count` elements) into every rank's `recv` (count × ranks elements,
+   * in rank order). Default count: send's size in elements.
+   */
+  allGather(send: DeviceBuffer, recv: DeviceBuffer, options: CollectiveOptions): this {
+    const call = 'Communicator.allGather';
+    const { options: o } = this.operands(call, send, recv, options);
+    const { type, bytes } = ncclDataType(o.dtype, call);
+    const count = this.elements(call, o, send, bytes);
+    this.fits(call, 'send', send, count * bytes);
+    this.fits(call, 'recv', recv, count * this.count * bytes);
+    const s = this.stream(call, o.stream);
+    const [sp, rp] = [send.ptr, recv.ptr];
+    this.run(() => nccl.ncclAllGather(sp, rp, count, type, this.handle, s));
+    return this;
+  }
+
+  /** An error NCCL hit asynchronously (e.g. a peer failed), or undefined (ncclCommGetAsyncError). */
+  asyncError(): nccl.NcclError | undefined {
+    this.assertOpen();
+    const result = nccl.ncclCommGetAsyncError(this.handle);
+    return result === nccl.ncclResult_t.ncclSuccess || result === nccl.ncclResult_t.ncclInProgress ? undefined : new nccl.NcclError('ncclCommGetAsyncError', result);
+  }
+
+  /**
+   * Aborts the communicator (ncclCommAbort): pending operations are cancelled and resources freed
+   * without waiting for other ranks. Idempotent; a no-op once closed.
+   */
+  abort(): void {
+    if (this.closed) return;
+    this.ending.abort = true;
+    this.close();
+  }
+
+  toString(): string {
+    return `Communicator(rank ${this.rank} of ${this.count}, device ${this.device.ordinal})`;
+  }
+
+  /** Parses (buf, options) or (send, recv, options); checks buffers and options. */
+  private operands<O extends CollectiveOptions>(call: string, send: unknown, recvOrOptions: unknown, maybeOptions: O | undefined): { recv: DeviceBuffer; options: O } {
+    this.assertOpen();
+    const inPlace = !(recvOrOptions instanceof DeviceBuffer);
+    const recv = (inPlace ? send : recvOrOptions) as DeviceBuffer;
+    const options = (inPlace ? recvOrOptions : maybeOptions) as O;
+    if (!(send instanceof DeviceBuffer)) throw new TypeError(`${call}: send must be a DeviceBuffer`);
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options with a dtype are required, e.g. { dtype: 'f32' }`);
+    for (const [name, b] of [['send', send], ['recv', recv]] as const) {
+      if (b.closed) throw new Error(`${call}: ${name} buffer is closed`);
+      if (b.context.device !== this.device.ordinal) {
+        throw new TypeError(`${call}: ${name} buffer is on device ${b.context.device}, this communicator on device ${this.device.ordinal}`);
+      }
+    }
+    return { recv, options };
+  }
+
+  /** The element count: options.count, else `basis`'s size in elements (which must be whole). */
+  private elements(call: string, options: CollectiveOptions, basis: DeviceBuffer, bytes: number): number {
+    if (options.count !== undefined) return checkSize(`${call}: count`, options.count);
+    if (basis.byteLength % bytes !== 0) throw new RangeError(`${call}: a ${basis.byteLength}-byte buffer is not a whole number of ${bytes}-byte elements; pass count`);
+    return basis.byteLength / bytes;
+  }
+
+  private fits(call: string, name: string, b: DeviceBuffer, need: number): void {
+    if (b.byteLength < need) throw new RangeError(`${call}: ${name} buffer holds ${b.byteLength} bytes, the call needs ${need}`);
+  }
+
+  private stream(call: string, stream: StreamLike | undefined): nccl.cudaStream_t {
+    if (stream instanceof Stream && stream.context && stream.context.device !== this.device.ordinal) {
+      throw new TypeError(`${call}: the stream is on device ${stream.context.device}, this communicator on device ${this.device.ordinal}`);
+    }
+    return streamHandle(stream);
+  }
+
+  private run(fn: () => void): void {
+    this.context.bind();
+    try {
+      fn();
+    } catch (e) {
+      throw this.context.fail(e);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+// Several devices from one process: peer capability, peer access, per-device scopes and peer copies.
+// Every device is used through its primary context (the one the runtime API and NCCL use too), so
+// buffers, streams and communicators of one device share a context. Peer access is a property of a
+// pair of contexts and one direction: enablePeerAccess(a, b) lets work in a's context read and write
+// b's memory. Copies with cuMemcpyPeer work with or without it (staged through the host without).
+import * as cu from '../generated/13.0/driver';
+import { CudaError } from './runtime';
+import type { Device } from './device';
+import { assertMayBlock, checkSize } from './lifecycle';
+import { DeviceBuffer } from './memory';
+import { Stream, streamHandle, type StreamLike } from './stream';
+
+const { CUresult } = cu;
+
+function checkDevice(call: string, name: string, d: unknown): Device {
+  const dev = d as Device | null | undefined;
+  if (typeof dev !== 'object' || dev === null || typeof dev.primaryContext !== 'function' || !Number.isInteger(dev.ordinal)) {
+    throw new TypeError(`${call}: ${name} must be a Device, got ${String(d)}`);
+  }
+  return dev;
+}
+
+/**
+ * True when work on device `a` can access memory of device `b` directly (cuDeviceCanAccessPeer).
+ * A device always reaches its own memory: `canAccessPeer(d, d)` is true.
+ */
+export function canAccessPeer(a: Device, b: Device): boolean {
+  checkDevice('canAccessPeer', 'a', a);
+  checkDevice('canAccessPeer', 'b', b);
+  if (a.ordinal === b.ordinal) return true;
+  return cu.cuDeviceCanAccessPeer(a.handle, b.handle) === 1;
+}
+
+/**
+ * Lets work in `a`'s primary context access `b`'s memory (cuCtxEnablePeerAccess; one direction).
+ * Idempotent: returns true when this call enabled it, false when it already was (or `a` is `b`).
+ * Throws CUDA_ERROR_PEER_ACCESS_UNSUPPORTED where canAccessPeer(a, b) is false.
+ */
+export function enablePeerAccess(a: Device, b: Device): boolean {
+  checkDevice('enablePeerAccess', 'a', a);
+  checkDevice('enablePeerAccess', 'b', b);
+  if (a.ordinal === b.ordinal) return false;
+  const peer = b.primaryContext();
+  peer.check();
+  const ctx = a.primaryContext().bind();
+  try {
+    cu.cuCtxEnablePeerAccess(peer.handle, 0);
+    return true;
+  } catch (e) {
+    if (e instanceof CudaError && e.code === CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return false;
+    throw ctx.fail(e);
+  }
+}
+
+/**
+ * Revokes what enablePeerAccess(a, b) granted (cuCtxDisablePeerAccess). Idempotent: returns true when
+ * this call disabled it, false when it was not enabled (or `a` is `b`).
+ */
+export function disablePeerAccess(a: Device, b: Device): boolean {
+  checkDevice('disablePeerAccess', 'a', a);
+  checkDevice('disablePeerAccess', 'b', b);
+  if (a.ordinal === b.ordinal) return false;
+  const peer = b.primaryContext();
+  peer.check();
+  const ctx = a.primaryContext().bind();
+  try {
+    cu.cuCtxDisablePeerAccess(peer.handle);
+    return true;
+  } catch (e) {
+    if (e instanceof CudaError && e.code === CUresult.CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) return false;
+    throw ctx.fail(e);
+  }
+}
+
+/**
+ * Runs `fn` with `device`'s primary context current on this thread, then restores the context that was
+ * current before. Objects created inside without an explicit context (buffers, streams, events) belong
+ * to `device`. `fn` must be synchronous: the previous context is back once it returns.
+ */
+export function onDevice<T>(device: Device, fn: () => T): T {
+  checkDevice('onDevice', 'device', device);
+  if (typeof fn !== 'function') throw new TypeError('onDevice: fn must be a function');
+  const previous = cu.cuCtxGetCurrent();
+  device.setCurrent();
+  try {
+    return fn();
+  } finally {
+    if (cu.cuCtxGetCurrent() !== previous) cu.cuCtxSetCurrent(previous);
+  }
+}
+
+export interface PeerCopyOptions {
+  /** Copy asynchronously on this stream (cuMemcpyPeerAsync); without one the copy is synchronous. */
+  stream?: StreamLike;
+  /** Bytes to copy (default: the source from `srcOffset` to its end). */
+  bytes?: number;
+  /** Byte offset into the source (default 0). */
+  srcOffset?: number;
+  /** Byte offset into the destination (default 0). */
+  dstOffset?: number;
+}
+
+function bounds(what: string, offset: number, bytes: number, capacity: number): void {
+  if (offset + bytes > capacity) {
+    throw new RangeError(`copyPeer: ${what} bytes [${offset}, ${offset + bytes}) are out of bounds of a ${capacity}-byte buffer`);
+  }
+}
+
+/**
+ * Copies bytes between device buffers that may live on different devices (or contexts), through
+ * cuMemcpyPeer, or cuMemcpyPeerAsync on `options.stream`. Bounds are checked (RangeError) before the
+ * driver is called. The stream's context is made current for an async copy (a raw stream handle is
+ * taken to belong to the source's context); the source's context for a synchronous one.
+ */
+export function copyPeer(dst: DeviceBuffer, src: DeviceBuffer, options: PeerCopyOptions = {}): DeviceBuffer {
+  if (!(dst instanceof DeviceBuffer)) throw new TypeError('copyPeer: dst must be a DeviceBuffer');
+  if (!(src instanceof DeviceBuffer)) throw new TypeError('copyPeer: src must be a DeviceBuffer');
+  if (typeof options !== 'object' || options === null) throw new TypeError('copyPeer: options must be an object');
+  const srcOffset = checkSize('copyPeer srcOffset', options.srcOffset ?? 0);
+  const dstOffset = checkSize('copyPeer dstOffset', options.dstOffset ?? 0);
+  bounds('source', srcOffset, 0, src.byteLength);
+  const bytes = checkSize('copyPeer bytes', options.bytes ?? src.byteLength - srcOffset);
+  bounds('source', srcOffset, bytes, src.byteLength);
+  bounds('destination', dstOffset, bytes, dst.byteLength);
+  const to = (dst.ptr + dstOffset) as cu.CUdeviceptr; // .ptr throws once a buffer is closed
+  const from = (src.ptr + srcOffset) as cu.CUdeviceptr;
+  if (bytes === 0) return dst;
+  const stream = options.stream;
+  const ctx = stream instanceof Stream && stream.context ? stream.context : src.context;
+  try {
+    if (stream === undefined) {
+      assertMayBlock('copyPeer() without a stream');
+      ctx.bind();
+      cu.cuMemcpyPeer(to, dst.context.handle, from, src.context.handle, bytes);
+    } else {
+      const h = streamHandle(stream);
+      ctx.bind();
+      cu.cuMemcpyPeerAsync(to, dst.context.handle, from, src.context.handle, bytes, h);
+    }
+  } catch (e) {
+    dst.context.fail(e);
+    throw src.context.fail(e);
+  }
+  return dst;
+}
