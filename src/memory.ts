@@ -314,6 +314,11 @@ export class DeviceBuffer extends Resource {
     const offset = options?.offset ?? 0;
     const s = this.streamFor(options);
     const dstLength = dst instanceof DeviceBuffer || dst instanceof PinnedHostBuffer ? dst.byteLength : hostBytes(dst).byteLength;
+    checkSize('copyTo offset', offset);
+    // An offset at or past the end leaves nothing to copy: that is a caller's bug, not an empty copy.
+    if (options?.byteLength === undefined && offset >= this.byteLength && dstLength > 0) {
+      throw new RangeError(`copyTo: offset ${offset} is at or past the end of a ${this.byteLength}-byte buffer`);
+    }
     const n = options?.byteLength ?? Math.min(dstLength, this.byteLength - offset);
     rangeCheck('copyTo', offset, n, this.byteLength);
     rangeCheck('copyTo (destination)', 0, n, dstLength);

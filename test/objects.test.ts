@@ -175,6 +175,7 @@ describe('DeviceBuffer bounds checks (no driver call)', () => {
     expect(() => buf.copyTo(new Uint8Array(8), { offset: 12, byteLength: 8 })).toThrow(RangeError);
     expect(() => buf.copyTo(new Uint8Array(8), { byteLength: 16 })).toThrow(/destination/);
     expect(() => buf.copyTo(new FakeBuffer(8), { byteLength: 16 })).toThrow(RangeError);
+    expect(() => buf.copyTo(new Uint8Array(8), { offset: 16 })).toThrow(/at or past the end/);
     expect(() => buf.copyFrom('nope' as never)).toThrow(TypeError);
   });
 
