@@ -166,16 +166,17 @@ export class Communicator extends Resource {
     if (devices !== undefined && !Array.isArray(devices)) throw new TypeError(`${call}: devices must be an array of Devices or ordinals`);
     if (devices !== undefined && devices.length === 0) throw new RangeError(`${call}: devices must not be empty`);
     if (devices !== undefined) {
-      for (const d of devices) if (!(d instanceof Device) && !(typeof d === 'number' && Number.isInteger(d) && d >= 0)) throw new TypeError(`${call}: devices must be Devices or device ordinals, got ${String(d)}`);
+      const seen = new Set<number>();
+      for (const d of devices) {
+        if (!(d instanceof Device) && !(typeof d === 'number' && Number.isInteger(d) && d >= 0)) throw new TypeError(`${call}: devices must be Devices or device ordinals, got ${String(d)}`);
+        const ordinal = d instanceof Device ? d.ordinal : d;
+        if (seen.has(ordinal)) throw new RangeError(`${call}: device ${ordinal} is listed twice`);
+        seen.add(ordinal);
+      }
     }
     requireNccl(call);
     const list = devices !== undefined ? devices.map((d, i) => toDevice(d, call, `devices[${i}]`)) : Array.from({ length: Device.count() }, (_, i) => Device.get(i));
     if (list.length === 0) throw new RangeError(`${call}: no CUDA device`);
-    const seen = new Set<number>();
-    for (const d of list) {
-      if (seen.has(d.ordinal)) throw new RangeError(`${call}: device ${d.ordinal} is listed twice`);
-      seen.add(d.ordinal);
-    }
     // Retain the primary contexts first: NCCL then runs in the same contexts as this process's buffers.
     const contexts = list.map((d) => {
       const ctx = d.primaryContext();
