@@ -7,6 +7,7 @@ import { poll, streamHandle, type PollOptions, type StreamLike } from './stream'
 const { raw } = cu;
 const F = cu.CUevent_flags;
 
+/** Options of {@link Event.create}. */
 export interface EventOptions {
   /** Record timestamps (default true; false is cheaper for pure synchronization). */
   timing?: boolean;
@@ -14,14 +15,22 @@ export interface EventOptions {
   blocking?: boolean;
   /** Shareable between processes (requires timing: false). */
   interprocess?: boolean;
+  /** The context to create the event in (default: the current one, else device 0's primary context). */
   context?: Context;
 }
 
 const elapsedSlot = new Float32Array(1);
 
+/**
+ * A CUDA event (cuEvent*): a marker recorded into a stream, to wait for the work before it or to time
+ * the work between two of them. Free with close() or `using`.
+ */
 export class Event extends Resource {
+  /** The driver handle (CUevent). */
   readonly handle: cu.CUevent;
+  /** The context the event belongs to. */
   readonly context: Context;
+  /** The `CUevent_flags` it was created with. */
   readonly flags: number;
 
   private constructor(handle: cu.CUevent, context: Context, flags: number) {
@@ -34,6 +43,10 @@ export class Event extends Resource {
     this.flags = flags;
   }
 
+  /**
+   * Creates an event (cuEventCreate) in `options.context`.
+   * @throws TypeError for `interprocess` without `timing: false`; a CudaError when creation fails
+   */
   static create(options: EventOptions = {}): Event {
     let flags = F.CU_EVENT_DEFAULT;
     if (options.timing === false) flags |= F.CU_EVENT_DISABLE_TIMING;

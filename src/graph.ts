@@ -10,12 +10,20 @@ const { raw } = cu;
 
 /** A node of a graph (kernel nodes can have their parameters updated). */
 export interface GraphNode {
+  /** The driver handle (CUgraphNode). */
   readonly handle: cu.CUgraphNode;
+  /** The node's type (kernel, memcpy, …). */
   readonly type: cu.CUgraphNodeType;
 }
 
+/**
+ * A CUDA graph (template): built by stream capture or node by node, then instantiated as a
+ * {@link GraphExec} to launch. Free with close() or `using`.
+ */
 export class Graph extends Resource {
+  /** The driver handle (CUgraph). */
   readonly handle: cu.CUgraph;
+  /** The context the graph belongs to. */
   readonly context: Context;
 
   private constructor(handle: cu.CUgraph, context: Context) {
@@ -134,9 +142,13 @@ export class Graph extends Resource {
   }
 }
 
+/** An executable graph (from {@link Graph.instantiate}): launched on a stream as one unit. Free with close() or `using`. */
 export class GraphExec extends Resource {
+  /** The driver handle (CUgraphExec). */
   readonly handle: cu.CUgraphExec;
+  /** The graph it was instantiated from. */
   readonly graph: Graph;
+  /** The context it belongs to. */
   readonly context: Context;
 
   /** @internal use Graph.instantiate */

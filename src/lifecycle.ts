@@ -15,7 +15,9 @@ const deferred: unknown[] = [];
 
 /** Thrown by the next call after a free failed where it could not be reported (finalizer, deferred free). */
 export class DeferredFreeError extends Error {
+  /** The errors the earlier frees raised, oldest first. */
   readonly errors: unknown[];
+  /** Made by the objects layer from the queued errors; there is no need to construct it. */
   constructor(errors: unknown[]) {
     super(`cuda-ts: ${errors.length} error(s) while freeing resources earlier: ${errors.map((e) => (e as Error)?.message ?? String(e)).join('; ')}`);
     this.name = 'DeferredFreeError';
@@ -63,6 +65,7 @@ export function drainAfterHostFuncs(): void {
 
 /** Thrown instead of a blocking wait that could never return because a JS host callback is pending. */
 export class HostCallbackPendingError extends Error {
+  /** Made by the objects layer; `op` names the refused call (`Stream.synchronize()`, …) in the message. */
   constructor(op: string) {
     super(
       `${op} would block the event loop while ${hostFuncs.pending} JS host callback(s) from launchHostFunc() are pending: ` +
@@ -137,6 +140,12 @@ export abstract class Resource {
   /** @internal */
   readonly core: Core;
 
+  /**
+   * For subclasses: registers the object for GC reclamation when it owns something to free.
+   * @param kind the name used in messages (`Stream`, `DeviceBuffer`, …)
+   * @param destroy frees the native object; undefined for a wrapper that owns nothing
+   * @param parents objects kept alive (not destroyed, even once closed) until this one is destroyed
+   */
   protected constructor(kind: string, destroy: (() => void) | undefined, parents: readonly (Resource | undefined)[] = []) {
     this.core = new Core(kind, destroy, parents.filter((p): p is Resource => p !== undefined).map((p) => p.core));
     if (destroy) registry.register(this, this.core, this.core);
@@ -160,10 +169,12 @@ export abstract class Resource {
     if (deferredLength() !== 0) throwDeferred();
   }
 
+  /** Calls close(): `using x = …` frees the object at the end of the scope. */
   [Symbol.dispose](): void {
     this.close();
   }
 
+  /** Calls close(), for `await using x = …`. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.close();
   }

@@ -11,11 +11,14 @@ import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
 
+/** The kind of a {@link Linker} input: PTX text, CUBIN, LTO-IR (nvJitLink only), fatbin, host object or library. */
 export type LinkInput = 'ptx' | 'cubin' | 'ltoir' | 'fatbin' | 'object' | 'library';
 
 /** Linking failed: `log` holds the linker's error log. */
 export class LinkError extends Error {
+  /** The linker's error log ('' when there is none). */
   readonly log: string;
+  /** Made by {@link Linker}; `log` is appended to the message, `cause` is the underlying error. */
   constructor(message: string, log: string, cause?: unknown) {
     super(`${message}${log ? `:\n${log.trim()}` : ''}`);
     this.name = 'LinkError';
@@ -24,6 +27,7 @@ export class LinkError extends Error {
   }
 }
 
+/** Options of the {@link Linker} constructor. */
 export interface LinkerOptions {
   /** Target `sm_XY` (default: the current device's). */
   arch?: string;
@@ -33,6 +37,7 @@ export interface LinkerOptions {
   options?: readonly string[];
   /** Force the driver linker (cuLink*). */
   driver?: boolean;
+  /** The context of the driver linker (default: the current one); nvJitLink needs none. */
   context?: Context;
 }
 
@@ -62,17 +67,29 @@ function bytesOf(data: string | Uint8Array | ArrayBuffer): Uint8Array {
   throw new TypeError('link input must be PTX text or bytes (Uint8Array/ArrayBuffer)');
 }
 
+/**
+ * Links device code into one CUBIN: nvJitLink (PTX, CUBIN, LTO-IR, fatbin, objects, libraries), or the
+ * driver linker (cuLink*, no LTO-IR) where libnvJitLink cannot be loaded or `driver: true` asks for it.
+ * Add inputs, then complete() or load(). Free with close() or `using`.
+ */
 export class Linker extends Resource {
   /** Which linker is in use. */
   readonly backend: 'nvJitLink' | 'driver';
+  /** The target architecture (`sm_XY`). */
   readonly arch: string;
   private readonly jitHandle: jit.nvJitLinkHandle | undefined;
   private readonly cuState: cu.CUlinkState | undefined;
   private readonly logs: { error: Uint8Array; info: Uint8Array } | undefined;
   private readonly keep: unknown[] = [];
   private result: Uint8Array | undefined;
+  /** The context the driver linker runs in; undefined with nvJitLink. */
   readonly context: Context | undefined;
 
+  /**
+   * Creates the linker (nvJitLinkCreate, else cuLinkCreate).
+   * @throws TypeError for an `arch` that is not `sm_XY`; {@link LinkError} when `lto` is asked and
+   * nvJitLink is unavailable; a CudaError when creation fails
+   */
   constructor(options: LinkerOptions = {}) {
     const arch = options.arch ?? Device.current().arch;
     if (!/^sm_\d+[a-z]?$/.test(arch)) throw new TypeError(`Linker arch must be sm_XY, got '${arch}'`);
@@ -130,7 +147,11 @@ export class Linker extends Resource {
     }
   }
 
-  /** Adds an input (`ptx` text, or bytes). */
+  /**
+   * Adds an input (`ptx` text, or bytes); `name` appears in the linker's messages.
+   * @throws {@link LinkError} when the input is rejected (with the linker's log), or when the driver
+   * linker is given LTO-IR; Error after complete()
+   */
   add(kind: LinkInput, data: string | Uint8Array | ArrayBuffer, name = `input.${kind}`): this {
     this.assertOpen();
     if (this.result) throw new Error('Linker: add() after complete()');
@@ -161,7 +182,10 @@ export class Linker extends Resource {
     return this.add(k, k === 'ptx' ? data.toString('utf8') : new Uint8Array(data), path);
   }
 
-  /** Links and returns the CUBIN (copied out; valid after close()). */
+  /**
+   * Links and returns the CUBIN (copied out; valid after close()). Later calls return the same bytes.
+   * @throws {@link LinkError} with the linker's log when linking fails
+   */
   complete(): Uint8Array {
     this.assertOpen();
     if (this.result) return this.result;

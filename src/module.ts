@@ -13,7 +13,9 @@ const FA = cu.CUfunction_attribute;
 
 /** A module image failed to load (a PTX JIT error carries the JIT log). */
 export class ModuleLoadError extends cu.DriverError {
+  /** The JIT error log ('' when there is none); also appended to the message. */
   readonly log: string;
+  /** Made by {@link Module.load} from the cuModuleLoadDataEx status and the JIT log. */
   constructor(code: number, log: string) {
     super('cuModuleLoadDataEx', code);
     this.log = log;
@@ -27,12 +29,20 @@ function nulTerminated(text: string): Uint8Array {
   return Buffer.from(text.endsWith('\0') ? text : `${text}\0`, 'utf8');
 }
 
+/** Options of {@link Module.load} and the other loaders. */
 export interface ModuleOptions {
+  /** The context to load into (default: the current one, else device 0's primary context). */
   context?: Context;
 }
 
+/**
+ * A loaded module (cuModuleLoadDataEx): device code from PTX, CUBIN or a fatbin, and the kernels and
+ * `__device__` variables in it. Free with close() or `using`; kernels keep it loaded while they live.
+ */
 export class Module extends Resource {
+  /** The driver handle (CUmodule). */
   readonly handle: cu.CUmodule;
+  /** The context the module is loaded in. */
   readonly context: Context;
 
   private constructor(handle: cu.CUmodule, context: Context) {
@@ -64,15 +74,18 @@ export class Module extends Resource {
     return new Module(Number(out[0]) as cu.CUmodule, ctx);
   }
 
+  /** Loads PTX text (JIT-compiled for the context's device). */
   static fromPTX(ptx: string, options?: ModuleOptions): Module {
     if (typeof ptx !== 'string') throw new TypeError('fromPTX expects PTX text');
     return Module.load(ptx, options);
   }
 
+  /** Loads CUBIN bytes. */
   static fromCubin(cubin: Uint8Array | ArrayBuffer, options?: ModuleOptions): Module {
     return Module.load(cubin, options);
   }
 
+  /** Loads a fatbin (the driver picks the image for the device). */
   static fromFatbin(fatbin: Uint8Array | ArrayBuffer, options?: ModuleOptions): Module {
     return Module.load(fatbin, options);
   }
@@ -110,10 +123,18 @@ export class Module extends Resource {
   }
 }
 
+/**
+ * A kernel of a {@link Module} (from {@link Module.kernel}): its attributes, occupancy, and launch().
+ * It keeps its module loaded while it lives.
+ */
 export class Kernel extends Resource {
+  /** The driver handle (CUfunction). */
   readonly handle: cu.CUfunction;
+  /** The module the kernel belongs to. */
   readonly module: Module;
+  /** The (lowered) name it was looked up by. */
   readonly name: string;
+  /** The declared parameter types, frozen; undefined when none was declared. */
   readonly signature: readonly ArgType[] | undefined;
   /** @internal reused argument storage for the declared signature */
   readonly argPack: ArgPack | undefined;
@@ -159,25 +180,31 @@ export class Kernel extends Resource {
     return this.module.check();
   }
 
+  /** Reads a kernel attribute (cuFuncGetAttribute). */
   attribute(attr: cu.CUfunction_attribute): number {
     this.check().bind();
     return cu.cuFuncGetAttribute(attr, this.handle);
   }
 
+  /** Sets a kernel attribute (cuFuncSetAttribute). */
   setAttribute(attr: cu.CUfunction_attribute, value: number): void {
     this.check().bind();
     cu.cuFuncSetAttribute(this.handle, attr, value);
   }
 
+  /** The largest block size this kernel can be launched with. */
   get maxThreadsPerBlock(): number {
     return this.attribute(FA.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   }
+  /** Registers used per thread. */
   get numRegisters(): number {
     return this.attribute(FA.CU_FUNC_ATTRIBUTE_NUM_REGS);
   }
+  /** Statically allocated shared memory per block, in bytes. */
   get staticSharedBytes(): number {
     return this.attribute(FA.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
   }
+  /** Local memory per thread, in bytes. */
   get localBytes(): number {
     return this.attribute(FA.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
   }

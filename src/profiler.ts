@@ -2,6 +2,11 @@
 import * as cu from '../generated/13.0/driver';
 import { Context, contextOf } from './context';
 
+/**
+ * A range of profiler collection (cuProfilerStart … cuProfilerStop), for profilers started with
+ * collection off (e.g. Nsight Systems `--capture-range=cudaProfilerApi`). Create with {@link profile}
+ * or {@link ProfilerScope.start}.
+ */
 export class ProfilerScope {
   private stopped = false;
   private constructor(private readonly context: Context) {}
@@ -14,10 +19,12 @@ export class ProfilerScope {
     return new ProfilerScope(ctx);
   }
 
+  /** True until stop() (or the end of the `using` scope). */
   get active(): boolean {
     return !this.stopped;
   }
 
+  /** Stops profiler collection (cuProfilerStop). Idempotent. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
@@ -25,6 +32,7 @@ export class ProfilerScope {
     cu.cuProfilerStop();
   }
 
+  /** Calls stop(), for `using`. */
   [Symbol.dispose](): void {
     this.stop();
   }

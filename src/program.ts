@@ -8,9 +8,13 @@ import { Module, type ModuleOptions } from './module';
 
 /** Compilation failed: `log` is NVRTC's full log. */
 export class CompileError extends Error {
+  /** NVRTC's program log: the compiler's errors and warnings. */
   readonly log: string;
+  /** The program's name ({@link ProgramOptions.name}). */
   readonly programName: string;
+  /** The options the compilation was given, including the added `--gpu-architecture`/`-dlto`. */
   readonly options: readonly string[];
+  /** Made by {@link Program.compile}; `cause` is the NVRTC error. */
   constructor(programName: string, log: string, options: readonly string[], cause: unknown) {
     super(`compiling ${programName} failed:\n${log.trim() || (cause as Error)?.message || 'no log'}`);
     this.name = 'CompileError';
@@ -21,6 +25,7 @@ export class CompileError extends Error {
   }
 }
 
+/** Options of the {@link Program} constructor. */
 export interface ProgramOptions {
   /** File name used in messages and `#line` (default `program.cu`). */
   name?: string;
@@ -30,6 +35,7 @@ export interface ProgramOptions {
   nameExpressions?: readonly string[];
 }
 
+/** Options of {@link Program.compile}. */
 export interface CompileOptions {
   /**
    * Target: `sm_90` (CUBIN; the default is the current device's sm_XY), `compute_90` (PTX only), or
@@ -51,13 +57,24 @@ function currentArch(): string | undefined {
   }
 }
 
+/**
+ * An NVRTC program: CUDA C++ source compiled at run time to CUBIN, PTX or LTO-IR, then loaded as a
+ * {@link Module} or linked with a {@link Linker}. Free with close() or `using`.
+ */
 export class Program extends Resource {
+  /** The NVRTC handle (nvrtcProgram). */
   readonly handle: nvrtc.nvrtcProgram;
+  /** The file name used in messages ({@link ProgramOptions.name}, default `program.cu`). */
   readonly name: string;
   private compiledWith: readonly string[] | undefined;
   private readonly expressions: string[] = [];
   private lastLog = '';
 
+  /**
+   * Creates the program (nvrtcCreateProgram); nothing is compiled until compile().
+   * @param source CUDA C++ source text
+   * @throws TypeError when `source` or a header is not a string; a CudaError when NVRTC fails
+   */
   constructor(source: string, options: ProgramOptions = {}) {
     if (typeof source !== 'string') throw new TypeError('Program expects CUDA C++ source text');
     const name = options.name ?? 'program.cu';
@@ -182,7 +199,11 @@ export class Program extends Resource {
   }
 }
 
-/** Compiles `source` and loads it: the short path for examples and tests. */
+/**
+ * Compiles `source` and loads it: the short path for examples and tests. Returns the program (close it
+ * when done) and its module. On failure the program is closed and the error (a {@link CompileError}
+ * for a compile error) rethrown.
+ */
 export function compile(source: string, options: ProgramOptions & CompileOptions & ModuleOptions = {}): { program: Program; module: Module } {
   const program = new Program(source, options);
   try {

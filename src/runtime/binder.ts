@@ -9,17 +9,21 @@ import { requirement, versionString } from './versions';
 
 /** A koffi type: a type name (`int`, `void *`) or a type object (structs by value). */
 export type FfiType = string | TypeObject;
+/** A C function bound through koffi. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type NativeFunction = (...args: any[]) => any;
 
+/** What a generated module tells its {@link Binder}: its library, release and how to resolve symbols. */
 export interface BinderSpec extends LibrarySpec {
   /** The CUDA release the bindings were generated from ("13.0"). */
   cudaVersion: string;
   /** That release as CUDA_VERSION (13000): the version asked of cuGetProcAddress. */
   cudaVersionNumber: number;
+  /** `procAddress`: resolve through cuGetProcAddress (the driver); `symbol`: exported symbols only. */
   resolve: 'procAddress' | 'symbol';
 }
 
+/** Options of {@link Binder.configure} (a module's `configure()`), set before its first call. */
 export interface BinderOptions {
   /** Bind the per-thread-default-stream variants (`_ptds`/`_ptsz`, or cuGetProcAddress's flag). */
   perThreadDefaultStream?: boolean;
@@ -28,6 +32,10 @@ export interface BinderOptions {
 const CU_GET_PROC_ADDRESS_DEFAULT = 0;
 const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2;
 
+/**
+ * Loads one module's library on first use and binds its C functions on their first call; each
+ * generated `raw` module exports its binder as `binder`.
+ */
 export class Binder {
   private lib: LoadedLibrary | undefined;
   private options: BinderOptions;
@@ -37,6 +45,11 @@ export class Binder {
   private readonly procStatus = new Int32Array(1);
   private installedDriver: number | undefined;
 
+  /**
+   * Loads nothing yet. `CUDA_API_PER_THREAD_DEFAULT_STREAM` (set, not `0`) turns on
+   * {@link BinderOptions.perThreadDefaultStream}.
+   * @param spec the module's library and release
+   */
   constructor(readonly spec: BinderSpec) {
     const env = process.env.CUDA_API_PER_THREAD_DEFAULT_STREAM;
     this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '' };
@@ -48,6 +61,7 @@ export class Binder {
     this.options = { ...this.options, ...options };
   }
 
+  /** True when per-thread default stream variants are bound. */
   get perThreadDefaultStream(): boolean {
     return !!this.options.perThreadDefaultStream;
   }
@@ -62,6 +76,8 @@ export class Binder {
    * @param name user-facing name (`cuMemAlloc`), also the name asked of cuGetProcAddress
    * @param symbol exported symbol (`cuMemAlloc_v2`)
    * @param ptdsSymbol per-thread-default-stream symbol, if any
+   * @param result the koffi type of the C return value
+   * @param params the koffi types of the C parameters
    * @param since the release that introduced the function, for messages
    * @param proc how cuGetProcAddress names this exact ABI: `[name, version, ptdsVersion?]`
    *   (`cuCtxSynchronize` is `['cuCtxSynchronize', 2000]`; asked at 13000 the driver would return

@@ -1,5 +1,9 @@
 // Errors thrown by the typed layer. Every module's error class extends CudaError.
 
+/**
+ * A failing status from a CUDA library, thrown by the typed layer. Each module throws its own subclass
+ * (`DriverError`, …); the message reads `func failed: NAME (code): description`.
+ */
 export class CudaError extends Error {
   /** The numeric status (`CUresult`, `cudaError_t`, …). */
   readonly code: number;
@@ -10,6 +14,7 @@ export class CudaError extends Error {
   /** The cuda-ts module (`driver`, `runtime`, …). */
   readonly module: string;
 
+  /** Made by the typed layer; `description` (the library's text for the status) ends the message. */
   constructor(module: string, func: string, code: number, name: string, description?: string) {
     super(`${func} failed: ${name} (${code})${description ? `: ${description}` : ''}`);
     this.module = module;
@@ -21,6 +26,7 @@ export class CudaError extends Error {
 
 /** A function the installed library does not provide (too old, or not exported). */
 export class CudaSymbolError extends CudaError {
+  /** Made by the binder; `detail` says which release or driver the function needs. Its `code` is -1. */
   constructor(module: string, func: string, detail: string) {
     super(module, func, -1, 'CUDA_TS_SYMBOL_NOT_FOUND');
     this.message = `${func} is not available: ${detail}`;
@@ -29,7 +35,9 @@ export class CudaSymbolError extends CudaError {
 
 /** The shared library of a module could not be loaded. */
 export class CudaLibraryError extends CudaError {
+  /** Every path tried, each with why it failed (also listed in the message). */
   readonly tried: string[];
+  /** Made by library discovery; its `code` is -2. */
   constructor(module: string, detail: string, tried: string[]) {
     super(module, '(load)', -2, 'CUDA_TS_LIBRARY_NOT_FOUND');
     this.tried = tried;

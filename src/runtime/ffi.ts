@@ -3,8 +3,11 @@
 // there, and two releases of one struct must coexist in one process).
 import koffi, { type TypeObject } from 'koffi';
 
+/** A koffi type object. */
 export type KoffiType = TypeObject;
+/** A record field's type: a koffi type name, a type object, or a lazy record's getter. */
 export type FieldType = string | KoffiType | (() => KoffiType);
+/** Layout details of a record field. */
 export interface FieldOptions {
   /** Array length: the field is `type[n]`. */
   n?: number;
@@ -13,6 +16,7 @@ export interface FieldOptions {
   /** Explicit alignment where the C layout differs from natural alignment (`aligned(N)`, packing). */
   align?: number;
 }
+/** One field of a record: name, type and options, in C order. */
 export type FieldSpec = [name: string, type: FieldType, options?: FieldOptions];
 
 function resolve(t: FieldType): string | KoffiType {
@@ -42,6 +46,7 @@ export function encodeRecord(type: KoffiType, value: object, into?: Uint8Array):
   return buf;
 }
 
+/** Decodes a record of koffi type `type` from bytes into a plain object. */
 export function decodeRecord<T>(type: KoffiType, from: Uint8Array | ArrayBuffer): T {
   return koffi.decode(from, type) as T;
 }
@@ -68,9 +73,11 @@ export function textFrom(bytes: Uint8Array): string {
 export function isArrayBuffer(v: unknown): v is ArrayBuffer {
   return v instanceof ArrayBuffer || Object.prototype.toString.call(v) === '[object ArrayBuffer]';
 }
+/** True for a DataView, from any realm. */
 export function isDataView(v: unknown): v is DataView {
   return Object.prototype.toString.call(v) === '[object DataView]';
 }
+/** True for a Uint8Array (Node Buffers included), from any realm. */
 export function isUint8Array(v: unknown): v is Uint8Array {
   return ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === '[object Uint8Array]';
 }

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import koffi from 'koffi';
 import { CudaLibraryError } from './errors';
 
+/** How to find a module's shared library. */
 export interface LibrarySpec {
+  /** The cuda-ts module (`driver`, `runtime`, `cublas`, …), named in messages. */
   module: string;
   /** Sonames, newest-compatible first. */
   sonames: readonly string[];
@@ -53,7 +55,10 @@ function safeList(dir: string): string[] {
   }
 }
 
-/** Candidate paths in search order (exported for tests and diagnostics). */
+/**
+ * Candidate paths in search order (exported for tests and diagnostics): file paths, or bare sonames for
+ * the system loader, each with the rule (`how`) that produced it.
+ */
 export function libraryCandidates(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): { path: string; how: string }[] {
   const out: { path: string; how: string }[] = [];
   const override = env[spec.env];
@@ -77,6 +82,11 @@ export function libraryCandidates(spec: LibrarySpec, env: NodeJS.ProcessEnv = pr
 
 const cache = new Map<string, LoadedLibrary>();
 
+/**
+ * Loads the first candidate that loads (see {@link libraryCandidates}), once per process.
+ * @throws {@link CudaLibraryError} listing every path tried; at once when the module's variable names a
+ * library that does not load
+ */
 export function loadLibrary(spec: LibrarySpec, env: NodeJS.ProcessEnv = process.env): LoadedLibrary {
   const key = `${spec.module}:${spec.sonames.join(',')}`;
   const hit = cache.get(key);

@@ -2,19 +2,34 @@
 // typed-array slot passed as `void *` costs ~20 ns. Each typed function owns a Scratch, so a
 // callback re-entering another function never clobbers the slots a caller is about to read.
 
+/**
+ * Out-parameter slots for the typed layer: one buffer of `slots` slots, passed to C through
+ * {@link Scratch.slot} and read back through the typed views below (all views share the buffer).
+ */
 export class Scratch {
+  /** The buffer as bytes. */
   readonly bytes: Uint8Array;
+  /** The buffer as int8. */
   readonly i8: Int8Array;
+  /** The buffer as int16. */
   readonly i16: Int16Array;
+  /** The buffer as uint16. */
   readonly u16: Uint16Array;
+  /** The buffer as int32. */
   readonly i32: Int32Array;
+  /** The buffer as uint32. */
   readonly u32: Uint32Array;
+  /** The buffer as int64. */
   readonly i64: BigInt64Array;
+  /** The buffer as uint64. */
   readonly u64: BigUint64Array;
+  /** The buffer as float. */
   readonly f32: Float32Array;
+  /** The buffer as double. */
   readonly f64: Float64Array;
   private readonly slotViews: Uint8Array[];
 
+  /** Allocates `slots` slots of `slotBytes` bytes each (8: any scalar or pointer). */
   constructor(slots: number, slotBytes = 8) {
     const buffer = new ArrayBuffer(slots * slotBytes);
     this.bytes = new Uint8Array(buffer);
