@@ -1,0 +1,489 @@
+// pack-modules: builds the publishable packages of this repository and `npm pack`s them.
+//
+//   tsx scripts/pack-modules.ts [--only a,b] [--dist DIR] [--out DIR] [--no-build] [--no-pack] [--revision N]
+//
+// Packages (tarballs in dist/packages/, with manifest.json listing them):
+//   cuda-ts                     everything: every module of every release, the objects layer, the support code;
+//                               its package.json is the root one (same "exports"), less scripts and dev tools.
+//   @cuda-ts/runtime-support    src/runtime compiled: the support code generated modules import.
+//   @cuda-ts/<module>           one module of one release, versioned <release>.<revision> (13.0.100,
+//                               12.6.100: two versions of one package); depends on koffi and the support
+//                               package only (its `../../../src/runtime` imports are rewritten to it).
+//
+// Module formats. tsc emits CommonJS (dist/<path>.js, as `npm run build` always did). The ES module
+// entries (dist/esm/<path>.js) are thin wrappers generated here that import that CommonJS build and
+// re-export every name by list, so `import` and `require` share one instance (one CudaError class, one
+// library cache) and nothing depends on Node's CommonJS export detection. Each wrapper has a .d.ts
+// (`export * from` the CommonJS declarations) in a {"type":"module"} folder, so TypeScript sees the ESM
+// entry as ESM under node16 and bundler resolution.
+//
+// Nothing here needs a GPU or the network: tsc, node (to list export names; importing loads no CUDA
+// library) and `npm pack` on staged directories.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { MODULES } from '../generator/modules';
+
+const ROOT = resolve(__dirname, '..');
+const SCOPE = '@cuda-ts';
+const SUPPORT = `${SCOPE}/runtime-support`;
+/** How generated code imports the support code (rewritten to SUPPORT in module packages). */
+const SUPPORT_SPECIFIER = '../../../src/runtime';
+
+export interface PackOptions {
+  /** Package selectors: `cuda-ts`, `runtime-support`, `<release>/<module>`, `<module>` (every release),
+   *  `<release>` (every module of it). Default: all packages. */
+  only?: string[];
+  /** Where tsc writes and the ESM wrappers go (default: dist/, the root package's build). */
+  dist?: string;
+  /** Where tarballs and manifest.json go (default: dist/packages). */
+  out?: string;
+  build?: boolean;
+  pack?: boolean;
+  /** The patch number of module packages (default: from the root version, see moduleRevision). */
+  revision?: number;
+}
+
+export interface PackedPackage {
+  name: string;
+  version: string;
+  /** Absolute path of the tarball. */
+  file: string;
+  /** `<release>/<module>` for module packages. */
+  module?: string;
+}
+
+export interface PackResult {
+  packages: PackedPackage[];
+  /** Seconds spent per step. */
+  timings: Record<string, number>;
+}
+
+interface RootPackage {
+  name: string;
+  version: string;
+  description: string;
+  license: string;
+  engines: Record<string, string>;
+  dependencies: Record<string, string>;
+  exports: Record<string, unknown>;
+  main?: string;
+  types?: string;
+  [key: string]: unknown;
+}
+
+/** A generated module of one release: `generated/<release>/<module>/{index,raw,types}.ts`. */
+interface ModuleEntry {
+  release: string;
+  module: string;
+}
+
+const LAYERS = ['index', 'raw', 'types'] as const;
+
+// ---------------------------------------------------------------------------------------------------
+// Versions
+
+/** Module packages are versioned `<CUDA release>.<revision>`; the revision follows the repository's
+ *  version, major*10000 + minor*100 + patch (cuda-ts 0.1.0 → 13.0.100 and 12.6.100), so every release
+ *  of this repository republishes every module under a higher patch within its CUDA release line. */
+export function moduleRevision(rootVersion: string): { revision: number; prerelease: string } {
+  const m = /^(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?$/.exec(rootVersion);
+  if (!m) throw new Error(`package.json version ${rootVersion} is not major.minor.patch[-pre]`);
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (minor > 99 || patch > 99) throw new Error(`version ${rootVersion}: minor and patch must stay below 100 (pass --revision)`);
+  return { revision: major * 10000 + minor * 100 + patch, prerelease: m[4] ?? '' };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What exists and what is selected
+
+function listModules(): ModuleEntry[] {
+  const out: ModuleEntry[] = [];
+  for (const release of readdirSync(join(ROOT, 'generated')).sort()) {
+    const dir = join(ROOT, 'generated', release);
+    if (!statSync(dir).isDirectory()) continue;
+    for (const module of readdirSync(dir).sort()) {
+      if (existsSync(join(dir, module, 'index.ts'))) out.push({ release, module });
+    }
+  }
+  return out;
+}
+
+/** `src/**.ts` relative to src (the objects layer and src/runtime). */
+function listSources(dir = join(ROOT, 'src'), prefix = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listSources(full, `${prefix}${name}/`));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(`${prefix}${name.slice(0, -3)}`);
+  }
+  return out;
+}
+
+interface Selection {
+  main: boolean;
+  support: boolean;
+  modules: ModuleEntry[];
+}
+
+function select(only: string[] | undefined, all: ModuleEntry[]): Selection {
+  if (!only || only.length === 0) return { main: true, support: true, modules: all };
+  const sel: Selection = { main: false, support: false, modules: [] };
+  for (const raw of only) {
+    const s = raw.trim();
+    if (!s) continue;
+    if (s === 'cuda-ts') sel.main = true;
+    else if (s === 'runtime-support' || s === SUPPORT) sel.support = true;
+    else {
+      const name = s.startsWith(`${SCOPE}/`) ? s.slice(SCOPE.length + 1) : s;
+      const hits = all.filter((e) => name === `${e.release}/${e.module}` || name === e.module || name === e.release);
+      if (hits.length === 0) throw new Error(`--only ${s}: no such package (modules: ${[...new Set(all.map((e) => e.module))].join(', ')})`);
+      for (const h of hits) if (!sel.modules.includes(h)) sel.modules.push(h);
+    }
+  }
+  // Module packages are unusable without the support package they depend on.
+  if (sel.modules.length > 0) sel.support = true;
+  return sel;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Build: tsc (CommonJS) for the selected entries, then the ESM wrappers
+
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) {
+    const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n');
+    throw new Error(`${[cmd, ...args].join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})\n${out}`);
+  }
+  return r.stdout;
+}
+
+/** Compiles only what the selected packages ship, with tsconfig.build.json's options, into `dist`
+ *  (tsc follows each entry's imports: index → raw → types → src/runtime). */
+function compile(dist: string, sources: string[]): void {
+  const config = {
+    extends: join(ROOT, 'tsconfig.build.json'),
+    compilerOptions: { outDir: dist, rootDir: ROOT, typeRoots: [join(ROOT, 'node_modules', '@types')] },
+    files: sources.map((s) => join(ROOT, `${s}.ts`)),
+    include: [],
+  };
+  const tmp = join(tmpdir(), `cuda-ts-pack-${process.pid}-${Date.now()}.json`);
+  writeFileSync(tmp, JSON.stringify(config, null, 2));
+  try {
+    run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', tmp]);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** The run-time export names of compiled CommonJS entries (paths relative to `dist`, no extension),
+ *  read in a plain node child (requiring a module loads no CUDA library). */
+function exportNames(dist: string, entries: string[]): Record<string, string[]> {
+  const script = `
+    const path = require('node:path');
+    const [dist, entries] = [process.argv[1], JSON.parse(process.argv[2])];
+    const out = {};
+    for (const e of entries) out[e] = Object.keys(require(path.join(dist, e + '.js')));
+    process.stdout.write(JSON.stringify(out));`;
+  // NODE_PATH: a dist outside the repository still finds koffi in the repository's node_modules.
+  const env = { ...process.env, NODE_PATH: join(ROOT, 'node_modules') };
+  return JSON.parse(run(process.execPath, ['-e', script, dist, JSON.stringify(entries)], { env })) as Record<string, string[]>;
+}
+
+const LOCAL = '__cudaTsCommonJS';
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** An ES module that re-exports the CommonJS module at `target` (relative, with extension). In Node a
+ *  namespace import of CommonJS has `default` = module.exports; bundlers that honour `__esModule` give
+ *  the names on the namespace itself, hence `default ?? namespace`. */
+function esmWrapper(target: string, names: string[]): string {
+  const list = names.filter((n) => n !== 'default' && n !== LOCAL && IDENTIFIER.test(n));
+  const lines = [
+    '// ES module entry: re-exports the CommonJS build (one instance for import and require). Generated by scripts/pack-modules.ts.',
+    `import * as ns from ${JSON.stringify(target)};`,
+    `const ${LOCAL} = ns.default ?? ns;`,
+  ];
+  if (list.length > 0) lines.push(`export const {\n  ${list.join(',\n  ')},\n} = ${LOCAL};`);
+  return `${lines.join('\n')}\n`;
+}
+
+function esmDeclarations(target: string): string {
+  return `export * from ${JSON.stringify(target)};\n`;
+}
+
+function relTarget(fromFile: string, toFile: string): string {
+  const r = relative(dirname(fromFile), toFile).split('\\').join('/');
+  return r.startsWith('.') ? r : `./${r}`;
+}
+
+function write(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+type Names = Record<string, string[]>;
+
+/** dist/esm/<entry>.{js,d.ts} for each entry, plus the "type" markers of both trees. */
+function writeEsm(dist: string, names: Names): void {
+  write(join(dist, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  write(join(dist, 'esm', 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
+  for (const [entry, list] of Object.entries(names)) {
+    const file = join(dist, 'esm', `${entry}.js`);
+    const target = relTarget(file, join(dist, `${entry}.js`));
+    write(file, esmWrapper(target, list));
+    write(join(dist, 'esm', `${entry}.d.ts`), esmDeclarations(target));
+  }
+}
+
+/** A package's dist/esm/<layer>.{js,d.ts}, wrapping its dist/cjs/<layer>.js. */
+function writePackageEsm(dir: string, layer: string, list: string[] | undefined): void {
+  if (!list) throw new Error(`no export names for ${layer} of ${dir}`);
+  write(join(dir, 'dist', 'esm', `${layer}.js`), esmWrapper(`../cjs/${layer}.js`, list));
+  write(join(dir, 'dist', 'esm', `${layer}.d.ts`), esmDeclarations(`../cjs/${layer}.js`));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Staging
+
+function copy(from: string, to: string, transform?: (text: string) => string): void {
+  if (!existsSync(from)) throw new Error(`missing build output ${from} (build first, or drop --no-build)`);
+  mkdirSync(dirname(to), { recursive: true });
+  if (transform) writeFileSync(to, transform(readFileSync(from, 'utf8')));
+  else copyFileSync(from, to);
+}
+
+/** Nested conditions: `import` → ESM wrapper, `require` → CommonJS, each with its own declarations. */
+function conditional(esm: string, cjs: string): unknown {
+  return {
+    import: { types: `./${esm}.d.ts`, default: `./${esm}.js` },
+    require: { types: `./${cjs}.d.ts`, default: `./${cjs}.js` },
+  };
+}
+
+const RELATIVE_PARENT = /(?:require\(\s*|from\s+|import\(\s*)["']\.\.\//;
+
+/** Rewrites a generated module's imports of src/runtime to the support package and proves none is left. */
+function toSupport(file: string): (text: string) => string {
+  return (text) => {
+    const out = text.split(`"${SUPPORT_SPECIFIER}"`).join(`"${SUPPORT}"`).split(`'${SUPPORT_SPECIFIER}'`).join(`'${SUPPORT}'`);
+    if (RELATIVE_PARENT.test(out)) throw new Error(`${file}: an import outside the module is left after rewriting ${SUPPORT_SPECIFIER}`);
+    return out;
+  };
+}
+
+function readme(title: string, body: string): string {
+  return `# ${title}\n\n${body.trim()}\n\nPart of [cuda-ts](https://www.npmjs.com/package/cuda-ts): CUDA bindings generated from NVIDIA's headers, called through [koffi](https://koffi.dev). Needs Node.js 20 or newer and, to call anything, the CUDA library at run time; importing loads nothing.\n`;
+}
+
+function writeJson(file: string, value: unknown): void {
+  write(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+function common(root: RootPackage): Record<string, unknown> {
+  return { license: root.license, engines: root.engines, sideEffects: false };
+}
+
+function stageSupport(root: RootPackage, dist: string, dir: string, sources: string[], names: Names): void {
+  for (const s of sources.filter((x) => x.startsWith('runtime/'))) {
+    const base = s.slice('runtime/'.length);
+    for (const ext of ['.js', '.d.ts']) copy(join(dist, 'src', `${s}${ext}`), join(dir, 'dist', 'cjs', `${base}${ext}`));
+  }
+  writePackageEsm(dir, 'index', names['src/runtime/index']);
+  writeJson(join(dir, 'dist', 'cjs', 'package.json'), { type: 'commonjs' });
+  writeJson(join(dir, 'dist', 'esm', 'package.json'), { type: 'module' });
+  writeJson(join(dir, 'package.json'), {
+    name: SUPPORT,
+    version: root.version,
+    description: 'Support code of the cuda-ts generated bindings: library discovery, lazy binder, CudaError, koffi helpers',
+    ...common(root),
+    main: './dist/cjs/index.js',
+    types: './dist/cjs/index.d.ts',
+    exports: { '.': conditional('dist/esm/index', 'dist/cjs/index'), './package.json': './package.json' },
+    dependencies: { koffi: root.dependencies.koffi },
+    publishConfig: { access: 'public' },
+  });
+  write(join(dir, 'README.md'), readme(SUPPORT, `The run-time support that every \`${SCOPE}/<module>\` package imports: finding and loading CUDA's shared libraries, binding functions on first call, \`CudaError\` and its subclasses, koffi type helpers. You rarely import it yourself; \`import { CudaError } from '${SUPPORT}'\` catches the errors of every module.`));
+}
+
+function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntry, version: string, names: Names): void {
+  const src = join(dist, 'generated', e.release, e.module);
+  for (const layer of LAYERS) {
+    for (const ext of ['.js', '.d.ts']) {
+      copy(join(src, `${layer}${ext}`), join(dir, 'dist', 'cjs', `${layer}${ext}`), toSupport(`${e.release}/${e.module}/${layer}${ext}`));
+    }
+    writePackageEsm(dir, layer, names[`generated/${e.release}/${e.module}/${layer}`]);
+  }
+  writeJson(join(dir, 'dist', 'cjs', 'package.json'), { type: 'commonjs' });
+  writeJson(join(dir, 'dist', 'esm', 'package.json'), { type: 'module' });
+  const spec = MODULES.find((m) => m.name === e.module);
+  const title = spec?.title ?? `${e.module} API`;
+  const name = `${SCOPE}/${e.module}`;
+  writeJson(join(dir, 'package.json'), {
+    name,
+    version,
+    description: `${title} for Node.js and TypeScript, CUDA ${e.release}: bindings generated from the CUDA headers, called through koffi`,
+    keywords: ['cuda', 'nvidia', 'gpu', 'ffi', 'koffi', e.module, `cuda-${e.release}`],
+    ...common(root),
+    main: './dist/cjs/index.js',
+    types: './dist/cjs/index.d.ts',
+    exports: {
+      '.': conditional('dist/esm/index', 'dist/cjs/index'),
+      './raw': conditional('dist/esm/raw', 'dist/cjs/raw'),
+      './types': conditional('dist/esm/types', 'dist/cjs/types'),
+      './package.json': './package.json',
+    },
+    dependencies: { koffi: root.dependencies.koffi, [SUPPORT]: `^${root.version}` },
+    publishConfig: { access: 'public' },
+    cudaTs: { module: e.module, cudaRelease: e.release },
+  });
+  write(join(dir, 'README.md'), readme(`${name} ${version}`, `
+${title}, generated from the CUDA ${e.release} headers. The version is \`${e.release}.<revision>\`: install \`${name}@~${e.release}.0\` to stay on the CUDA ${e.release} bindings.
+
+\`\`\`js
+import { ${e.module === 'driver' ? 'cuInit' : '…'} } from '${name}';       // typed: throws CudaError, returns out-parameters
+import * as raw from '${name}/raw';     // C-exact: returns the status code
+const { ${e.module === 'driver' ? 'cuInit' : '…'} } = require('${name}'); // CommonJS works the same way
+\`\`\``));
+}
+
+function stageMain(root: RootPackage, dist: string, dir: string, sources: string[], modules: ModuleEntry[]): void {
+  const both = (rel: string): void => {
+    for (const ext of ['.js', '.d.ts']) {
+      copy(join(dist, `${rel}${ext}`), join(dir, 'dist', `${rel}${ext}`));
+    }
+  };
+  for (const s of sources) both(`src/${s}`);
+  for (const e of modules) for (const layer of LAYERS) both(`generated/${e.release}/${e.module}/${layer}`);
+  for (const entry of ['src/index', 'src/runtime/index', ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`))]) {
+    for (const ext of ['.js', '.d.ts']) copy(join(dist, 'esm', `${entry}${ext}`), join(dir, 'dist', 'esm', `${entry}${ext}`));
+  }
+  copy(join(dist, 'package.json'), join(dir, 'dist', 'package.json'));
+  copy(join(dist, 'esm', 'package.json'), join(dir, 'dist', 'esm', 'package.json'));
+  // The root package.json less what only the repository uses (scripts, dev tools, the generator's bin).
+  const { scripts: _s, devDependencies: _d, bin: _b, private: _p, ...published } = root;
+  writeJson(join(dir, 'package.json'), published);
+  copy(join(ROOT, 'README.md'), join(dir, 'README.md'));
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export function packModules(opts: PackOptions = {}): PackResult {
+  const timings: Record<string, number> = {};
+  const timed = <T>(step: string, f: () => T): T => {
+    const t0 = Date.now();
+    try {
+      return f();
+    } finally {
+      timings[step] = (Date.now() - t0) / 1000;
+    }
+  };
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as RootPackage;
+  const dist = resolve(opts.dist ?? join(ROOT, 'dist'));
+  const out = resolve(opts.out ?? join(dist, 'packages'));
+  const all = listModules();
+  const sel = select(opts.only, all);
+  const allSources = listSources();
+  // The support package ships src/runtime; the main package all of src/.
+  const sources = sel.main ? allSources : sel.support ? allSources.filter((s) => s.startsWith('runtime/')) : [];
+  const modules = sel.main ? all : sel.modules;
+  const entries = [
+    ...(sel.main ? ['src/index'] : []),
+    ...(sel.support || sel.main ? ['src/runtime/index'] : []),
+    ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`)),
+  ];
+
+  if (opts.build !== false) {
+    timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...modules.map((e) => `generated/${e.release}/${e.module}/index`)]));
+  }
+  const names = timed('esm', () => {
+    const n = exportNames(dist, entries);
+    writeEsm(dist, n);
+    return n;
+  });
+  if (opts.pack === false) return { packages: [], timings };
+
+  const { revision: derived, prerelease } = moduleRevision(root.version);
+  const revision = opts.revision ?? derived;
+  // Only the packer's own files are removed from `out` (it may be a folder the caller named).
+  mkdirSync(out, { recursive: true });
+  for (const f of readdirSync(out)) if (f.endsWith('.tgz') || f === 'manifest.json') rmSync(join(out, f));
+  const stage = join(out, '.stage');
+  rmSync(stage, { recursive: true, force: true });
+
+  const staged: { dir: string; name: string; version: string; module?: string }[] = [];
+  timed('stage', () => {
+    if (sel.main) {
+      const dir = join(stage, 'cuda-ts');
+      stageMain(root, dist, dir, allSources, all);
+      staged.push({ dir, name: root.name, version: root.version });
+    }
+    if (sel.support) {
+      const dir = join(stage, 'runtime-support');
+      stageSupport(root, dist, dir, allSources, names);
+      staged.push({ dir, name: SUPPORT, version: root.version });
+    }
+    for (const e of sel.modules) {
+      const dir = join(stage, `${e.module}-${e.release}`);
+      const version = `${e.release}.${revision}${prerelease}`;
+      stageModule(root, dist, dir, e, version, names);
+      staged.push({ dir, name: `${SCOPE}/${e.module}`, version, module: `${e.release}/${e.module}` });
+    }
+  });
+
+  // One `npm pack` for all staged folders; --json names each tarball.
+  const packed = timed('npm pack', () =>
+    JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...staged.map((s) => s.dir)])) as { name: string; version: string; filename: string }[]);
+  const packages: PackedPackage[] = staged.map((s) => {
+    const p = packed.find((x) => x.name === s.name && x.version === s.version);
+    if (!p) throw new Error(`npm pack did not report ${s.name}@${s.version}`);
+    return { name: s.name, version: s.version, file: join(out, p.filename), ...(s.module ? { module: s.module } : {}) };
+  });
+  rmSync(stage, { recursive: true, force: true });
+  writeJson(join(out, 'manifest.json'), packages.map((p) => ({ ...p, file: relative(out, p.file) })));
+  return { packages, timings };
+}
+
+const USAGE = `usage: tsx scripts/pack-modules.ts [--only a,b] [--dist DIR] [--out DIR] [--no-build] [--no-pack] [--revision N]
+  --only a,b     packages: cuda-ts, runtime-support, <release>/<module> (13.0/driver), <module> (all
+                 releases), <release> (all modules); module packages bring runtime-support. Default: all
+  --dist DIR     tsc output and ESM wrappers (default: dist/, the root package's build)
+  --out DIR      tarballs and manifest.json (default: DIST/packages)
+  --no-build     use the existing tsc output in DIST
+  --no-pack      stop after the build and the ESM wrappers (what \`npm run build\` does)
+  --revision N   patch number of module packages (default: from the root version, 0.1.0 → 100)`;
+
+export function main(argv = process.argv.slice(2)): void {
+  const opts: PackOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    if (a === '--only') opts.only = value().split(',');
+    else if (a === '--dist') opts.dist = value();
+    else if (a === '--out') opts.out = value();
+    else if (a === '--no-build') opts.build = false;
+    else if (a === '--no-pack') opts.pack = false;
+    else if (a === '--revision') opts.revision = Number(value());
+    else if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      return;
+    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  }
+  if (opts.revision !== undefined && !(Number.isInteger(opts.revision) && opts.revision >= 0)) throw new Error('--revision must be a whole number');
+  const r = packModules(opts);
+  for (const p of r.packages) console.log(`${p.name}@${p.version}  ${relative(process.cwd(), p.file)}`);
+  console.log(`timings (s): ${Object.entries(r.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+}
+
+if (require.main === module) {
+  try {
+    main();
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
+  }
+}
