@@ -1,0 +1,257 @@
+// Packaging: runs scripts/pack-modules.ts for the support package, @cuda-ts/driver and @cuda-ts/nvrtc
+// (CUDA 13.0) and the main cuda-ts package, installs the tarballs into an empty project without the
+// network (koffi and its prebuilt binary are packed from node_modules; the npm cache is a fresh empty
+// folder, and --offline forbids the registry), then imports every entry point from ESM (.mjs) and
+// CommonJS (.cjs) in child node processes and type-checks a small file under moduleResolution node16
+// and bundler. No GPU: importing must load no CUDA library, and calls fail with CudaLibraryError
+// because the library variables name a file that is not a library.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PackedPackage } from '../scripts/pack-modules';
+
+const ROOT = join(__dirname, '..');
+const MODULES = join(ROOT, 'node_modules');
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (exit ${r.status}${r.error ? `, ${r.error.message}` : ''})\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Every entry point checked: the export names that must be there and their typeof. */
+const ENTRIES: Record<string, Record<string, string>> = {
+  '@cuda-ts/runtime-support': { CudaError: 'function', CudaLibraryError: 'function', loadLibrary: 'function', Binder: 'function' },
+  '@cuda-ts/driver': { cuInit: 'function', cuDeviceGet: 'function', cuMemAlloc: 'function', DriverError: 'function', CUresult: 'object', raw: 'object', configure: 'function' },
+  '@cuda-ts/driver/raw': { cuInit: 'function', cuDriverGetVersion: 'function' },
+  '@cuda-ts/driver/types': { CUresult: 'object', CUDA_RELEASE: 'string' },
+  '@cuda-ts/nvrtc': { nvrtcVersion: 'function', nvrtcCreateProgram: 'function', NvrtcError: 'function' },
+  '@cuda-ts/nvrtc/raw': { nvrtcVersion: 'function' },
+  'cuda-ts': { cuInit: 'function' },
+  'cuda-ts/driver': { cuInit: 'function', CUDA_RELEASE: 'string' },
+  'cuda-ts/runtime': { cudaRuntimeGetVersion: 'function' },
+  'cuda-ts/12.6/driver': { cuInit: 'function', CUDA_RELEASE: 'string' },
+  'cuda-ts/13.0/driver/raw': { cuInit: 'function' },
+  'cuda-ts/13.0/nvrtc': { nvrtcVersion: 'function' },
+  'cuda-ts/13.0/cublas/types': { CUDA_RELEASE: 'string' },
+  'cuda-ts/objects': { Device: 'function', Stream: 'function', DeviceBuffer: 'function', launch: 'function', CudaError: 'function' },
+  'cuda-ts/runtime-support': { CudaError: 'function' },
+};
+
+/** The child's checks, the same for both module systems: `load` is `require` or `import()`. */
+function childScript(kind: 'esm' | 'cjs'): string {
+  const body = `
+  const entries = JSON.parse(process.argv[2]);
+  const report = { types: {}, releases: {}, mapped: [], errors: {}, shared: {} };
+  const mods = {};
+  for (const spec of Object.keys(entries)) {
+    const m = await load(spec);
+    mods[spec] = m;
+    report.types[spec] = Object.fromEntries(Object.keys(entries[spec]).map((n) => [n, typeof m[n]]));
+  }
+  report.releases = { driver: mods['cuda-ts/driver'].CUDA_RELEASE, driver126: mods['cuda-ts/12.6/driver'].CUDA_RELEASE, pkg: mods['@cuda-ts/driver/types'].CUDA_RELEASE };
+  // Importing loaded no CUDA library.
+  if (process.platform === 'linux') {
+    report.mapped = require('node:fs').readFileSync('/proc/self/maps', 'utf8').split('\\n')
+      .filter((l) => /lib(cuda|cudart|nvrtc|nvJitLink|cublas)[^/]*\\.so/.test(l)).map((l) => l.trim());
+  }
+  // A call loads the library: here a file that is not one, so CudaLibraryError from the one support instance.
+  const support = mods['@cuda-ts/runtime-support'];
+  const call = (name, f) => {
+    try { f(); report.errors[name] = 'no error'; }
+    catch (e) { report.errors[name] = { name: e.name, code: e.code, supportInstance: e instanceof support.CudaError, mainInstance: e instanceof mods['cuda-ts/runtime-support'].CudaError }; }
+  };
+  call('@cuda-ts/driver cuInit', () => mods['@cuda-ts/driver'].cuInit(0));
+  call('@cuda-ts/nvrtc nvrtcVersion', () => mods['@cuda-ts/nvrtc'].nvrtcVersion());
+  call('cuda-ts/driver cuInit', () => mods['cuda-ts/driver'].cuInit(0));
+  // import and require give the same objects (the ESM entries wrap the CommonJS build).
+  report.shared = {
+    driver: require('@cuda-ts/driver').cuInit === mods['@cuda-ts/driver'].cuInit,
+    support: require('@cuda-ts/runtime-support').CudaError === support.CudaError,
+    driverUsesSupport: Object.getPrototypeOf(mods['@cuda-ts/driver'].DriverError) === support.CudaError,
+    objects: require('cuda-ts/objects').Device === mods['cuda-ts/objects'].Device,
+    objectsUseMainSupport: mods['cuda-ts/objects'].CudaError === mods['cuda-ts/runtime-support'].CudaError,
+  };
+  process.stdout.write(JSON.stringify(report));`;
+  return kind === 'esm'
+    ? `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nconst load = (s) => import(s);\n${body}\n`
+    : `'use strict';\nconst load = async (s) => require(s);\n(async () => {${body}\n})().catch((e) => { console.error(e); process.exit(1); });\n`;
+}
+
+const TYPECHECK = {
+  esm: `import { cuInit, cuDeviceGet, DriverError, CUresult } from '@cuda-ts/driver';
+import * as raw from '@cuda-ts/driver/raw';
+import { nvrtcVersion } from '@cuda-ts/nvrtc';
+import { CudaError } from '@cuda-ts/runtime-support';
+import * as cu from 'cuda-ts/driver';
+import * as cu126 from 'cuda-ts/12.6/driver';
+import { cuInit as rawInit } from 'cuda-ts/13.0/driver/raw';
+import { Device, DeviceBuffer } from 'cuda-ts/objects';
+const init: (flags: number) => void = cuInit;
+const status: CUresult = raw.cuInit(0);
+const version: { major: number; minor: number } = nvrtcVersion();
+const err: CudaError = new DriverError('cuInit', 1);
+const release: '13.0' | string = cu.CUDA_RELEASE;
+const init126: (flags: number) => void = cu126.cuInit;
+const code: number = rawInit(0);
+// @ts-expect-error cuInit takes a number (the types are real, not any)
+cuInit('0');
+export { init, status, version, err, release, init126, code, cuDeviceGet, Device, DeviceBuffer };
+`,
+  cjs: `import driver = require('@cuda-ts/driver');
+import raw = require('@cuda-ts/driver/raw');
+import objects = require('cuda-ts/objects');
+import support = require('cuda-ts/runtime-support');
+const init: (flags: number) => void = driver.cuInit;
+const status: number = raw.cuInit(0);
+const device: typeof objects.Device = objects.Device;
+const errorClass: typeof support.CudaError = support.CudaError;
+// @ts-expect-error cuInit takes a number
+driver.cuInit('0');
+export { init, status, device, errorClass };
+`,
+};
+
+/** `file(line,col): error TS1479|TS1542: …` at an import of koffi (see the type-check test). */
+function isKoffiFormatError(line: string): boolean {
+  const m = /^(.+?)\((\d+),\d+\): error TS(1479|1542):/.exec(line);
+  if (!m) return false;
+  if (m[3] === '1479') return line.includes('import("koffi")');
+  const source = readFileSync(join(PROJECT_OF_ERRORS.dir, m[1]), 'utf8').split('\n')[Number(m[2]) - 1] ?? '';
+  return /["']koffi["']/.test(source);
+}
+const PROJECT_OF_ERRORS = { dir: '' };
+
+describe('packages: pack, install offline, import from ESM and CommonJS, type-check', () => {
+  let tmp = '';
+  let project = '';
+  let packages: PackedPackage[] = [];
+  let env: NodeJS.ProcessEnv = {};
+  const timings: Record<string, number> = {};
+
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'cuda-ts-packaging-'));
+    let t0 = Date.now();
+    // The packer, as `npm run pack:modules` runs it (tsx), on a subset; tsc writes under tmp.
+    const tsx = require.resolve('tsx/cli');
+    run(process.execPath, [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,13.0/driver,13.0/nvrtc', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')], ROOT);
+    packages = (JSON.parse(readFileSync(join(tmp, 'packages', 'manifest.json'), 'utf8')) as PackedPackage[]).map((p) => ({ ...p, file: join(tmp, 'packages', p.file) }));
+    timings.pack = Date.now() - t0;
+
+    // koffi and its prebuilt binary (@koromix/koffi-<platform>) as tarballs, from node_modules.
+    t0 = Date.now();
+    const vendor = [join(MODULES, 'koffi')];
+    const koromix = join(MODULES, '@koromix');
+    if (existsSync(koromix)) for (const d of readdirSync(koromix)) vendor.push(join(koromix, d));
+    run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(tmp, 'packages'), ...vendor], tmp);
+    const tarballs = readdirSync(join(tmp, 'packages')).filter((f) => f.endsWith('.tgz')).map((f) => join(tmp, 'packages', f));
+
+    project = join(tmp, 'project');
+    PROJECT_OF_ERRORS.dir = project;
+    require('node:fs').mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'packaging-check', version: '1.0.0', private: true }));
+    // --offline with an empty cache: any registry request fails. --ignore-scripts: nothing needs one.
+    run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), ...tarballs], project);
+    timings.install = Date.now() - t0;
+
+    const notALibrary = join(tmp, 'not-a-library.so');
+    writeFileSync(notALibrary, 'not a shared library\n');
+    env = { ...process.env, CUDA_TS_DRIVER_LIBRARY: notALibrary, CUDA_TS_NVRTC_LIBRARY: notALibrary, NODE_PATH: '' };
+  }, 900_000);
+
+  afterAll(() => {
+    if (tmp && !process.env.CUDA_TS_KEEP_PACKAGING) rmSync(tmp, { recursive: true, force: true });
+    console.log(`packaging timings (ms): ${JSON.stringify(timings)}`);
+  });
+
+  test('the packer made the support, module and main packages with the right versions and dependencies', () => {
+    const byName = Object.fromEntries(packages.map((p) => [p.name, p]));
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(Object.keys(byName).sort()).toEqual(['@cuda-ts/driver', '@cuda-ts/nvrtc', '@cuda-ts/runtime-support', 'cuda-ts']);
+    expect(byName['@cuda-ts/driver'].version).toMatch(/^13\.0\.\d+/);
+    expect(byName['@cuda-ts/nvrtc'].version).toBe(byName['@cuda-ts/driver'].version);
+    expect(byName['cuda-ts'].version).toBe(root.version);
+    for (const p of packages) expect(statSync(p.file).size).toBeGreaterThan(0);
+
+    const installed = (name: string) => JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8'));
+    for (const name of ['@cuda-ts/driver', '@cuda-ts/nvrtc']) {
+      const pkg = installed(name);
+      expect(Object.keys(pkg.dependencies).sort()).toEqual(['@cuda-ts/runtime-support', 'koffi']);
+      expect(pkg.sideEffects).toBe(false);
+      expect(pkg.scripts).toBeUndefined();
+    }
+    expect(Object.keys(installed('@cuda-ts/runtime-support').dependencies)).toEqual(['koffi']);
+    const main = installed('cuda-ts');
+    expect(main.exports).toEqual(root.exports);
+    expect(main.dependencies).toEqual(root.dependencies);
+    expect(main.scripts).toBeUndefined();
+    expect(main.devDependencies).toBeUndefined();
+  });
+
+  test('module packages import the support package, never a path outside themselves', () => {
+    for (const name of ['@cuda-ts/driver', '@cuda-ts/nvrtc']) {
+      for (const dir of ['dist/cjs', 'dist/esm']) {
+        const full = join(project, 'node_modules', name, dir);
+        for (const f of readdirSync(full).filter((x) => x.endsWith('.js') || x.endsWith('.d.ts'))) {
+          const text = readFileSync(join(full, f), 'utf8');
+          expect({ file: `${name}/${dir}/${f}`, outside: /(?:require\(\s*|from\s+|import\(\s*)["']\.\.\/\.\./.test(text) }).toEqual({ file: `${name}/${dir}/${f}`, outside: false });
+        }
+      }
+    }
+    expect(readFileSync(join(project, 'node_modules/@cuda-ts/driver/dist/cjs/raw.js'), 'utf8')).toContain('require("@cuda-ts/runtime-support")');
+  });
+
+  for (const kind of ['esm', 'cjs'] as const) {
+    test(`every entry point loads from ${kind === 'esm' ? 'an ES module (.mjs)' : 'CommonJS (.cjs)'} without loading a CUDA library`, () => {
+      const file = join(project, `check.${kind === 'esm' ? 'mjs' : 'cjs'}`);
+      writeFileSync(file, childScript(kind));
+      const t0 = Date.now();
+      const report = JSON.parse(run(process.execPath, [file, JSON.stringify(ENTRIES)], project, env));
+      timings[kind] = Date.now() - t0;
+      expect(report.types).toEqual(ENTRIES);
+      expect(report.releases).toEqual({ driver: '13.0', driver126: '12.6', pkg: '13.0' });
+      expect(report.mapped).toEqual([]);
+      const notFound = { name: 'CUDA_TS_LIBRARY_NOT_FOUND', code: -2 };
+      expect(report.errors).toEqual({
+        '@cuda-ts/driver cuInit': { ...notFound, supportInstance: true, mainInstance: false },
+        '@cuda-ts/nvrtc nvrtcVersion': { ...notFound, supportInstance: true, mainInstance: false },
+        'cuda-ts/driver cuInit': { ...notFound, supportInstance: false, mainInstance: true },
+      });
+      expect(report.shared).toEqual({ driver: true, support: true, driverUsesSupport: true, objects: true, objectsUseMainSupport: true });
+    });
+  }
+
+  for (const resolution of ['node16', 'bundler'] as const) {
+    test(`the installed packages type-check under moduleResolution ${resolution}`, () => {
+      const files: Record<string, string> =
+        resolution === 'node16' ? { 'check-types.mts': TYPECHECK.esm, 'check-types.cts': TYPECHECK.cjs } : { 'check-bundler.ts': TYPECHECK.esm };
+      for (const [f, text] of Object.entries(files)) writeFileSync(join(project, f), text);
+      const config = `tsconfig.${resolution}.json`;
+      writeFileSync(join(project, config), JSON.stringify({
+        compilerOptions: {
+          module: resolution === 'node16' ? 'node16' : 'preserve',
+          moduleResolution: resolution,
+          target: 'ES2022',
+          lib: ['ES2022', 'ESNext.Disposable'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(MODULES, '@types')],
+        },
+        files: Object.keys(files),
+      }));
+      const t0 = Date.now();
+      const r = spawnSync(process.execPath, [join(MODULES, 'typescript', 'bin', 'tsc'), '-p', config], { cwd: project, encoding: 'utf8', maxBuffer: 64 << 20 });
+      timings[`tsc-${resolution}`] = Date.now() - t0;
+      // skipLibCheck is off so our declarations are checked too. One tolerated kind of error: koffi's
+      // declarations are ESM-only (its package.json has "type": "module" and one "types" for import
+      // and require), so under node16 TypeScript flags every CommonJS .d.ts that refers to koffi
+      // (TS1479, TS1542). With skipLibCheck (tsc --init's default) they are not reported.
+      const errors = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /error TS\d+/.test(l)).filter((l) => !isKoffiFormatError(l));
+      expect(errors).toEqual([]);
+      expect(r.error).toBeUndefined();
+    });
+  }
+});
