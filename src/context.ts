@@ -37,6 +37,10 @@ export class ContextUnusableError extends CudaError {
   }
 }
 
+const INVALID_CONTEXT: number = cu.CUresult.CUDA_ERROR_INVALID_CONTEXT;
+const INVALID_HANDLE: number = cu.CUresult.CUDA_ERROR_INVALID_HANDLE;
+const CONTEXT_IS_DESTROYED: number = cu.CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED;
+
 const currentSlot = new BigUint64Array(1);
 function currentHandle(): number {
   const status = raw.cuCtxGetCurrent(currentSlot);
@@ -44,7 +48,21 @@ function currentHandle(): number {
   return Number(currentSlot[0]);
 }
 
+/**
+ * The context this module last saw or made current on this thread (JS code of one isolate runs on one
+ * thread). A hint for hot paths only: native code (the runtime API, another library) can change the
+ * current context behind it, so it is trusted only by operations that fail cleanly when it is wrong
+ * (see Context.bindHint) and re-checked with cuCtxGetCurrent everywhere else.
+ */
+let lastBound: Context | undefined;
+
 const known = new Map<number, WeakRef<Context>>();
+
+/** Drops what this module remembers of a context being destroyed. */
+function forget(handle: number): void {
+  known.delete(handle);
+  if (lastBound?.handle === handle) lastBound = undefined;
+}
 const primaries = new Map<number, Context>();
 
 export class Context extends Resource {
@@ -75,7 +93,7 @@ export class Context extends Resource {
     if (currentHandle() === handle) cu.cuCtxSetCurrent(handle);
     const ctx = new Context(handle, ordinal, true, () => {
       primaries.delete(ordinal);
-      known.delete(handle);
+      forget(handle);
       cu.cuDevicePrimaryCtxRelease(dev);
     });
     primaries.set(ordinal, ctx);
@@ -88,7 +106,7 @@ export class Context extends Resource {
     const dev = cu.cuDeviceGet(ordinal);
     const handle = cu.cuCtxCreate(null, flags, dev);
     return new Context(handle, ordinal, false, () => {
-      known.delete(handle);
+      forget(handle);
       assertMayBlock('Context.close()');
       cu.cuCtxDestroy(handle);
     });
@@ -117,7 +135,22 @@ export class Context extends Resource {
     if (this.core.destroyed) throw new Error(`${this.core.kind} is closed`);
     if (this.unusable) throw new ContextUnusableError(this.unusable);
     if (currentHandle() !== this.handle) cu.cuCtxSetCurrent(this.handle);
+    lastBound = this;
     return this;
+  }
+
+  /**
+   * Binds without asking the driver when this context was the last one bound here. Only for calls
+   * that fail (and do nothing) under a wrong current context, such as a launch of a function of this
+   * context: on such a failure call `bind()` and retry once (see `retryBound`). @internal
+   */
+  bindHint(): void {
+    if (lastBound !== this || this.core.destroyed || this.unusable) this.bind();
+  }
+
+  /** True when `status` may come from a stale bindHint(): the caller re-binds and retries. @internal */
+  static staleBinding(status: number): boolean {
+    return status === INVALID_CONTEXT || status === INVALID_HANDLE || status === CONTEXT_IS_DESTROYED;
   }
 
   /**
@@ -127,6 +160,7 @@ export class Context extends Resource {
   bindForFree(): boolean {
     if (this.unusable) return false;
     if (currentHandle() !== this.handle) cu.cuCtxSetCurrent(this.handle);
+    lastBound = this;
     return true;
   }
 

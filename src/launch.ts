@@ -7,6 +7,7 @@
 import { isArrayBuffer } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
+import { Context } from './context';
 import { DeviceBuffer, PinnedHostBuffer } from './memory';
 import { streamHandle, type StreamLike } from './stream';
 import type { Kernel } from './module';
@@ -312,18 +313,26 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   const cfg = config instanceof LaunchConfig ? config : configOf(config);
   const ctx = kernel.check();
   const h = streamHandle(stream);
-  const what = `launch ${kernel.name}`;
+  const what = kernel.launchLabel;
   const pack = kernel.argPack ?? packForTypedArgs(args, from, what);
   pack.write(args, from, what);
-  ctx.bind();
-  let status: number;
-  if (cfg.ex === undefined) {
-    status = raw.cuLaunchKernel(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
-  } else {
-    writeU64(cfg.ex.view, 32, h);
-    status = raw.cuLaunchKernelEx(cfg.ex.bytes, kernel.handle, pack.table, null);
+  // A launch of a function of another context fails and enqueues nothing, so the cached binding is
+  // enough here; when it was stale, bind for real and launch again.
+  ctx.bindHint();
+  let status = enqueue(cfg, kernel, h, pack);
+  if (status !== 0 && Context.staleBinding(status)) {
+    ctx.bind();
+    status = enqueue(cfg, kernel, h, pack);
   }
   if (status !== 0) throw ctx.fail(new cu.DriverError(cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status));
+}
+
+function enqueue(cfg: LaunchConfig, kernel: Kernel, h: cu.CUstream, pack: ArgPack): number {
+  if (cfg.ex === undefined) {
+    return raw.cuLaunchKernel(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
+  }
+  writeU64(cfg.ex.view, 32, h);
+  return raw.cuLaunchKernelEx(cfg.ex.bytes, kernel.handle, pack.table, null);
 }
 
 /** `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`. */

@@ -61,6 +61,33 @@ function rangeCheck(what: string, offset: number, byteLength: number, capacity: 
 }
 
 const u64 = new BigUint64Array(1);
+const allocOut = new BigUint64Array(1);
+const allocOutWords = new Uint32Array(allocOut.buffer);
+
+// Stream-ordered allocation and free take their device from the stream, not from the current
+// context, so the cached binding (Context.bindHint) is enough; a stale one fails cleanly and is
+// re-bound. Raw calls with a preallocated slot: this pair is a benchmarked hot path.
+function allocAsync(ctx: Context, bytes: number, h: cu.CUstream, pool: MemoryPool | undefined): cu.CUdeviceptr {
+  ctx.bindHint();
+  let status = pool ? cu.raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : cu.raw.cuMemAllocAsync(allocOut, bytes, h);
+  if (status !== 0 && Context.staleBinding(status)) {
+    ctx.bind();
+    status = pool ? cu.raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : cu.raw.cuMemAllocAsync(allocOut, bytes, h);
+  }
+  if (status !== 0) throw ctx.fail(new cu.DriverError(pool ? 'cuMemAllocFromPoolAsync' : 'cuMemAllocAsync', status));
+  return (allocOutWords[1] * 0x100000000 + allocOutWords[0]) as cu.CUdeviceptr;
+}
+
+function freeAsync(ctx: Context, ptr: cu.CUdeviceptr, h: cu.CUstream): void {
+  if (ctx.unusable) return; // the memory went with the context
+  ctx.bindHint();
+  let status = cu.raw.cuMemFreeAsync(ptr, h);
+  if (status !== 0 && Context.staleBinding(status)) {
+    ctx.bind();
+    status = cu.raw.cuMemFreeAsync(ptr, h);
+  }
+  if (status !== 0) throw ctx.fail(new cu.DriverError('cuMemFreeAsync', status));
+}
 
 export interface PoolOptions {
   device?: number;
@@ -186,7 +213,6 @@ export class DeviceBuffer extends Resource {
     checkSize('byteLength', byteLength);
     const ctx = options.context ?? options.pool?.context ?? (options.stream instanceof Stream ? options.stream.context : undefined) ?? contextOf(undefined);
     ctx.check();
-    ctx.bind();
     if (options.pool && options.stream === undefined) throw new TypeError('allocating from a MemoryPool needs a stream');
     if (options.stream !== undefined) {
       const stream = Stream.wrap(options.stream, ctx);
@@ -194,18 +220,12 @@ export class DeviceBuffer extends Resource {
       const pool = options.pool;
       pool?.check();
       const h = stream.handle;
-      let ptr = 0 as cu.CUdeviceptr;
-      try {
-        if (byteLength > 0) ptr = pool ? cu.cuMemAllocFromPoolAsync(byteLength, pool.handle, h) : cu.cuMemAllocAsync(byteLength, h);
-      } catch (e) {
-        throw ctx.fail(e);
-      }
+      const ptr = byteLength > 0 ? allocAsync(ctx, byteLength, h, pool) : (0 as cu.CUdeviceptr);
       return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => {
-        if (ptr === 0) return;
-        if (!ctx.bindForFree()) return;
-        cu.cuMemFreeAsync(ptr, h);
+        if (ptr !== 0) freeAsync(ctx, ptr, h);
       }, stream, pool);
     }
+    ctx.bind();
     let ptr = 0 as cu.CUdeviceptr;
     try {
       if (byteLength > 0) ptr = cu.cuMemAlloc(byteLength);

@@ -138,6 +138,8 @@ export class Kernel extends Resource {
   readonly signature: readonly ArgType[] | undefined;
   /** @internal reused argument storage for the declared signature */
   readonly argPack: ArgPack | undefined;
+  /** @internal `launch <name>`, made once: error messages of the launch hot path */
+  readonly launchLabel: string;
 
   /** @internal use Module.kernel */
   constructor(module: Module, handle: cu.CUfunction, name: string, signature?: readonly ArgType[]) {
@@ -146,6 +148,7 @@ export class Kernel extends Resource {
     this.module = module;
     this.handle = handle;
     this.name = name;
+    this.launchLabel = `launch ${name}`;
     this.signature = signature ? Object.freeze(signature.slice()) : undefined;
     this.argPack = signature ? new ArgPack(signature) : undefined;
     if (signature) this.verifySignature();
