@@ -60,10 +60,13 @@ export function load(app) {
   const pathOf = (fullFileName) => relative(root(), fullFileName).split(sep).join('/');
 
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
-    for (const mod of context.project.getChildrenByKind(ReflectionKind.Module)) {
+    for (const mod of context.project.getReflectionsByKind(ReflectionKind.Module | ReflectionKind.Namespace)) {
       const source = mod.sources?.[0]?.fullFileName;
       if (!source) continue;
-      const name = importName(pathOf(source));
+      const file = pathOf(source);
+      // Entry points, and the `raw` namespace each generated module re-exports.
+      if (mod.kindOf(ReflectionKind.Namespace) && !/^generated\/[^/]+\/\w+\/raw\.ts$/.test(file)) continue;
+      const name = mod.kindOf(ReflectionKind.Module) ? importName(file) : undefined;
       if (name) mod.name = name;
       if (!mod.hasComment()) {
         const text = headerComment(source);
