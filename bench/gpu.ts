@@ -447,117 +447,39 @@ async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined): Prom
     }, n, scaled(100_000, 1000));
   });
 
-  // Kernels and launch: feature-detected.
-  let launchOne: ((kernel: Any, args: Any[]) => void) | undefined;
-  let kernels: Record<string, Any> | undefined;
-  let whyNoLaunch = '';
-  try {
-    if (typeof O.launch !== 'function') throw new Error('objects layer has no launch()');
-    const Mod = O.Module;
-    if (!Mod) throw new Error('objects layer has no Module');
-    const tries: [string, () => Any][] = [
-      ['Module.fromPTX(string)', () => Mod.fromPTX?.(ptx.toString('utf8'))],
-      ['Module.fromPtx(string)', () => Mod.fromPtx?.(ptx.toString('utf8'))],
-      ['Module.fromData(Buffer)', () => Mod.fromData?.(ptx)],
-      ['Module.load(Buffer)', () => Mod.load?.(ptx)],
-      ['Module.loadData(Buffer)', () => Mod.loadData?.(ptx)],
-      ['Module.from(Buffer)', () => Mod.from?.(ptx)],
-    ];
-    let mod: Any;
-    const errs: string[] = [];
-    for (const [how, make] of tries) {
-      try {
-        mod = make();
-        if (mod) {
-          impl.meta.module_load = how;
-          break;
-        }
-      } catch (e) {
-        errs.push(`${how}: ${reason(e)}`);
-      }
-    }
-    if (!mod) throw new Error(`cannot load kernels.ptx through Module (${errs.join('; ') || 'no known factory'})`);
-    const getK = (name: string) => (mod.getKernel ?? mod.kernel ?? mod.getFunction ?? mod.function).call(mod, name);
-    kernels = { empty: getK('empty'), args4: getK('args4'), args16: getK('args16') };
-    const cfgs: [string, () => Any][] = [
-      ['new LaunchConfig({grid:1, block:1})', () => (O.LaunchConfig ? new O.LaunchConfig({ grid: 1, block: 1 }) : undefined)],
-      ['{grid:1, block:1}', () => ({ grid: 1, block: 1 })],
-      ['{grid:[1,1,1], block:[1,1,1]}', () => ({ grid: [1, 1, 1], block: [1, 1, 1] })],
-    ];
-    for (const [how, make] of cfgs) {
-      try {
-        const cfg = make();
-        if (!cfg) continue;
-        O.launch(stream, cfg, kernels.empty);
-        stream.synchronize();
-        impl.meta.launch_config = how;
-        launchOne = (kernel, args) => O.launch(stream, cfg, kernel, ...args);
-        break;
-      } catch (e) {
-        whyNoLaunch += `${how}: ${reason(e)}; `;
-      }
-    }
-    if (!launchOne) throw new Error(`launch(stream, config, kernel) failed: ${whyNoLaunch}`);
-  } catch (e) {
-    whyNoLaunch = reason(e);
-  }
-
+  // Kernels and launch through the objects API: declared signatures, one LaunchConfig, direct calls
+  // (no argument arrays built per launch, as a user's hot loop would be written).
+  const mod = O.Module.fromPTX(ptx.toString('utf8'));
+  const kEmpty = mod.kernel('empty', []);
+  const kArgs4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
+  const kArgs16 = mod.kernel('args16', new Array(16).fill('ptr'));
+  const cfg = new O.LaunchConfig({ grid: 1, block: 1 });
+  const launch = O.launch as (...a: Any[]) => void;
   const dA = O.DeviceBuffer.alloc(4096);
   const dB = O.DeviceBuffer.alloc(4096);
-  const args4Forms: [string, Any[]][] = [
-    ['(buffer, buffer, number, number)', [dA, dB, 1.5, 1024]],
-    ['typed: {f32}, {u32}', [dA, dB, { f32: 1.5 }, { u32: 1024 }]],
-    ['typed arrays: Float32Array, Uint32Array', [dA, dB, Float32Array.of(1.5), Uint32Array.of(1024)]],
-  ];
-  const args16 = Array.from({ length: 16 }, (_, i) => (i & 1 ? dB : dA));
-  let args4: Any[] | undefined;
-  if (launchOne && kernels) {
-    for (const [how, a] of args4Forms) {
-      try {
-        launchOne(kernels.args4, a);
-        stream.synchronize();
-        args4 = a;
-        impl.meta.args4_form = how;
-        break;
-      } catch (e) {
-        impl.meta[`args4_form_rejected:${how}`] = reason(e);
-      }
-    }
-  }
-  const batched = (kernel: Any, args: Any[]) => (ops: number) => {
+  impl.meta.launch = 'launch(stream, new LaunchConfig({grid: 1, block: 1}), kernel, ...args) with a declared signature';
+  const batched = (one: () => void) => (ops: number) => {
     for (let i = 0; i < ops; i++) {
-      launchOne!(kernel, args);
+      one();
       if ((i + 1) % BATCH === 0) stream.synchronize();
     }
     if (ops % BATCH) stream.synchronize();
   };
   const launchRows: [string, () => MeasuredRow][] = [
-    ['launch_0args', () => measure(batched(kernels!.empty, []), scaled(20_000, BATCH), BATCH)],
-    ['launch_4args', () => {
-      if (!args4) throw new Error('no accepted argument form for args4(ptr, ptr, f32, u32)');
-      return measure(batched(kernels!.args4, args4), scaled(20_000, BATCH), BATCH);
-    }],
-    ['launch_16args', () => measure(batched(kernels!.args16, args16), scaled(20_000, BATCH), BATCH)],
+    ['launch_0args', () => measure(batched(() => launch(stream, cfg, kEmpty)), scaled(20_000, BATCH), BATCH)],
+    ['launch_4args', () => measure(batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)), scaled(20_000, BATCH), BATCH)],
+    ['launch_16args', () => measure(batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)), scaled(20_000, BATCH), BATCH)],
     ['launch_sync', () => measure((ops) => {
       for (let i = 0; i < ops; i++) {
-        launchOne!(kernels!.empty, []);
+        launch(stream, cfg, kEmpty);
         stream.synchronize();
       }
     }, scaled(5000, 100), 100)],
   ];
-  for (const [name, thunk] of launchRows) {
-    if (launchOne && kernels) await impl.row(name, thunk);
-    else impl.skip(name, whyNoLaunch || 'no launch()');
-  }
+  for (const [name, thunk] of launchRows) await impl.row(name, thunk);
 
-  // One empty launch on the objects stream: through launch() if it works, else the typed layer.
-  const fEmpty = S?.fEmpty;
-  const enqueue = launchOne && kernels
-    ? () => launchOne!(kernels!.empty, [])
-    : fEmpty !== undefined
-      ? () => cu.cuLaunchKernel(fEmpty as never, 1, 1, 1, 1, 1, 1, 0, stream.handle, null, null)
-      : undefined;
-  impl.meta.synchronized_rows_launch = launchOne ? 'objects launch()' : 'typed cuLaunchKernel on stream.handle';
+  const enqueue = () => launch(stream, cfg, kEmpty);
+  impl.meta.synchronized_rows_launch = 'objects launch()';
   if (enqueue) {
     await impl.row('launch_blocking_synchronize', () => measure((ops) => {
       for (let i = 0; i < ops; i++) {

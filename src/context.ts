@@ -105,11 +105,13 @@ export class Context extends Resource {
     init();
     const dev = cu.cuDeviceGet(ordinal);
     const handle = cu.cuCtxCreate(null, flags, dev);
-    return new Context(handle, ordinal, false, () => {
+    const ctx = new Context(handle, ordinal, false, () => {
       forget(handle);
       assertMayBlock('Context.close()');
       cu.cuCtxDestroy(handle);
     });
+    lastBound = ctx; // cuCtxCreate made it current
+    return ctx;
   }
 
   /**
