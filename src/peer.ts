@@ -5,6 +5,7 @@
 // b's memory. Copies with cuMemcpyPeer work with or without it (staged through the host without).
 import * as cu from '../generated/13.0/driver';
 import { CudaError } from './runtime';
+import { Context } from './context';
 import type { Device } from './device';
 import { assertMayBlock, checkSize } from './lifecycle';
 import { DeviceBuffer } from './memory';
@@ -80,12 +81,14 @@ export function disablePeerAccess(a: Device, b: Device): boolean {
 export function onDevice<T>(device: Device, fn: () => T): T {
   checkDevice('onDevice', 'device', device);
   if (typeof fn !== 'function') throw new TypeError('onDevice: fn must be a function');
-  const previous = cu.cuCtxGetCurrent();
+  // Restored through its Context wrapper where there is one, so the objects layer's binding cache stays true.
+  const previous = cu.cuCtxGetCurrent() === 0 ? undefined : Context.current();
   device.setCurrent();
   try {
     return fn();
   } finally {
-    if (cu.cuCtxGetCurrent() !== previous) cu.cuCtxSetCurrent(previous);
+    if (previous) previous.bind();
+    else cu.cuCtxSetCurrent(0 as cu.CUcontext);
   }
 }
 
