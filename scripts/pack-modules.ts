@@ -180,6 +180,8 @@ function compile(dist: string, sources: string[]): void {
 /** The run-time export names of compiled CommonJS entries (paths relative to `dist`, no extension),
  *  read in a plain node child (requiring a module loads no CUDA library). */
 function exportNames(dist: string, entries: string[]): Record<string, string[]> {
+  const missing = entries.filter((e) => !existsSync(join(dist, `${e}.js`)));
+  if (missing.length > 0) throw new Error(`missing build output in ${dist}: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''} (build first, or drop --no-build)`);
   const script = `
     const path = require('node:path');
     const [dist, entries] = [process.argv[1], JSON.parse(process.argv[2])];
