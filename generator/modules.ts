@@ -214,6 +214,8 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
+    // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
+    notExported: ['cublasLtDisableCpuInstructionsSetMask'],
     status: {
       type: 'cublasStatus_t',
       success: 'CUBLAS_STATUS_SUCCESS',
@@ -234,6 +236,8 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
+    // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
+    notExported: ['curandGenerateBinomial', 'curandGenerateBinomialMethod'],
     status: { type: 'curandStatus_t', success: 'CURAND_STATUS_SUCCESS', errorClass: 'CurandError' },
   },
   {
@@ -264,6 +268,13 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
+    // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
+    notExported: [
+      ...['bsric02', 'bsrilu02', 'bsrsm2', 'bsrsv2', 'csr2gebsr', 'csric02', 'csrilu02', 'gebsr2gebsc', 'gebsr2gebsr'].flatMap((op) =>
+        ['S', 'D', 'C', 'Z'].map((t) => `cusparse${t}${op}_bufferSizeExt`),
+      ),
+      'cusparseXgebsr2csr',
+    ],
     status: {
       type: 'cusparseStatus_t',
       success: 'CUSPARSE_STATUS_SUCCESS',
@@ -284,6 +295,11 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
+    // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
+    notExported: [
+      'cusolverDnLoggerForceDisable', 'cusolverDnLoggerOpenFile', 'cusolverDnLoggerSetCallback',
+      'cusolverDnLoggerSetFile', 'cusolverDnLoggerSetLevel', 'cusolverDnLoggerSetMask',
+    ],
     status: { type: 'cusolverStatus_t', success: 'CUSOLVER_STATUS_SUCCESS', errorClass: 'CusolverError' },
   },
   {
@@ -377,6 +393,8 @@ export const MODULES: readonly ModuleSpec[] = [
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
+    // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
+    notExported: ['ncclCommRevoke'],
     status: {
       type: 'ncclResult_t',
       success: 'ncclSuccess',

@@ -67,6 +67,13 @@ describe.each(cases)('module surface %s %s', (release, module) => {
     expect(functionNames(raw, new Set(['configure', 'once']))).toEqual(expected);
   });
 
+  test('functions the library does not export are listed in the generated metadata', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const raw = require(join(root, 'generated', release, module, 'raw.ts')) as { notExported?: readonly string[] };
+    const listed = (spec.notExported ?? []).filter((n) => ir.functions.some((f) => f.name === n));
+    expect([...(raw.notExported ?? [])].sort()).toEqual(listed.sort());
+  });
+
   if (release === '13.0') {
     test('function count matches the 13.0 headers', () => {
       expect(ir.functions.length).toBe(DECLARED_13_0[module]);

@@ -109,6 +109,11 @@ export function emitRaw(ctx: EmitContext): string {
       w.line(`return ${cache}(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
     });
   }
+  const missing = ir.functions.map((f) => f.name).filter((n) => (spec.notExported ?? []).includes(n));
+  if (missing.length) {
+    w.line(`/** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */`);
+    w.line(`export const notExported: readonly string[] = [${missing.map((n) => `'${n}'`).join(', ')}];`);
+  }
   for (const [alias, target] of Object.entries(ir.aliases)) {
     w.line(`/** Alias of {@link ${target}} (\`#define ${alias} ${target}\`). */`);
     w.line(`export const ${alias} = ${target};`);

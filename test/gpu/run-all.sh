@@ -20,7 +20,7 @@ for part in $parts; do
     names=$(grep -oP "^  test\('\K[^']+" test/gpu/modules.gpu.test.ts)
     while IFS= read -r name; do
       pattern=$(printf '%s' "$name" | sed 's/[][\\.*^$()+?{}|]/\\&/g')
-      log=$(npx jest --selectProjects gpu test/gpu/modules.gpu.test.ts -t "^CUDA library modules \(13.0 bindings\) $pattern\$" 2>&1)
+      log=$(npx jest test/gpu/modules.gpu.test.ts --selectProjects gpu -t "^CUDA library modules \(13.0 bindings\) $pattern\$" 2>&1)
       status=$?
       verdict=$(printf '%s\n' "$log" | grep -E '^Tests:' | tail -1)
       printf '=== %s: exit %s; %s\n' "$name" "$status" "${verdict:-no summary (crashed?)}" >>"$out/modules.log"
@@ -35,7 +35,7 @@ for part in $parts; do
     OUT=$out timeout 420 npx tsx bench/run.ts >"$out/bench.log" 2>&1
     ;;
   multigpu)
-    npx jest --selectProjects gpu test/gpu/multigpu.gpu.test.ts 2>&1 | tail -80 >"$out/multigpu.log"
+    npx jest test/gpu/multigpu.gpu.test.ts --selectProjects gpu --runInBand 2>&1 | tail -80 >"$out/multigpu.log"
     timeout 300 npx tsx bench/multigpu.ts >>"$out/multigpu.log" 2>&1
     ;;
   esac

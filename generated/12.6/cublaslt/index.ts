@@ -49,7 +49,7 @@ export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t): void {
   const status = raw.cublasLtDestroy(lightHandle);
   if (status !== 0) throw fail('cublasLtDestroy', status);
 }
-/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6 */
+/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   return raw.cublasLtDisableCpuInstructionsSetMask(mask);
 }

@@ -58,13 +58,13 @@ export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Poin
   return curandGenerate$(generator, outputPtr, num);
 }
 let curandGenerateBinomial$: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 */
+/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number): T.curandStatus_t {
   curandGenerateBinomial$ ??= binder.bind('curandGenerateBinomial', 'curandGenerateBinomial', undefined, 'int32_t', ['uintptr_t', 'void *', 'uint64_t', 'uint32_t', 'double']);
   return curandGenerateBinomial$(generator, outputPtr, num, n, p);
 }
 let curandGenerateBinomialMethod$: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 */
+/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number, method: T.curandMethod_t): T.curandStatus_t {
   curandGenerateBinomialMethod$ ??= binder.bind('curandGenerateBinomialMethod', 'curandGenerateBinomialMethod', undefined, 'int32_t', ['uintptr_t', 'void *', 'uint64_t', 'uint32_t', 'double', 'int32_t']);
   return curandGenerateBinomialMethod$(generator, outputPtr, num, n, p, method);
@@ -195,3 +195,5 @@ export function curandSetStream(generator: T.curandGenerator_t, stream: T.cudaSt
   curandSetStream$ ??= binder.bind('curandSetStream', 'curandSetStream', undefined, 'int32_t', ['uintptr_t', 'uintptr_t']);
   return curandSetStream$(generator, stream);
 }
+/** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
+export const notExported: readonly string[] = ['curandGenerateBinomial', 'curandGenerateBinomialMethod'];

@@ -1144,37 +1144,37 @@ export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t, para
   return cusolverDnIRSXgesv_bufferSize$(handle, params, n, nrhs, lwork_bytes);
 }
 let cusolverDnLoggerForceDisable$: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cusolverDnLoggerForceDisable(): T.cusolverStatus_t {
   cusolverDnLoggerForceDisable$ ??= binder.bind('cusolverDnLoggerForceDisable', 'cusolverDnLoggerForceDisable', undefined, 'int32_t', []);
   return cusolverDnLoggerForceDisable$();
 }
 let cusolverDnLoggerOpenFile$: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cusolverDnLoggerOpenFile(logFile: string | T.Pointer): T.cusolverStatus_t {
   cusolverDnLoggerOpenFile$ ??= binder.bind('cusolverDnLoggerOpenFile', 'cusolverDnLoggerOpenFile', undefined, 'int32_t', ['const char *']);
   return cusolverDnLoggerOpenFile$(logFile);
 }
 let cusolverDnLoggerSetCallback$: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
+/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): T.cusolverStatus_t {
   cusolverDnLoggerSetCallback$ ??= binder.bind('cusolverDnLoggerSetCallback', 'cusolverDnLoggerSetCallback', undefined, 'int32_t', ['void *']);
   return cusolverDnLoggerSetCallback$(callback);
 }
 let cusolverDnLoggerSetFile$: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cusolverDnLoggerSetFile(file: T.Pointer): T.cusolverStatus_t {
   cusolverDnLoggerSetFile$ ??= binder.bind('cusolverDnLoggerSetFile', 'cusolverDnLoggerSetFile', undefined, 'int32_t', ['void *']);
   return cusolverDnLoggerSetFile$(file);
 }
 let cusolverDnLoggerSetLevel$: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cusolverDnLoggerSetLevel(level: number): T.cusolverStatus_t {
   cusolverDnLoggerSetLevel$ ??= binder.bind('cusolverDnLoggerSetLevel', 'cusolverDnLoggerSetLevel', undefined, 'int32_t', ['int32_t']);
   return cusolverDnLoggerSetLevel$(level);
 }
 let cusolverDnLoggerSetMask$: NativeFunction | undefined;
-/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 */
+/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cusolverDnLoggerSetMask(mask: number): T.cusolverStatus_t {
   cusolverDnLoggerSetMask$ ??= binder.bind('cusolverDnLoggerSetMask', 'cusolverDnLoggerSetMask', undefined, 'int32_t', ['int32_t']);
   return cusolverDnLoggerSetMask$(mask);
@@ -2883,3 +2883,5 @@ export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, n
   cusolverSpZcsrzfdHost$ ??= binder.bind('cusolverSpZcsrzfdHost', 'cusolverSpZcsrzfdHost', undefined, 'int32_t', ['uintptr_t', 'int32_t', 'int32_t', 'uintptr_t', 'void *', 'void *', 'void *', 'void *', 'void *']);
   return cusolverSpZcsrzfdHost$(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
 }
+/** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
+export const notExported: readonly string[] = ['cusolverDnLoggerForceDisable', 'cusolverDnLoggerOpenFile', 'cusolverDnLoggerSetCallback', 'cusolverDnLoggerSetFile', 'cusolverDnLoggerSetLevel', 'cusolverDnLoggerSetMask'];

@@ -78,7 +78,7 @@ export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.
   return s.i32[0];
 }
 let cusparseCbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
   const s = (cusparseCbsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -104,7 +104,7 @@ export function cusparseCbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T
   return s.i32[0];
 }
 let cusparseCbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseCbsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -140,7 +140,7 @@ export function cusparseCbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseCbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseCbsrsm2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -166,7 +166,7 @@ export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseCbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseCbsrsv2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
@@ -212,7 +212,7 @@ export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: 
   return s.i32[0];
 }
 let cusparseCcsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.float2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseCcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.float2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
@@ -256,7 +256,7 @@ export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t, m: numbe
   return s.i32[0];
 }
 let cusparseCcsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseCcsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -282,7 +282,7 @@ export function cusparseCcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: numb
   return s.i32[0];
 }
 let cusparseCcsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseCcsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -326,7 +326,7 @@ export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: 
   return s.i32[0];
 }
 let cusparseCgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.float2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseCgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.float2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
@@ -347,7 +347,7 @@ export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA
   return s.i32[0];
 }
 let cusparseCgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.float2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseCgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseCgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.float2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
@@ -841,7 +841,7 @@ export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.
   return s.i32[0];
 }
 let cusparseDbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
   const s = (cusparseDbsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -867,7 +867,7 @@ export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T
   return s.i32[0];
 }
 let cusparseDbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseDbsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -903,7 +903,7 @@ export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseDbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseDbsrsm2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -929,7 +929,7 @@ export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseDbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseDbsrsv2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
@@ -975,7 +975,7 @@ export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: 
   return s.i32[0];
 }
 let cusparseDcsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseDcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
@@ -1019,7 +1019,7 @@ export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t, m: numbe
   return s.i32[0];
 }
 let cusparseDcsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseDcsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -1045,7 +1045,7 @@ export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: numb
   return s.i32[0];
 }
 let cusparseDcsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseDcsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -1182,7 +1182,7 @@ export function cusparseDgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: 
   return s.i32[0];
 }
 let cusparseDgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseDgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
@@ -1203,7 +1203,7 @@ export function cusparseDgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA
   return s.i32[0];
 }
 let cusparseDgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseDgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseDgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
@@ -1554,7 +1554,7 @@ export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.
   return s.i32[0];
 }
 let cusparseSbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
   const s = (cusparseSbsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseSbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -1580,7 +1580,7 @@ export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T
   return s.i32[0];
 }
 let cusparseSbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseSbsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseSbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -1616,7 +1616,7 @@ export function cusparseSbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseSbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseSbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseSbsrsm2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -1642,7 +1642,7 @@ export function cusparseSbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseSbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseSbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseSbsrsv2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
@@ -1693,7 +1693,7 @@ export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: 
   return s.i32[0];
 }
 let cusparseScsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseScsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
@@ -1737,7 +1737,7 @@ export function cusparseScsric02_bufferSize(handle: T.cusparseHandle_t, m: numbe
   return s.i32[0];
 }
 let cusparseScsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseScsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseScsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseScsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -1763,7 +1763,7 @@ export function cusparseScsrilu02_bufferSize(handle: T.cusparseHandle_t, m: numb
   return s.i32[0];
 }
 let cusparseScsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseScsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseScsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseScsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -1837,7 +1837,7 @@ export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: 
   return s.i32[0];
 }
 let cusparseSgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseSgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseSgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
@@ -1858,7 +1858,7 @@ export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA
   return s.i32[0];
 }
 let cusparseSgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseSgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseSgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
@@ -2427,7 +2427,7 @@ export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t, m: nu
   if (status !== 0) throw fail('cusparseXcsrsort_bufferSizeExt', status);
   return s.size(0);
 }
-/** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   const status = raw.cusparseXgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseXgebsr2csr', status);
@@ -2461,7 +2461,7 @@ export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.
   return s.i32[0];
 }
 let cusparseZbsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t): number {
   const s = (cusparseZbsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -2487,7 +2487,7 @@ export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T
   return s.i32[0];
 }
 let cusparseZbsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t): number {
   const s = (cusparseZbsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -2523,7 +2523,7 @@ export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseZbsrsm2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t): number {
   const s = (cusparseZbsrsm2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, s.slot(0));
@@ -2549,7 +2549,7 @@ export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.c
   return s.i32[0];
 }
 let cusparseZbsrsv2_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t): number {
   const s = (cusparseZbsrsv2_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, s.slot(0));
@@ -2595,7 +2595,7 @@ export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: 
   return s.i32[0];
 }
 let cusparseZcsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.double2 | T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseZcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZcsr2gebsr_bufferSizeExt(handle, dirA, m, n, descrA, isPointerLike(csrSortedValA) ? csrSortedValA : encodeRecord(records.double2(), csrSortedValA), csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
@@ -2639,7 +2639,7 @@ export function cusparseZcsric02_bufferSize(handle: T.cusparseHandle_t, m: numbe
   return s.i32[0];
 }
 let cusparseZcsric02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t): number {
   const s = (cusparseZcsric02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -2665,7 +2665,7 @@ export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: numb
   return s.i32[0];
 }
 let cusparseZcsrilu02_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t): number {
   const s = (cusparseZcsrilu02_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, s.slot(0));
@@ -2709,7 +2709,7 @@ export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: 
   return s.i32[0];
 }
 let cusparseZgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.double2 | T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseZgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, isPointerLike(bsrSortedVal) ? bsrSortedVal : encodeRecord(records.double2(), bsrSortedVal), bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
@@ -2730,7 +2730,7 @@ export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA
   return s.i32[0];
 }
 let cusparseZgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
-/** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Throws {@link CusparseError}. */
+/** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 12.6 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}. */
 export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.double2 | T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseZgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   const status = raw.cusparseZgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, isPointerLike(bsrSortedValA) ? bsrSortedValA : encodeRecord(records.double2(), bsrSortedValA), bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));

@@ -34,7 +34,7 @@ export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t): T.cublasStatus
   return cublasLtDestroy$(lightHandle);
 }
 let cublasLtDisableCpuInstructionsSetMask$: NativeFunction | undefined;
-/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 */
+/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
   cublasLtDisableCpuInstructionsSetMask$ ??= binder.bind('cublasLtDisableCpuInstructionsSetMask', 'cublasLtDisableCpuInstructionsSetMask', undefined, 'uint32_t', ['uint32_t']);
   return cublasLtDisableCpuInstructionsSetMask$(mask);
@@ -321,3 +321,5 @@ export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer
   cublasLtMatrixTransformDescSetAttribute$ ??= binder.bind('cublasLtMatrixTransformDescSetAttribute', 'cublasLtMatrixTransformDescSetAttribute', undefined, 'int32_t', ['void *', 'int32_t', 'void *', 'uint64_t']);
   return cublasLtMatrixTransformDescSetAttribute$(transformDesc, attr, buf, sizeInBytes);
 }
+/** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
+export const notExported: readonly string[] = ['cublasLtDisableCpuInstructionsSetMask'];

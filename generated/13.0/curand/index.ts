@@ -66,12 +66,12 @@ export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Poin
   const status = raw.curandGenerate(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerate', status);
 }
-/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
+/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}. */
 export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number): void {
   const status = raw.curandGenerateBinomial(generator, outputPtr, num, n, p);
   if (status !== 0) throw fail('curandGenerateBinomial', status);
 }
-/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
+/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}. */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number, method: T.curandMethod_t): void {
   const status = raw.curandGenerateBinomialMethod(generator, outputPtr, num, n, p, method);
   if (status !== 0) throw fail('curandGenerateBinomialMethod', status);

@@ -1177,32 +1177,32 @@ export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t, para
   if (status !== 0) throw fail('cusolverDnIRSXgesv_bufferSize', status);
   return s.size(0);
 }
-/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+/** `cusolverStatus_t cusolverDnLoggerForceDisable(void)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}. */
 export function cusolverDnLoggerForceDisable(): void {
   const status = raw.cusolverDnLoggerForceDisable();
   if (status !== 0) throw fail('cusolverDnLoggerForceDisable', status);
 }
-/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+/** `cusolverStatus_t cusolverDnLoggerOpenFile(const char *logFile)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}. */
 export function cusolverDnLoggerOpenFile(logFile: string | T.Pointer): void {
   const status = raw.cusolverDnLoggerOpenFile(logFile);
   if (status !== 0) throw fail('cusolverDnLoggerOpenFile', status);
 }
-/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CusolverError}. */
+/** `cusolverStatus_t cusolverDnLoggerSetCallback(cusolverDnLoggerCallback_t callback)` · cusolverDn.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cusolverDnLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}. */
 export function cusolverDnLoggerSetCallback(callback: T.Pointer): void {
   const status = raw.cusolverDnLoggerSetCallback(callback);
   if (status !== 0) throw fail('cusolverDnLoggerSetCallback', status);
 }
-/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+/** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}. */
 export function cusolverDnLoggerSetFile(file: T.Pointer): void {
   const status = raw.cusolverDnLoggerSetFile(file);
   if (status !== 0) throw fail('cusolverDnLoggerSetFile', status);
 }
-/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+/** `cusolverStatus_t cusolverDnLoggerSetLevel(int level)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}. */
 export function cusolverDnLoggerSetLevel(level: number): void {
   const status = raw.cusolverDnLoggerSetLevel(level);
   if (status !== 0) throw fail('cusolverDnLoggerSetLevel', status);
 }
-/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}. */
+/** `cusolverStatus_t cusolverDnLoggerSetMask(int mask)` · cusolverDn.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusolverError}. */
 export function cusolverDnLoggerSetMask(mask: number): void {
   const status = raw.cusolverDnLoggerSetMask(mask);
   if (status !== 0) throw fail('cusolverDnLoggerSetMask', status);

@@ -142,7 +142,7 @@ export function ncclCommRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.In
   if (status !== 0) throw fail('ncclCommRegister', status);
   return s.address(0);
 }
-/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}. */
 export function ncclCommRevoke(comm: T.ncclComm_t, revokeFlags: number): void {
   const status = raw.ncclCommRevoke(comm, revokeFlags);
   if (status !== 0) throw fail('ncclCommRevoke', status);

@@ -124,7 +124,7 @@ export function ncclCommRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.In
   return ncclCommRegister$(comm, buff, size, handle);
 }
 let ncclCommRevoke$: NativeFunction | undefined;
-/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 */
+/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
 export function ncclCommRevoke(comm: T.ncclComm_t, revokeFlags: number): T.ncclResult_t {
   ncclCommRevoke$ ??= binder.bind('ncclCommRevoke', 'ncclCommRevoke', undefined, 'int32_t', ['uintptr_t', 'int32_t']);
   return ncclCommRevoke$(comm, revokeFlags);
@@ -267,3 +267,5 @@ export function ncclSend(sendbuff: T.Pointer, count: T.Int64, datatype: T.ncclDa
   ncclSend$ ??= binder.bind('ncclSend', 'ncclSend', undefined, 'int32_t', ['void *', 'uint64_t', 'int32_t', 'int32_t', 'uintptr_t', 'uintptr_t']);
   return ncclSend$(sendbuff, count, datatype, peer, comm, stream);
 }
+/** Functions the headers declare but the library does not export: calling one throws CudaSymbolError. */
+export const notExported: readonly string[] = ['ncclCommRevoke'];
