@@ -22,8 +22,13 @@ export type NcclDtype = 'i8' | 'u8' | 'i32' | 'u32' | 'i64' | 'u64' | 'f16' | 'b
 /** Reduction operators. */
 export type ReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
 
-/** The ncclDataType_t and element size of each dtype. */
-export const NCCL_DTYPES: Readonly<Record<NcclDtype, { readonly type: nccl.ncclDataType_t; readonly bytes: number }>> = Object.freeze({
+/** The ncclDataType_t (`type`) and element size in bytes (`bytes`) of each dtype. */
+export const NCCL_DTYPES: Readonly<Record<NcclDtype, {
+  /** The NCCL data type. */
+  readonly type: nccl.ncclDataType_t;
+  /** Element size in bytes. */
+  readonly bytes: number;
+}>> = Object.freeze({
   i8: { type: DT.ncclInt8, bytes: 1 },
   u8: { type: DT.ncclUint8, bytes: 1 },
   i32: { type: DT.ncclInt32, bytes: 4 },
@@ -65,6 +70,7 @@ export function ncclRedOp(op: unknown, call = 'ncclRedOp'): nccl.ncclRedOp_t {
 
 /** NCCL (libnccl.so.2) could not be loaded. `tried` lists every path searched. */
 export class NcclUnavailableError extends CudaLibraryError {
+  /** Made by the objects layer: `call` names the call that needed NCCL, `cause` is the loader's error. */
   constructor(call: string, cause: CudaLibraryError) {
     super('nccl', 'NCCL is not installed or not found', cause.tried);
     this.message =
@@ -86,6 +92,7 @@ export function requireNccl(call: string): void {
   ncclLoaded = true;
 }
 
+/** Options of every collective; {@link Communicator.allGather} takes just these. */
 export interface CollectiveOptions {
   /** Element type (required: device buffers carry none). */
   dtype: NcclDtype;
@@ -94,10 +101,12 @@ export interface CollectiveOptions {
   /** Stream of the communicator's device to enqueue on (default: the legacy default stream). */
   stream?: StreamLike;
 }
+/** Options of {@link Communicator.allReduce} and {@link Communicator.reduceScatter}. */
 export interface ReduceOptions extends CollectiveOptions {
-  /** Default 'sum'. */
+  /** Reduction operator (default 'sum'). */
   op?: ReduceOp;
 }
+/** Options of {@link Communicator.broadcast}. */
 export interface BroadcastOptions extends CollectiveOptions {
   /** Rank whose data is sent (default 0). */
   root?: number;
@@ -131,11 +140,13 @@ function isRank(v: unknown): v is number {
 
 /** One rank of an NCCL communicator, bound to one device. */
 export class Communicator extends Resource {
+  /** The NCCL handle (ncclComm_t). */
   readonly handle: nccl.ncclComm_t;
   /** This communicator's rank. */
   readonly rank: number;
   /** Number of ranks. */
   readonly count: number;
+  /** The device this rank runs on. */
   readonly device: Device;
   /** The device's primary context, current for every call. */
   readonly context: Context;

@@ -29,7 +29,9 @@ export const STICKY_ERRORS: ReadonlySet<number> = new Set([
 
 /** Thrown by any call on a context that a sticky device error made unusable. */
 export class ContextUnusableError extends CudaError {
+  /** The sticky error that made the context unusable. */
   readonly cause: CudaError;
+  /** Made by the objects layer from the sticky error; there is no need to construct it. */
   constructor(cause: CudaError) {
     super('objects', cause.func, cause.code, cause.name);
     this.message = `the CUDA context is unusable after a sticky device error (${cause.message}); the process must create a new context or restart`;
@@ -65,10 +67,19 @@ function forget(handle: number): void {
 }
 const primaries = new Map<number, Context>();
 
+/**
+ * A CUDA context (CUcontext): a device's primary context (Context.primary, retained once per process and
+ * shared with the runtime API and NCCL), a created one (Context.create), or a foreign one wrapped by
+ * Context.current. Methods make it current on the calling thread as needed. After a sticky device error
+ * (see STICKY_ERRORS) every call on it throws ContextUnusableError. close() releases a primary context,
+ * destroys a created one, and does nothing to a wrapped one.
+ */
 export class Context extends Resource {
+  /** The driver handle (CUcontext). */
   readonly handle: cu.CUcontext;
   /** Device ordinal. */
   readonly device: number;
+  /** True for a device's primary context (see {@link Context.primary}). */
   readonly primary: boolean;
   /** The sticky error that made this context unusable, if any. */
   unusable: CudaError | undefined;
@@ -100,7 +111,10 @@ export class Context extends Resource {
     return ctx;
   }
 
-  /** Creates a new context on device `ordinal` (cuCtxCreate) and makes it current. */
+  /**
+   * Creates a new context on device `ordinal` (cuCtxCreate, with `flags`: CUctx_flags, default 0) and
+   * makes it current. It owns its memory and modules; close() destroys it.
+   */
   static create(ordinal = 0, flags = 0): Context {
     init();
     const dev = cu.cuDeviceGet(ordinal);
@@ -178,7 +192,7 @@ export class Context extends Resource {
     }
   }
 
-  /** Free and total device memory as seen from this context. */
+  /** Free and total device memory in bytes, as seen from this context (cuMemGetInfo). */
   memoryInfo(): { free: number; total: number } {
     this.bind();
     return cu.cuMemGetInfo();

@@ -7,11 +7,16 @@ import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 const A = cu.CUdevice_attribute;
 const devices = new Map<number, Device>();
 
+/**
+ * A CUDA device, by ordinal: one instance per ordinal (Device.get). It holds no state of its own; work
+ * goes through its primary context, retained on first use and shared with the runtime API and NCCL.
+ */
 export class Device {
   /** The CUdevice handle (equal to the ordinal on every driver so far, but kept distinct). */
   readonly handle: number;
 
   private constructor(
+    /** Device ordinal (0-based, in the driver's enumeration order). */
     readonly ordinal: number,
     handle: number,
   ) {
@@ -41,6 +46,7 @@ export class Device {
     return Device.get(Context.current().device);
   }
 
+  /** The product name (cuDeviceGetName), e.g. `NVIDIA H200`. */
   get name(): string {
     return cu.cuDeviceGetName(256, this.handle);
   }
@@ -63,6 +69,7 @@ export class Device {
     return `sm_${major}${minor}`;
   }
 
+  /** Total device memory in bytes (cuDeviceTotalMem). */
   get totalMemory(): number {
     return cu.cuDeviceTotalMem(this.handle);
   }
@@ -72,10 +79,12 @@ export class Device {
     return this.primaryContext().memoryInfo().free;
   }
 
+  /** Reads a device attribute (cuDeviceGetAttribute), e.g. `CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE`. */
   attribute(attr: cu.CUdevice_attribute): number {
     return cu.cuDeviceGetAttribute(attr, this.handle);
   }
 
+  /** Number of streaming multiprocessors (SMs). */
   get multiprocessorCount(): number {
     return this.attribute(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   }
@@ -111,6 +120,7 @@ export class Device {
     return disablePeerAccess(this, other);
   }
 
+  /** `Device(<ordinal>)`. */
   toString(): string {
     return `Device(${this.ordinal})`;
   }

@@ -18,4 +18,4 @@ export { ProfilerScope, profile } from './profiler';
 export { Program, CompileError, compile, type CompileOptions, type ProgramOptions } from './program';
 export { Linker, LinkError, type LinkInput, type LinkerOptions } from './linker';
 export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
-export { Communicator, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions, type NcclDtype, type ReduceOp, type UniqueId } from './communicator';
+export { Communicator, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions, type NcclDtype, type ReduceOp, type UniqueId, type ReduceOptions } from './communicator';

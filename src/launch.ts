@@ -18,9 +18,12 @@ const { raw } = cu;
 export type ScalarType = 'ptr' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f32' | 'f64';
 /** A struct passed by value: its bytes (a TypedArray/ArrayBuffer of exactly `struct` bytes). */
 export interface StructType {
+  /** Size of the struct in bytes. */
   struct: number;
+  /** Alignment of the struct in bytes (default 8). */
   align?: number;
 }
+/** A kernel parameter type: a scalar, or a struct passed by value. */
 export type ArgType = ScalarType | StructType;
 
 const SIZES: Record<ScalarType, number> = { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8 };
@@ -30,14 +33,37 @@ const INT_RANGE: Partial<Record<ScalarType, [number, number]>> = {
 
 /** An explicitly typed argument (for kernels without a declared signature). */
 export interface TypedArg {
+  /** The parameter type the value is written as. */
   readonly type: ArgType;
+  /** The value, checked against `type` when written. */
   readonly value: unknown;
 }
 const typed = (type: ArgType) => (value: unknown): TypedArg => ({ type, value });
 /** Typed argument helpers: `launch(s, cfg, k, arg.ptr(buf), arg.f32(2), arg.u32(n))`. */
 export const arg = {
-  ptr: typed('ptr'), i8: typed('i8'), u8: typed('u8'), i16: typed('i16'), u16: typed('u16'), i32: typed('i32'), u32: typed('u32'),
-  i64: typed('i64'), u64: typed('u64'), f32: typed('f32'), f64: typed('f64'),
+  /** A pointer: a DeviceBuffer, a PinnedHostBuffer (its device pointer), a device address, or null. */
+  ptr: typed('ptr'),
+  /** A signed 8-bit integer. */
+  i8: typed('i8'),
+  /** An unsigned 8-bit integer. */
+  u8: typed('u8'),
+  /** A signed 16-bit integer. */
+  i16: typed('i16'),
+  /** An unsigned 16-bit integer. */
+  u16: typed('u16'),
+  /** A signed 32-bit integer. */
+  i32: typed('i32'),
+  /** An unsigned 32-bit integer. */
+  u32: typed('u32'),
+  /** A signed 64-bit integer (a bigint, or a number that is a safe integer). */
+  i64: typed('i64'),
+  /** An unsigned 64-bit integer (a bigint, or a number that is a safe integer). */
+  u64: typed('u64'),
+  /** A 32-bit float (the number is rounded to single precision). */
+  f32: typed('f32'),
+  /** A 64-bit float. */
+  f64: typed('f64'),
+  /** A struct passed by value: its bytes, aligned to `align` bytes (default 8). */
   struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => ({ type: { struct: bytes.byteLength, align }, value: bytes }),
 };
 
@@ -69,14 +95,24 @@ export function checkSignature(sig: readonly ArgType[]): void {
 
 /** Argument storage for one signature: one ArrayBuffer and the kernelParams table, reused per launch. */
 export class ArgPack {
+  /** The argument types (a copy of the signature). */
   readonly types: readonly ArgType[];
+  /** Byte offset of each argument in `bytes`. */
   readonly offsets: number[];
+  /** The argument storage. */
   readonly bytes: Uint8Array;
+  /** A DataView over `bytes`, through which the values are written. */
   readonly view: DataView;
   /** `void *kernelParams[]`: the native address of each argument slot. */
   readonly table: BigUint64Array;
+  /** Size of the storage in bytes (a multiple of 8, at least 8). */
   readonly byteLength: number;
 
+  /**
+   * Lays out `types` (scalars at their natural alignment, structs at their `align`) and fills the
+   * kernelParams table.
+   * @throws TypeError for an invalid signature
+   */
   constructor(types: readonly ArgType[]) {
     checkSignature(types);
     this.types = types.slice();
@@ -194,7 +230,18 @@ function writeI64(dv: DataView, off: number, v: number): void {
   dv.setInt32(off + 4, hi | 0, true);
 }
 
-export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number] | { x: number; y?: number; z?: number };
+/**
+ * A grid, block or cluster size: `n` (as `[n, 1, 1]`), `[x]`, `[x, y]`, `[x, y, z]` or `{ x, y?, z? }`.
+ * Missing dimensions are 1; each is an integer from 1 to 2^32 - 1.
+ */
+export type Dim3 = number | readonly [number] | readonly [number, number] | readonly [number, number, number] | {
+  /** Size in x. */
+  x: number;
+  /** Size in y (default 1). */
+  y?: number;
+  /** Size in z (default 1). */
+  z?: number;
+};
 
 function dim3(name: string, d: Dim3 | undefined, dflt = 1): [number, number, number] {
   if (d === undefined) return [dflt, 1, 1];
@@ -209,8 +256,11 @@ function dim3(name: string, d: Dim3 | undefined, dflt = 1): [number, number, num
   return r;
 }
 
+/** What a {@link LaunchConfig} is made from; launch() also takes one directly. */
 export interface LaunchConfigInit {
+  /** Blocks in the grid. */
   grid: Dim3;
+  /** Threads per block. */
   block: Dim3;
   /** Dynamic shared memory per block, bytes. */
   sharedMemBytes?: number;
@@ -225,14 +275,32 @@ const ATTR_BYTES = 72;
 
 /** Grid/block/shared memory/cluster/cooperative, validated and encoded once. */
 export class LaunchConfig {
-  readonly gx: number; readonly gy: number; readonly gz: number;
-  readonly bx: number; readonly by: number; readonly bz: number;
+  /** Grid size in x (blocks). */
+  readonly gx: number;
+  /** Grid size in y (blocks). */
+  readonly gy: number;
+  /** Grid size in z (blocks). */
+  readonly gz: number;
+  /** Block size in x (threads). */
+  readonly bx: number;
+  /** Block size in y (threads). */
+  readonly by: number;
+  /** Block size in z (threads). */
+  readonly bz: number;
+  /** Dynamic shared memory per block, bytes. */
   readonly sharedMemBytes: number;
+  /** Thread block cluster dimensions, or undefined without clusters. */
   readonly cluster: readonly [number, number, number] | undefined;
+  /** Cooperative launch (grid-wide sync). */
   readonly cooperative: boolean;
   /** Encoded CUlaunchConfig + attributes, when cuLaunchKernelEx is needed. @internal */
   readonly ex: { view: DataView; bytes: Uint8Array } | undefined;
 
+  /**
+   * Validates and encodes `init`; the result is frozen.
+   * @throws TypeError when `init` is not an object; RangeError for a dimension or `sharedMemBytes` out
+   * of range, or a grid that is not a multiple of the cluster
+   */
   constructor(init: LaunchConfigInit) {
     if (typeof init !== 'object' || init === null) throw new TypeError('LaunchConfig expects { grid, block, sharedMemBytes?, cluster?, cooperative? }');
     [this.gx, this.gy, this.gz] = dim3('grid', init.grid);

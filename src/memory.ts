@@ -14,6 +14,7 @@ import { Stream, streamHandle, type StreamLike } from './stream';
 /** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
 export type HostData = ArrayBufferView | ArrayBuffer;
 
+/** Options of {@link DeviceBuffer.copyFrom} and {@link DeviceBuffer.copyTo}. */
 export interface CopyOptions {
   /** Stream to copy on (default: the buffer's allocating stream, else a synchronous copy). */
   stream?: StreamLike;
@@ -23,9 +24,13 @@ export interface CopyOptions {
   byteLength?: number;
 }
 
+/** A TypedArray class (Float32Array, Uint8Array, …): picks the element type of toArray() and array(). */
 export interface TypedArrayConstructor<T extends ArrayBufferView> {
+  /** A view of `length` elements of `buffer` from byte `byteOffset`. */
   new (buffer: ArrayBuffer, byteOffset?: number, length?: number): T;
+  /** A new zero-filled array of `length` elements. */
   new (length: number): T;
+  /** Element size in bytes. */
   readonly BYTES_PER_ELEMENT: number;
 }
 
@@ -89,18 +94,29 @@ function freeAsync(ctx: Context, ptr: cu.CUdeviceptr, h: cu.CUstream): void {
   if (status !== 0) throw ctx.fail(new cu.DriverError('cuMemFreeAsync', status));
 }
 
+/** Options of {@link MemoryPool.create}. */
 export interface PoolOptions {
+  /** Ordinal of the device whose memory the pool holds (default: `context`'s device). */
   device?: number;
   /** Most bytes the pool may reserve (0 = no limit). */
   maxSize?: number;
   /** Bytes the pool keeps reserved at synchronization points instead of releasing them to the OS. */
   releaseThreshold?: number;
+  /** The context to use the pool from (default: `device`'s primary context, else the current one). */
   context?: Context;
 }
 
+/**
+ * A memory pool for stream-ordered allocation (CUmemoryPool): buffers allocated from it on a stream
+ * (alloc(), or DeviceBuffer.alloc with `pool`) come from it and return to it when freed. create() makes
+ * one this object owns (close() destroys it); default() wraps a device's default pool.
+ */
 export class MemoryPool extends Resource {
+  /** The driver handle (CUmemoryPool). */
   readonly handle: cu.CUmemoryPool;
+  /** The context made current for the pool's calls. */
   readonly context: Context;
+  /** True when close() destroys the pool (made by create()); false for default(). */
   readonly owned: boolean;
 
   private constructor(handle: cu.CUmemoryPool, context: Context, owned: boolean) {
@@ -120,6 +136,7 @@ export class MemoryPool extends Resource {
     return new MemoryPool(cu.cuDeviceGetDefaultMemPool(cu.cuDeviceGet(device ?? ctx.device)), ctx, false);
   }
 
+  /** Creates a pool of device memory on `options.device` (cuMemPoolCreate). */
   static create(options: PoolOptions = {}): MemoryPool {
     const ctx = options.context ?? (options.device !== undefined ? Context.primary(options.device) : contextOf(undefined));
     ctx.bind();
@@ -141,10 +158,12 @@ export class MemoryPool extends Resource {
     return Number(u64[0]);
   }
 
+  /** Bytes the pool keeps reserved at synchronization points instead of releasing them to the OS. */
   get releaseThreshold(): number {
     return this.attr(cu.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
   }
 
+  /** Sets the release threshold in bytes; `Infinity` keeps everything reserved. */
   set releaseThreshold(bytes: number) {
     this.assertOpen();
     this.context.bind();
@@ -180,24 +199,40 @@ export class MemoryPool extends Resource {
   }
 }
 
+/** Options of {@link DeviceBuffer.alloc} and {@link DeviceBuffer.from}. */
 export interface AllocOptions {
   /** Allocate stream-ordered on this stream (cuMemAllocAsync), freed there with cuMemFreeAsync. */
   stream?: StreamLike;
   /** Allocate from this pool (needs `stream`). */
   pool?: MemoryPool;
+  /** The context to allocate in (default: the pool's, else the stream's, else the current one, else device 0's primary context). */
   context?: Context;
 }
 
+/**
+ * Device memory of one context: allocated with cuMemAlloc, or stream-ordered (cuMemAllocAsync, freed
+ * with cuMemFreeAsync on the same stream) when a stream is given. Free with close() or `using`.
+ */
 export class DeviceBuffer extends Resource {
+  /** Size in bytes. */
   readonly byteLength: number;
+  /** The context the memory belongs to. */
   readonly context: Context;
   /** The allocating stream of a stream-ordered buffer. */
   readonly stream: Stream | undefined;
+  /** The pool a stream-ordered buffer was allocated from, when one was given. */
   readonly pool: MemoryPool | undefined;
   /** The buffer a view was made from (views share its life). */
   readonly parent: DeviceBuffer | undefined;
+  /** The device address, unchecked (`ptr` throws once the buffer is closed). */
   protected readonly address: number;
 
+  /**
+   * For subclasses; use DeviceBuffer.alloc or DeviceBuffer.from.
+   * @param kind the name used in messages
+   * @param destroy frees the memory; undefined for a view
+   * @param parent the buffer a view is made from
+   */
   protected constructor(kind: string, address: number, byteLength: number, context: Context, destroy: (() => void) | undefined, stream?: Stream, pool?: MemoryPool, parent?: DeviceBuffer) {
     super(kind, destroy, parent ? [] : [context, stream, pool]);
     this.address = address;
@@ -414,6 +449,7 @@ export class DeviceBuffer extends Resource {
     return this;
   }
 
+  /** Frees the memory (idempotent), which ends its views too; closing a view only makes that view unusable. */
   override close(): void {
     if (this.parent) {
       // A view owns nothing: closing it only makes it unusable.
@@ -446,6 +482,10 @@ export class ManagedBuffer extends DeviceBuffer {
   }
   private readonly holder: { view?: ArrayBuffer };
 
+  /**
+   * Allocates `byteLength` bytes of managed memory (cuMemAllocManaged) in `options.context` (default:
+   * the current one). It is attached globally, or to the host only with `hostOnlyAttach`.
+   */
   static override alloc(byteLength: number, options: { context?: Context; hostOnlyAttach?: boolean } = {}): ManagedBuffer {
     checkSize('byteLength', byteLength);
     const ctx = contextOf(options.context);
@@ -474,15 +514,19 @@ export class ManagedBuffer extends DeviceBuffer {
   }
 }
 
+/** Options of {@link PinnedHostBuffer.alloc} and {@link PinnedHostBuffer.from}. */
 export interface PinnedOptions {
   /** CU_MEMHOSTALLOC_WRITECOMBINED: fast host→device, slow host reads. */
   writeCombined?: boolean;
+  /** The context to allocate in (default: the current one, else device 0's primary context). */
   context?: Context;
 }
 
 /** Page-locked host memory mapped into the device address space; `array()` is a zero-copy view. */
 export class PinnedHostBuffer extends Resource {
+  /** Size in bytes. */
   readonly byteLength: number;
+  /** The context the memory was allocated in. */
   readonly context: Context;
   private readonly address: number;
   private readonly holder: { view?: ArrayBuffer };
@@ -504,6 +548,7 @@ export class PinnedHostBuffer extends Resource {
     this.holder = holder;
   }
 
+  /** Allocates `byteLength` bytes of page-locked host memory (cuMemHostAlloc, portable and device-mapped). */
   static alloc(byteLength: number, options: PinnedOptions = {}): PinnedHostBuffer {
     checkSize('byteLength', byteLength);
     const ctx = contextOf(options.context);

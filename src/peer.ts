@@ -92,6 +92,7 @@ export function onDevice<T>(device: Device, fn: () => T): T {
   }
 }
 
+/** Options of {@link copyPeer}. */
 export interface PeerCopyOptions {
   /** Copy asynchronously on this stream (cuMemcpyPeerAsync); without one the copy is synchronous. */
   stream?: StreamLike;

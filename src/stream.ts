@@ -16,7 +16,10 @@ const { raw } = cu;
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
 
 /** Anything accepted where a stream is: a Stream, an object implementing the protocol, or a raw handle. */
-export type StreamLike = Stream | { [cudaStream](): number | bigint } | cu.CUstream | number;
+export type StreamLike = Stream | {
+  /** Returns the object's CUstream handle. */
+  [cudaStream](): number | bigint;
+} | cu.CUstream | number;
 
 /** The CUstream handle of a stream-like value (0 = legacy default stream when undefined). */
 export function streamHandle(s: StreamLike | undefined | null): cu.CUstream {
@@ -33,18 +36,25 @@ export function streamHandle(s: StreamLike | undefined | null): cu.CUstream {
   return Number(h) as cu.CUstream;
 }
 
+/** Options of {@link Stream.create}. */
 export interface StreamOptions {
   /** CU_STREAM_NON_BLOCKING: does not synchronize with the legacy default stream. */
   nonBlocking?: boolean;
   /** Lower numbers are higher priority (see Stream.priorityRange()). */
   priority?: number;
+  /** The context to create the stream in (default: the current one, else device 0's primary context). */
   context?: Context;
 }
 
+/**
+ * How an awaited wait ({@link Stream.synchronized}, {@link Event.synchronized}) polls: on every
+ * setImmediate for about the first 2 ms, then on timers whose interval grows by 0.25 ms up to
+ * `maxIntervalMs`.
+ */
 export interface PollOptions {
   /** Longest sleep between polls once the first ~2 ms of setImmediate polling have passed (ms, default 1). */
   maxIntervalMs?: number;
-  /** Reject after this many ms. */
+  /** Reject (with an Error saying the wait timed out) after this many ms (default: no limit). */
   timeoutMs?: number;
 }
 
@@ -102,13 +112,21 @@ export function poll(ready: () => boolean, what: string, options: PollOptions = 
   });
 }
 
+/**
+ * A CUDA stream (CUstream): work enqueued on it runs in order. Stream.create makes one this object owns
+ * (close() destroys it); legacy(), perThread() and wrap() give wrappers that own nothing. Implements the
+ * stream protocol ({@link cudaStream}).
+ */
 export class Stream extends Resource {
+  /** The driver handle (CUstream); CU_STREAM_LEGACY or CU_STREAM_PER_THREAD for the default streams. */
   readonly handle: cu.CUstream;
+  /** The context the stream belongs to; undefined for a handle wrapped without one. */
   readonly context: Context | undefined;
   /** JS host callbacks enqueued on this stream and not yet run. */
   pendingHostFuncs = 0;
   /** First error thrown by a host callback of this stream, reported by the next call. @internal */
   hostError: unknown;
+  /** True when close() destroys the stream (made by Stream.create). */
   readonly owned: boolean;
 
   private constructor(handle: cu.CUstream, context: Context | undefined, destroy: (() => void) | undefined, kind = 'Stream') {
@@ -131,7 +149,7 @@ export class Stream extends Resource {
     });
   }
 
-  /** `{ leastPriority, greatestPriority }` of the current context. */
+  /** `{ leastPriority, greatestPriority }` of `context` (default: the current one). The greatest priority is the numerically lowest. */
   static priorityRange(context?: Context): { leastPriority: number; greatestPriority: number } {
     contextOf(context).bind();
     return cu.cuCtxGetStreamPriorityRange();
@@ -153,6 +171,7 @@ export class Stream extends Resource {
     return new Stream(streamHandle(stream), context, undefined, 'Stream (wrapped)');
   }
 
+  /** The stream protocol: returns {@link Stream.handle}. */
   [cudaStream](): number {
     return this.handle;
   }
@@ -178,11 +197,13 @@ export class Stream extends Resource {
     return this.context ? this.context.fail(e) : e;
   }
 
+  /** The CUstream_flags the stream was created with (cuStreamGetFlags). */
   get flags(): number {
     this.bind();
     return cu.cuStreamGetFlags(this.handle);
   }
 
+  /** The stream's priority (cuStreamGetPriority); lower numbers are higher priority. */
   get priority(): number {
     this.bind();
     return cu.cuStreamGetPriority(this.handle);
@@ -279,6 +300,7 @@ export class Stream extends Resource {
     return cu.cuStreamEndCapture(this.handle);
   }
 
+  /** True while the stream is capturing into a graph (cuStreamIsCapturing). */
   get capturing(): boolean {
     this.bind();
     return cu.cuStreamIsCapturing(this.handle) === cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE;
