@@ -79,7 +79,16 @@ interface ModuleEntry {
   module: string;
 }
 
+/** A module's public entry points (ESM wrappers, "exports"); its other files (binding) are internal. */
 const LAYERS = ['index', 'raw', 'types'] as const;
+
+/** Every file of a generated module (`index`, `raw`, `types`, `binding`, … as the generator emits them). */
+function moduleFiles(e: ModuleEntry): string[] {
+  return readdirSync(join(ROOT, 'generated', e.release, e.module))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => f.slice(0, -3))
+    .sort();
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Versions
@@ -159,8 +168,7 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   return r.stdout;
 }
 
-/** Compiles only what the selected packages ship, with tsconfig.build.json's options, into `dist`
- *  (tsc follows each entry's imports: index → raw → types → src/runtime). */
+/** Compiles only what the selected packages ship, with tsconfig.build.json's options, into `dist`. */
 function compile(dist: string, sources: string[]): void {
   const config = {
     extends: join(ROOT, 'tsconfig.build.json'),
@@ -310,12 +318,12 @@ function stageSupport(root: RootPackage, dist: string, dir: string, sources: str
 
 function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntry, version: string, names: Names): void {
   const src = join(dist, 'generated', e.release, e.module);
-  for (const layer of LAYERS) {
+  for (const file of moduleFiles(e)) {
     for (const ext of ['.js', '.d.ts']) {
-      copy(join(src, `${layer}${ext}`), join(dir, 'dist', 'cjs', `${layer}${ext}`), toSupport(`${e.release}/${e.module}/${layer}${ext}`));
+      copy(join(src, `${file}${ext}`), join(dir, 'dist', 'cjs', `${file}${ext}`), toSupport(`${e.release}/${e.module}/${file}${ext}`));
     }
-    writePackageEsm(dir, layer, names[`generated/${e.release}/${e.module}/${layer}`]);
   }
+  for (const layer of LAYERS) writePackageEsm(dir, layer, names[`generated/${e.release}/${e.module}/${layer}`]);
   writeJson(join(dir, 'dist', 'cjs', 'package.json'), { type: 'commonjs' });
   writeJson(join(dir, 'dist', 'esm', 'package.json'), { type: 'module' });
   const spec = MODULES.find((m) => m.name === e.module);
@@ -356,7 +364,7 @@ function stageMain(root: RootPackage, dist: string, dir: string, sources: string
     }
   };
   for (const s of sources) both(`src/${s}`);
-  for (const e of modules) for (const layer of LAYERS) both(`generated/${e.release}/${e.module}/${layer}`);
+  for (const e of modules) for (const file of moduleFiles(e)) both(`generated/${e.release}/${e.module}/${file}`);
   for (const entry of ['src/index', 'src/runtime/index', ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`))]) {
     for (const ext of ['.js', '.d.ts']) copy(join(dist, 'esm', `${entry}${ext}`), join(dir, 'dist', 'esm', `${entry}${ext}`));
   }
@@ -396,7 +404,7 @@ export function packModules(opts: PackOptions = {}): PackResult {
   ];
 
   if (opts.build !== false) {
-    timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...modules.map((e) => `generated/${e.release}/${e.module}/index`)]));
+    timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
   }
   const names = timed('esm', () => {
     const n = exportNames(dist, entries);
