@@ -27,6 +27,7 @@ import { SCALE, fmt, log, median, nowNs, resultsDir, table, writeJson } from './
 import { hasDist, loadModule, measureStartup, type Loader, type StartupResult } from './startup';
 
 type RuntimeModule = typeof import('../generated/13.0/runtime/index');
+type RuntimeRaw = typeof import('../generated/13.0/runtime/raw');
 import { join } from 'node:path';
 
 const REPS = Math.max(5, Number(process.env.BENCH_CPU_REPS ?? 9) | 0);
@@ -47,14 +48,16 @@ const slotBuf = new Uint8Array(new ArrayBuffer(16), 8, 8);
 function main(): void {
   const rt = loadModule<RuntimeModule>('generated/13.0/runtime/index', 'js');
   const rtx = loadModule<RuntimeModule>('generated/13.0/runtime/index', 'tsx');
-  const lib = rt.raw.binder.library(); // the libcudart cuda-ts loaded
+  const rtRaw = loadModule<RuntimeRaw>('generated/13.0/runtime/raw', 'js');
+  const rtxRaw = loadModule<RuntimeRaw>('generated/13.0/runtime/raw', 'tsx');
+  const lib = rtRaw.binder.library(); // the libcudart cuda-ts loaded
   const kGetVersion = lib.func('int cudaRuntimeGetVersion(void *)') as (p: unknown) => number;
   const kGetLastError = lib.func('int cudaGetLastError()') as () => number;
 
   const v = new Int32Array(1);
-  const st = rt.raw.cudaRuntimeGetVersion(v);
+  const st = rtRaw.cudaRuntimeGetVersion(v);
   if (st !== 0) throw new Error(`cudaRuntimeGetVersion returned ${st}`);
-  const lastError = rt.raw.cudaGetLastError();
+  const lastError = rtRaw.cudaGetLastError();
   log(`libcudart runtime version ${v[0]}; cudaGetLastError() here = ${lastError}${lastError ? ' (non-zero: typed no-arg row skipped)' : ''}`);
 
   const passes: Record<string, Pass> = {
@@ -66,7 +69,7 @@ function main(): void {
     },
     'getVersion/raw': (n) => {
       for (let i = 0; i < n; i++) {
-        const s = rt.raw.cudaRuntimeGetVersion(outRaw);
+        const s = rtRaw.cudaRuntimeGetVersion(outRaw);
         if (s !== 0) check(s, 'cudaRuntimeGetVersion');
       }
     },
@@ -77,7 +80,7 @@ function main(): void {
     },
     'getVersion/raw-tsx': (n) => {
       for (let i = 0; i < n; i++) {
-        const s = rtx.raw.cudaRuntimeGetVersion(outRaw);
+        const s = rtxRaw.cudaRuntimeGetVersion(outRaw);
         if (s !== 0) check(s, 'cudaRuntimeGetVersion');
       }
     },
@@ -100,13 +103,13 @@ function main(): void {
     },
     'getLastError/raw': (n) => {
       for (let i = 0; i < n; i++) {
-        const s = rt.raw.cudaGetLastError();
+        const s = rtRaw.cudaGetLastError();
         if (s !== lastError) check(s, 'cudaGetLastError');
       }
     },
     'getLastError/raw-tsx': (n) => {
       for (let i = 0; i < n; i++) {
-        const s = rtx.raw.cudaGetLastError();
+        const s = rtxRaw.cudaGetLastError();
         if (s !== lastError) check(s, 'cudaGetLastError');
       }
     },

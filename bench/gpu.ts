@@ -30,7 +30,7 @@ import { ALLOC_BYTES, BATCH, COPY_BYTES, Impl, REPO_ROOT, type ImplResult, type 
 import { hasDist, loadModule, measureStartup, type Loader } from './startup';
 
 type Driver = typeof import('../generated/13.0/driver/index');
-type Raw = Driver['raw'];
+type Raw = typeof import('../generated/13.0/driver/raw');
 
 const LOADER = (process.env.BENCH_LOADER as Loader) || 'js';
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
@@ -643,10 +643,10 @@ async function main(): Promise<void> {
       const impl = new Impl('cuda-ts-raw');
       Object.assign(impl.meta, meta);
       try {
-        await runPasses(impl, fresh(rawPasses)(cu.raw as unknown as RawApi, S));
+        await runPasses(impl, fresh(rawPasses)(loadModule<Raw>('generated/13.0/driver/raw', LOADER) as unknown as RawApi, S));
         await impl.row('nvrtc_compile_small', () => {
-          const nv = loadModule<{ raw: NvrtcRaw }>('generated/13.0/nvrtc/index', LOADER);
-          return measure(nvrtcPass(nv.raw, arch), 1, 1, 'ms');
+          const nv = loadModule<NvrtcRaw>('generated/13.0/nvrtc/raw', LOADER);
+          return measure(nvrtcPass(nv, arch), 1, 1, 'ms');
         });
       } catch (e) {
         impl.meta.error = reason(e);

@@ -8,6 +8,7 @@
 // Arguments are checked (TypeError/RangeError naming the call) before NCCL is called, and NCCL is loaded
 // on first use, never at import, with an error saying NCCL is needed when it is missing.
 import * as nccl from '../generated/13.0/nccl';
+import * as ncclRaw from '../generated/13.0/nccl/raw';
 import { CudaLibraryError, isArrayBuffer, isDataView } from './runtime';
 import { Context } from './context';
 import { Device } from './device';
@@ -195,7 +196,7 @@ export class Communicator extends Resource {
       return ctx;
     });
     const comms = new BigUint64Array(list.length);
-    const status = nccl.raw.ncclCommInitAll(comms, list.length, Int32Array.from(list, (d) => d.ordinal));
+    const status = ncclRaw.ncclCommInitAll(comms, list.length, Int32Array.from(list, (d) => d.ordinal));
     if (status !== 0) throw new nccl.NcclError('ncclCommInitAll', status);
     return list.map((d, i) => new Communicator(Number(comms[i]) as nccl.ncclComm_t, i, list.length, d, contexts[i]));
   }

@@ -2,10 +2,10 @@
 // calling thread is cheap: cuCtxGetCurrent through a preallocated slot, cuCtxSetCurrent only when it
 // differs. A sticky device error (illegal address, …) marks the context unusable.
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { CudaError } from './runtime';
 import { Resource, assertMayBlock } from './lifecycle';
 
-const { raw } = cu;
 
 let initialised = false;
 /** cuInit(0), once. */

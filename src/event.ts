@@ -1,10 +1,10 @@
 // Event: record on a stream, wait (blocking or awaited), time between two events.
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { Context, contextOf } from './context';
 import { Resource, assertMayBlock } from './lifecycle';
 import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
 
-const { raw } = cu;
 const F = cu.CUevent_flags;
 
 /** Options of {@link Event.create}. */

@@ -1,12 +1,12 @@
 // CUDA graphs: stream capture → Graph → instantiate → GraphExec.launch(stream); kernel node updates.
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { Context, contextOf } from './context';
 import { Resource } from './lifecycle';
 import { LaunchConfig, encodeKernelNodeParams, packFor, type LaunchConfigInit } from './launch';
 import type { Kernel } from './module';
 import { Stream, streamHandle, type StreamLike } from './stream';
 
-const { raw } = cu;
 
 /** A node of a graph (kernel nodes can have their parameters updated). */
 export interface GraphNode {

@@ -7,12 +7,12 @@
 import { isArrayBuffer } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { Context } from './context';
 import { DeviceBuffer, PinnedHostBuffer } from './memory';
 import { streamHandle, type StreamLike } from './stream';
 import type { Kernel } from './module';
 
-const { raw } = cu;
 
 /** Scalar kernel parameter types. `ptr` takes DeviceBuffer, PinnedHostBuffer, a device address or null. */
 export type ScalarType = 'ptr' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f32' | 'f64';

@@ -7,6 +7,7 @@
 import { isArrayBuffer, isDataView } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { Context, contextOf } from './context';
 import { Resource, assertMayBlock, checkSize, deferError, whenNoHostFuncs } from './lifecycle';
 import { Stream, streamHandle, type StreamLike } from './stream';
@@ -74,10 +75,10 @@ const allocOutWords = new Uint32Array(allocOut.buffer);
 // re-bound. Raw calls with a preallocated slot: this pair is a benchmarked hot path.
 function allocAsync(ctx: Context, bytes: number, h: cu.CUstream, pool: MemoryPool | undefined): cu.CUdeviceptr {
   ctx.bindHint();
-  let status = pool ? cu.raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : cu.raw.cuMemAllocAsync(allocOut, bytes, h);
+  let status = pool ? raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : raw.cuMemAllocAsync(allocOut, bytes, h);
   if (status !== 0 && Context.staleBinding(status)) {
     ctx.bind();
-    status = pool ? cu.raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : cu.raw.cuMemAllocAsync(allocOut, bytes, h);
+    status = pool ? raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : raw.cuMemAllocAsync(allocOut, bytes, h);
   }
   if (status !== 0) throw ctx.fail(new cu.DriverError(pool ? 'cuMemAllocFromPoolAsync' : 'cuMemAllocAsync', status));
   return (allocOutWords[1] * 0x100000000 + allocOutWords[0]) as cu.CUdeviceptr;
@@ -86,10 +87,10 @@ function allocAsync(ctx: Context, bytes: number, h: cu.CUstream, pool: MemoryPoo
 function freeAsync(ctx: Context, ptr: cu.CUdeviceptr, h: cu.CUstream): void {
   if (ctx.unusable) return; // the memory went with the context
   ctx.bindHint();
-  let status = cu.raw.cuMemFreeAsync(ptr, h);
+  let status = raw.cuMemFreeAsync(ptr, h);
   if (status !== 0 && Context.staleBinding(status)) {
     ctx.bind();
-    status = cu.raw.cuMemFreeAsync(ptr, h);
+    status = raw.cuMemFreeAsync(ptr, h);
   }
   if (status !== 0) throw ctx.fail(new cu.DriverError('cuMemFreeAsync', status));
 }

@@ -3,12 +3,12 @@ import { isArrayBuffer, isUint8Array } from './runtime';
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { Context, contextOf } from './context';
 import { Resource, whenNoHostFuncs } from './lifecycle';
 import { ArgPack, launchArgs, type ArgType, type LaunchConfig, type LaunchConfigInit } from './launch';
 import type { StreamLike } from './stream';
 
-const { raw } = cu;
 const FA = cu.CUfunction_attribute;
 
 /** A module image failed to load (a PTX JIT error carries the JIT log). */

@@ -6,11 +6,11 @@
 //     frees) instead of hanging, and `await stream.synchronized()` polls cuStreamQuery while yielding.
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { Context, contextOf } from './context';
 import { Resource, assertMayBlock, drainAfterHostFuncs, hostFuncs } from './lifecycle';
 import { Event } from './event';
 
-const { raw } = cu;
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;

@@ -2,7 +2,7 @@
 import type { ModuleIR } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
 import { TypeModel } from './model';
-import { emitRaw } from './raw';
+import { emitBinding, emitRaw } from './raw';
 import { emitTyped } from './typed';
 import { emitTypes } from './types';
 
@@ -18,6 +18,7 @@ export function emitModule(ir: ModuleIR, spec: ModuleSpec, since: Map<string, st
   const ctx = { model, banner: banner(ir), since };
   return new Map([
     ['types.ts', emitTypes(model, ctx.banner)],
+    ['binding.ts', emitBinding(ctx)],
     ['raw.ts', emitRaw(ctx)],
     ['index.ts', emitTyped(ctx)],
   ]);

@@ -52,10 +52,67 @@ export function ffiReturn(model: TypeModel, fn: FunctionDecl): string {
   return `'${model.ffiScalar(kind, 'return')}'`;
 }
 
+/** A parameter's FFI type in the binding table: a koffi type name, or `@Record` by value. */
+export function tableParam(model: TypeModel, fn: FunctionDecl, i: number): string {
+  const kind = model.kind(fn.params[i].type);
+  if (kind.k === 'record') return `@${kind.ts}`;
+  if (kind.k === 'array') return 'void *'; // arrays decay to pointers in parameters
+  return model.ffiScalar(kind, 'param');
+}
+
+export function tableReturn(model: TypeModel, fn: FunctionDecl): string {
+  const kind = model.kind(fn.returns);
+  return kind.k === 'record' ? `@${kind.ts}` : model.ffiScalar(kind, 'return');
+}
+
 export function rawParamType(model: TypeModel, fn: FunctionDecl, i: number): string {
   const t = fn.params[i].type;
   if (t.kind === 'array') return 'Pointer';
   return model.tsType(t, 'param');
+}
+
+/** Emits `binding.ts`: the module's Binder (library discovery, symbol resolution) and its binding table. */
+export function emitBinding(ctx: EmitContext): string {
+  const { model } = ctx;
+  const { ir, spec } = model;
+  const w = new Writer();
+  w.line(ctx.banner);
+  w.line(`// How the ${spec.title} is found and bound: the Binder and one line of facts per function.`);
+  w.line(`import { Binder, type BinderOptions, type KoffiType } from '../../../src/runtime';`);
+  w.line(`import { records } from './types';`);
+  w.blank();
+  const [major, minor] = ir.cudaVersion.split('.').map(Number);
+  const sonames = spec.sonames[String(major)] ?? Object.values(spec.sonames).flat();
+  const lines = ir.functions.map((fn) => {
+    const proc = fn.proc ? [fn.proc.name, fn.proc.version, ...(fn.proc.ptdsVersion !== undefined ? [fn.proc.ptdsVersion] : [])].join(':') : '';
+    const params = fn.params.map((_, i) => tableParam(model, fn, i)).join(',');
+    return [fn.name, fn.symbol, fn.ptdsSymbol ?? '', tableReturn(model, fn), params, ctx.since.get(fn.name) ?? '', proc].join('|');
+  });
+  for (const l of lines) if (/[`\\$]/.test(l)) throw new Error(`binding line needs escaping: ${l}`);
+  w.line(`// name|symbol|per-thread symbol|result|params|since|cuGetProcAddress name:version:per-thread version`);
+  w.line(`const FUNCTIONS = \``);
+  for (const l of lines) w.line(l);
+  w.line(`\`;`);
+  w.blank();
+  w.line(`/** Library discovery and symbol resolution for this module (CUDA ${ir.cudaVersion}). */`);
+  w.line(`export const binder = new Binder(`);
+  w.line(`  {`);
+  w.line(`    module: '${spec.name}',`);
+  w.line(`    cudaVersion: '${ir.cudaVersion}',`);
+  w.line(`    cudaVersionNumber: ${major * 1000 + minor * 10},`);
+  w.line(`    sonames: [${sonames.map((x) => `'${x}'`).join(', ')}],`);
+  w.line(`    env: '${spec.env}',`);
+  w.line(`    resolve: '${spec.resolve}',`);
+  w.line(`  },`);
+  w.line(`  FUNCTIONS,`);
+  w.line(`  (name) => (records as unknown as Record<string, () => KoffiType>)[name](),`);
+  w.line(`);`);
+  w.blank();
+  w.line(`/** Options that must be set before the first call, e.g. \`{ perThreadDefaultStream: true }\`. */`);
+  w.line(`export function configure(options: BinderOptions): void {`);
+  w.line(`  binder.configure(options);`);
+  w.line(`}`);
+  return w.toString();
 }
 
 export function emitRaw(ctx: EmitContext): string {
@@ -65,48 +122,22 @@ export function emitRaw(ctx: EmitContext): string {
   w.line(ctx.banner);
   w.line(`// Raw layer of the ${spec.title}: C-exact calls returning status codes. Out-parameters are`);
   w.line(`// typed arrays you provide (Int32Array, BigUint64Array, …). Functions bind on first call.`);
-  w.line(`import { Binder, type BinderOptions, type NativeFunction } from '../../../src/runtime';`);
-  w.line(`import * as T from './types';`);
-  w.line(`import { records } from './types';`);
+  w.line(`import type { NativeFunction } from '../../../src/runtime';`);
+  w.line(`import { binder } from './binding';`);
+  w.line(`import type * as T from './types';`);
   w.line(`export * from './types';`);
-  w.blank();
-  const [major, minor] = ir.cudaVersion.split('.').map(Number);
-  const sonames = spec.sonames[String(major)] ?? Object.values(spec.sonames).flat();
-  w.line(`/** Library discovery and symbol resolution for this module (CUDA ${ir.cudaVersion}). */`);
-  w.block(`export const binder = new Binder(`, () => {
-    w.line(`module: '${spec.name}',`);
-    w.line(`cudaVersion: '${ir.cudaVersion}',`);
-    w.line(`cudaVersionNumber: ${major * 1000 + minor * 10},`);
-    w.line(`sonames: [${sonames.map((s) => `'${s}'`).join(', ')}],`);
-    w.line(`env: '${spec.env}',`);
-    w.line(`resolve: '${spec.resolve}',`);
-  }, ');');
-  w.blank();
-  w.line(`/** Options that must be set before the first call, e.g. \`{ perThreadDefaultStream: true }\`. */`);
-  w.line(`export function configure(options: BinderOptions): void {`);
-  w.line(`  binder.configure(options);`);
-  w.line(`}`);
+  w.line(`export { binder, configure } from './binding';`);
   w.blank();
   for (const fn of ir.functions) {
     const cache = `${fn.name}$`;
     const params = fn.params.map((p, i) => `${safeIdent(p.name)}: ${qualify(rawParamType(model, fn, i))}`);
     const ret = qualify(model.tsType(fn.returns, 'return'));
     const since = ctx.since.get(fn.name);
-    const bindArgs = [
-      `'${fn.name}'`,
-      `'${fn.symbol}'`,
-      fn.ptdsSymbol ? `'${fn.ptdsSymbol}'` : 'undefined',
-      ffiReturn(model, fn),
-      `[${fn.params.map((_, i) => ffiParam(model, fn, i)).join(', ')}]`,
-      ...(since || fn.proc ? [since ? `'${since}'` : 'undefined'] : []),
-      ...(fn.proc ? [`['${fn.proc.name}', ${fn.proc.version}${fn.proc.ptdsVersion !== undefined ? `, ${fn.proc.ptdsVersion}` : ''}]`] : []),
-    ];
     w.line(`let ${cache}: NativeFunction | undefined;`);
     const notes = functionNotes(model, fn);
     w.line(`/** \`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')} */`);
     w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
-      w.line(`${cache} ??= binder.bind(${bindArgs.join(', ')});`);
-      w.line(`return ${cache}(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
+      w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
     });
   }
   const missing = ir.functions.map((f) => f.name).filter((n) => (spec.notExported ?? []).includes(n));

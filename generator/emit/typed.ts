@@ -116,14 +116,14 @@ export function emitTyped(ctx: EmitContext): string {
   const w = new Writer();
   w.line(ctx.banner);
   w.line(`// Typed layer of the ${spec.title}: throws ${status.errorClass} (a CudaError) on failure and`);
-  w.line(`// returns out-parameters. The raw layer is \`raw\`; types and constants are re-exported.`);
-  w.line(`import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom } from '../../../src/runtime';`);
-  w.line(`import * as raw from './raw';`);
+  w.line(`// returns out-parameters. Each function calls the C function itself (the raw layer, \`./raw\`, is a`);
+  w.line(`// separate import); types and constants are re-exported.`);
+  w.line(`import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';`);
+  w.line(`import { binder } from './binding';`);
   w.line(`import * as T from './types';`);
   w.line(`import { records } from './types';`);
   w.line(`export * from './types';`);
-  w.line(`export { raw };`);
-  w.line(`export { binder, configure } from './raw';`);
+  w.line(`export { binder, configure } from './binding';`);
   w.line(`void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];`);
   w.blank();
 
@@ -145,11 +145,12 @@ export function emitTyped(ctx: EmitContext): string {
     w.line(`if (describing) return undefined; // a failure while describing a failure`);
     w.line(`describing = true;`);
     w.block(`try`, () => {
+      w.line(`const fn = binder.native('${status.describe!.fn}');`);
       if (status.describe!.style === 'return') {
-        w.line(`return raw.${status.describe!.fn}(code) ?? undefined;`);
+        w.line(`return fn(code) ?? undefined;`);
       } else {
         w.line(`const out = new BigUint64Array(1);`);
-        w.line(`return raw.${status.describe!.fn}(code, out) === ${success} ? (readCString(out[0]) ?? undefined) : undefined;`);
+        w.line(`return fn(code, out) === ${success} ? (readCString(out[0]) ?? undefined) : undefined;`);
       }
     });
     w.block(`catch`, () => w.line(`return undefined;`));
@@ -206,6 +207,7 @@ export function emitTyped(ctx: EmitContext): string {
     if (isStatus) doc.push(`Throws {@link ${status.errorClass}}${answers.length ? ` unless the status is ${status.answers![fn.name].join(' or ')}` : ''}.`);
 
     if (slots) w.line(`let ${fn.name}$: Scratch | undefined;`);
+    w.line(`let ${fn.name}$c: NativeFunction | undefined;`);
     w.line(`/** ${doc.join(' ')} */`);
     w.block(`export function ${fn.name}(${sig.join(', ')}): ${retType}`, () => {
       if (slots) w.line(`const s = (${fn.name}$ ??= new Scratch(${slots}));`);
@@ -214,7 +216,7 @@ export function emitTyped(ctx: EmitContext): string {
         if (p.role === 'outRecord') w.line(`const ${p.ident}$ = new Uint8Array(${p.size});`);
         if (p.role === 'outText') w.line(`const ${p.ident}$ = new Uint8Array(Math.max(0, ${p.lengthParam}));`);
       }
-      const call = `raw.${fn.name}(${callArgs.join(', ')})`;
+      const call = `(${fn.name}$c ??= binder.native('${fn.name}'))(${callArgs.join(', ')})`;
       const values = outs.map((p) => {
         if (p.role === 'outRecord') return `decodeRecord<T.${p.record}>(records.${p.record}(), ${p.ident}$)`;
         if (p.role === 'outText') return `textFrom(${p.ident}$)`;

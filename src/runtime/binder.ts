@@ -33,11 +33,20 @@ const CU_GET_PROC_ADDRESS_DEFAULT = 0;
 const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2;
 
 /**
+ * The binding facts of a module's functions, one line each (generated `binding.ts`):
+ * `name|symbol|ptdsSymbol|result|param,param,…|since|procName:version:ptdsVersion`; empty fields are
+ * absent, `@Name` is a record by value. One string literal costs next to nothing to load, unlike a
+ * function body per C function, so a module's import stays small however many functions it has.
+ */
+export type BindingTable = string;
+
+/**
  * Loads one module's library on first use and binds its C functions on their first call; each
- * generated `raw` module exports its binder as `binder`.
+ * generated module's `binding.ts` makes one (exported as `binder` by its raw and typed layers).
  */
 export class Binder {
   private lib: LoadedLibrary | undefined;
+  private table: Map<string, string> | undefined;
   private options: BinderOptions;
   private bound = 0;
   private procAddress: NativeFunction | undefined;
@@ -50,7 +59,13 @@ export class Binder {
    * {@link BinderOptions.perThreadDefaultStream}.
    * @param spec the module's library and release
    */
-  constructor(readonly spec: BinderSpec) {
+  constructor(
+    readonly spec: BinderSpec,
+    private readonly bindings: BindingTable = '',
+    private readonly record: (name: string) => TypeObject = (name) => {
+      throw new Error(`cuda-ts ${spec.module}: no record type ${name}`);
+    },
+  ) {
     const env = process.env.CUDA_API_PER_THREAD_DEFAULT_STREAM;
     this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '' };
   }
@@ -110,6 +125,24 @@ export class Binder {
     }
     this.bound++;
     return fn;
+  }
+
+  /** Binds `name` from the module's binding table (see BindingTable). */
+  native(name: string): NativeFunction {
+    if (!this.table) {
+      this.table = new Map();
+      for (const line of this.bindings.split('\n')) if (line) this.table.set(line.slice(0, line.indexOf('|')), line);
+    }
+    const line = this.table.get(name);
+    if (line === undefined) throw new CudaSymbolError(this.spec.module, name, 'it is not in the bindings of this module');
+    const [, symbol, ptds, result, params, since, proc] = line.split('|');
+    const type = (t: string): FfiType => (t.startsWith('@') ? this.record(t.slice(1)) : t);
+    let procSpec: [string, number, number?] | undefined;
+    if (proc) {
+      const [procName, version, ptdsVersion] = proc.split(':');
+      procSpec = ptdsVersion ? [procName, Number(version), Number(ptdsVersion)] : [procName, Number(version)];
+    }
+    return this.bind(name, symbol, ptds || undefined, type(result), params ? params.split(',').map(type) : [], since || undefined, procSpec);
   }
 
   private resolveProcAddress(name: string, version: number, ptds: boolean): number {
