@@ -168,20 +168,23 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   return r.stdout;
 }
 
-/** Compiles only what the selected packages ship, with tsconfig.build.json's options, into `dist`. */
+/** Compiles only what the selected packages ship into `dist`, as `npm run build` does: JavaScript
+ *  without comments (tsconfig.build.json), then the declarations with them (tsconfig.build-types.json). */
 function compile(dist: string, sources: string[]): void {
-  const config = {
-    extends: join(ROOT, 'tsconfig.build.json'),
-    compilerOptions: { outDir: dist, rootDir: ROOT, typeRoots: [join(ROOT, 'node_modules', '@types')] },
-    files: sources.map((s) => join(ROOT, `${s}.ts`)),
-    include: [],
-  };
-  const tmp = join(tmpdir(), `cuda-ts-pack-${process.pid}-${Date.now()}.json`);
-  writeFileSync(tmp, JSON.stringify(config, null, 2));
-  try {
-    run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', tmp]);
-  } finally {
-    rmSync(tmp, { force: true });
+  for (const base of ['tsconfig.build.json', 'tsconfig.build-types.json']) {
+    const config = {
+      extends: join(ROOT, base),
+      compilerOptions: { outDir: dist, rootDir: ROOT, typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      files: sources.map((s) => join(ROOT, `${s}.ts`)),
+      include: [],
+    };
+    const tmp = join(tmpdir(), `cuda-ts-pack-${process.pid}-${Date.now()}.json`);
+    writeFileSync(tmp, JSON.stringify(config, null, 2));
+    try {
+      run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', tmp]);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
   }
 }
 

@@ -178,7 +178,12 @@ export abstract class Resource {
    * @param parents objects kept alive (not destroyed, even once closed) until this one is destroyed
    */
   protected constructor(kind: string, destroy: (() => void) | undefined, parents: readonly (Resource | undefined)[] = []) {
-    this.core = new Core(kind, destroy, parents.filter((p): p is Resource => p !== undefined).map((p) => p.core));
+    const cores: Core[] = [];
+    for (let i = 0; i < parents.length; i++) {
+      const p = parents[i];
+      if (p !== undefined) cores.push(p.core);
+    }
+    this.core = new Core(kind, destroy, cores);
     if (destroy) registerLater(this);
   }
 
