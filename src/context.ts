@@ -211,6 +211,19 @@ export class Context extends Resource {
   }
 }
 
+/**
+ * Runs a driver call on a handle that carries its context (a created stream, an event, a function),
+ * which fails and does nothing under a wrong current context: under the cached binding first, and
+ * once more after a real bind when the status says the cache was stale. Returns the status. @internal
+ */
+export function callBound(ctx: Context, call: () => number): number {
+  ctx.bindHint();
+  const status = call();
+  if (status === 0 || !Context.staleBinding(status)) return status;
+  ctx.bind();
+  return call();
+}
+
 /** The context to use when none is given: the current one (device 0's primary if none). */
 export function contextOf(ctx: Context | undefined): Context {
   return ctx ?? Context.current();

@@ -1,7 +1,7 @@
 // Event: record on a stream, wait (blocking or awaited), time between two events.
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
-import { Context, contextOf } from './context';
+import { Context, callBound, contextOf } from './context';
 import { Resource, assertMayBlock } from './lifecycle';
 import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
 
@@ -67,12 +67,15 @@ export class Event extends Resource {
 
   /** Records the event on `stream` (default: the legacy default stream). */
   record(stream?: StreamLike): this {
-    this.bind();
-    try {
-      cu.cuEventRecord(this.handle, streamHandle(stream));
-    } catch (e) {
-      throw this.context.fail(e);
-    }
+    this.assertOpen();
+    const h = streamHandle(stream);
+    const ctx = this.context;
+    let status: number;
+    if (h <= 2) {
+      ctx.bind(); // a default stream is the current context's
+      status = raw.cuEventRecord(this.handle, h);
+    } else status = callBound(ctx, () => raw.cuEventRecord(this.handle, h));
+    if (status !== 0) throw ctx.fail(new cu.DriverError('cuEventRecord', status));
     return this;
   }
 
@@ -88,13 +91,10 @@ export class Event extends Resource {
 
   /** Blocks until the event completes. Refuses while a JS host callback is pending (use synchronized()). */
   synchronize(): void {
-    this.bind();
+    this.assertOpen();
     assertMayBlock('Event.synchronize()');
-    try {
-      cu.cuEventSynchronize(this.handle);
-    } catch (e) {
-      throw this.context.fail(e);
-    }
+    const status = callBound(this.context, () => raw.cuEventSynchronize(this.handle));
+    if (status !== 0) throw this.context.fail(new cu.DriverError('cuEventSynchronize', status));
   }
 
   /** Resolves when the event completes, without blocking the event loop. */
@@ -111,9 +111,10 @@ export class Event extends Resource {
 
   /** Milliseconds from `start` to this event (both recorded with timing, both complete). */
   elapsedSince(start: Event): number {
-    this.bind();
+    this.assertOpen();
     start.assertUsable();
-    cu.cuEventElapsedTime(elapsedSlot, start.handle, this.handle);
+    const status = callBound(this.context, () => raw.cuEventElapsedTime(elapsedSlot, start.handle, this.handle));
+    if (status !== 0) throw this.context.fail(new cu.DriverError('cuEventElapsedTime', status));
     return elapsedSlot[0];
   }
 

@@ -7,9 +7,14 @@
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
-import { Context, contextOf } from './context';
+import { Context, callBound, contextOf } from './context';
 import { Resource, assertMayBlock, drainAfterHostFuncs, hostFuncs } from './lifecycle';
 import { Event } from './event';
+
+/** The NULL, legacy and per-thread default streams (handles 0, 1, 2) belong to the current context. */
+function isDefaultStream(h: number): boolean {
+  return h <= 2;
+}
 
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
@@ -224,13 +229,17 @@ export class Stream extends Resource {
    * host callback is pending: use `await stream.synchronized()` then.
    */
   synchronize(): void {
-    this.bind();
+    this.check();
     assertMayBlock('Stream.synchronize()');
-    try {
-      cu.cuStreamSynchronize(this.handle);
-    } catch (e) {
-      throw this.fail(e);
-    }
+    const ctx = this.context;
+    const h = this.handle;
+    let status: number;
+    if (ctx === undefined) status = raw.cuStreamSynchronize(h);
+    else if (isDefaultStream(h)) {
+      ctx.bind(); // the default streams are the current context's
+      status = raw.cuStreamSynchronize(h);
+    } else status = callBound(ctx, () => raw.cuStreamSynchronize(h));
+    if (status !== 0) throw this.fail(new cu.DriverError('cuStreamSynchronize', status));
   }
 
   /** Resolves when the stream is idle, without blocking the event loop (polls cuStreamQuery). */

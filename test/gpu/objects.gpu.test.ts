@@ -107,8 +107,19 @@ describeGpu('objects layer', () => {
     expect(buf.context).toBe(primary);
     cu.cuCtxSetCurrent(other.handle);
     launch(s, LaunchConfig.linear(256), fill, buf, 5, 256);
+    const start = Event.create({ context: primary });
+    const end = Event.create({ context: primary });
+    cu.cuCtxSetCurrent(other.handle);
+    start.record(s);
+    end.record(s);
+    cu.cuCtxSetCurrent(other.handle);
     s.synchronize();
+    cu.cuCtxSetCurrent(other.handle);
+    end.synchronize();
+    expect(end.elapsedSince(start)).toBeGreaterThanOrEqual(0);
     expect(Array.from(buf.toArray(Int32Array)).every((v) => v === 5)).toBe(true);
+    start.close();
+    end.close();
     cu.cuCtxSetCurrent(other.handle);
     buf.close(); // cuMemFreeAsync on the primary context's stream
     s.synchronize();
