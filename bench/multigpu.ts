@@ -1,7 +1,7 @@
 // `npm run bench:multigpu` (= tsx bench/multigpu.ts) on a machine with 2+ GPUs: cuda-ts against PyTorch.
 //
 //   cuda-ts (this process)                      PyTorch (python3 bench/python/bench_torch_allreduce.py)
-//   peer_copy_sync_256MiB   copyPeer GPU 0 → 1    dst.copy_(src) + synchronize
+//   peer_copy_sync_256MiB   copyPeer GPU 0 → 1, then both devices synchronized    dst.copy_(src) + synchronize
 //   peer_copy_async_256MiB  copyPeer on a stream  copy_ enqueued, one synchronize per pass
 //   allreduce_256MiB_f32_*  Communicator.initAll  torch.distributed NCCL, one process per GPU (spawn)
 //
@@ -39,7 +39,13 @@ async function peerCopies(impl: Impl, d0: Device, d1: Device): Promise<void> {
     dst.memset(0);
     const ops = scaled(10, 1);
     await impl.row('peer_copy_sync_256MiB', () => measure((k) => {
-      for (let i = 0; i < k; i++) copyPeer(dst, src);
+      // cuMemcpyPeer may return before a device-to-device copy ends: wait for both devices, per copy
+      // (as the PyTorch row does with torch.cuda.synchronize on each device)
+      for (let i = 0; i < k; i++) {
+        copyPeer(dst, src);
+        d0.synchronize();
+        d1.synchronize();
+      }
     }, ops, 2, 'GB/s', COPY_BYTES));
     const head = dst.subarray(0, 4).toArray(Uint8Array);
     const tail = dst.subarray(COPY_BYTES - 4).toArray(Uint8Array);

@@ -4,7 +4,7 @@
 // values and calls cuLaunchKernel (or cuLaunchKernelEx with a CUlaunchConfig encoded once per
 // LaunchConfig, for clusters and cooperative launches): no allocation besides the rest-args array
 // (use `launchArgs` with a reused array to avoid even that).
-import { isArrayBuffer } from './runtime';
+import { isArrayBuffer, type NativeFunction } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
@@ -38,7 +38,14 @@ export interface TypedArg {
   /** The value, checked against `type` when written. */
   readonly value: unknown;
 }
-const typed = (type: ArgType) => (value: unknown): TypedArg => ({ type, value });
+/** The value `arg.*()` makes: a class, so that telling it apart on the launch path is one instanceof. */
+class TypedArgValue implements TypedArg {
+  constructor(
+    readonly type: ArgType,
+    readonly value: unknown,
+  ) {}
+}
+const typed = (type: ArgType) => (value: unknown): TypedArg => new TypedArgValue(type, value);
 /** Typed argument helpers: `launch(s, cfg, k, arg.ptr(buf), arg.f32(2), arg.u32(n))`. */
 export const arg = {
   /** A pointer: a DeviceBuffer, a PinnedHostBuffer (its device pointer), a device address, or null. */
@@ -64,11 +71,13 @@ export const arg = {
   /** A 64-bit float. */
   f64: typed('f64'),
   /** A struct passed by value: its bytes, aligned to `align` bytes (default 8). */
-  struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => ({ type: { struct: bytes.byteLength, align }, value: bytes }),
+  struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => new TypedArgValue({ struct: bytes.byteLength, align }, bytes),
 };
 
 function isTypedArg(v: unknown): v is TypedArg {
-  return typeof v === 'object' && v !== null && 'type' in v && 'value' in v && !(v instanceof DeviceBuffer);
+  if (v instanceof TypedArgValue) return true;
+  // a hand-made { type, value } works too (the slower check runs only for objects that are neither)
+  return typeof v === 'object' && v !== null && !(v instanceof DeviceBuffer) && 'type' in v && 'value' in v;
 }
 
 function describeType(t: ArgType): string {
@@ -145,6 +154,10 @@ export class ArgPack {
       let v = args[from + i];
       const t = types[i];
       const off = this.offsets[i];
+      if (t === 'ptr' && v instanceof DeviceBuffer) {
+        writeU64(dv, off, v.launchAddress()); // the common case, first
+        continue;
+      }
       if (isTypedArg(v)) {
         if (describeType(v.type) !== describeType(t)) throw new TypeError(`${what}: argument ${i} is declared ${describeType(t)} but was given arg.${describeType(v.type)}()`);
         v = v.value;
@@ -395,12 +408,17 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   if (status !== 0) throw ctx.fail(new cu.DriverError(cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status));
 }
 
+// The C functions of the launch path, held here: a call through the raw module's exports object (a
+// dictionary of ~460 functions) and its wrapper costs more than this path's whole budget.
+let cuLaunchKernel: NativeFunction | undefined;
+let cuLaunchKernelEx: NativeFunction | undefined;
+
 function enqueue(cfg: LaunchConfig, kernel: Kernel, h: cu.CUstream, pack: ArgPack): number {
   if (cfg.ex === undefined) {
-    return raw.cuLaunchKernel(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
+    return (cuLaunchKernel ??= raw.binder.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
   }
   writeU64(cfg.ex.view, 32, h);
-  return raw.cuLaunchKernelEx(cfg.ex.bytes, kernel.handle, pack.table, null);
+  return (cuLaunchKernelEx ??= raw.binder.native('cuLaunchKernelEx'))(cfg.ex.bytes, kernel.handle, pack.table, null);
 }
 
 /** `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`. */

@@ -4,7 +4,7 @@
 // Zero-copy host views (pinned, managed) are external ArrayBuffers over native memory; V8 cannot detach
 // them, so once a view was handed out the native free waits until that view is garbage-collected:
 // closing never leaves a live TypedArray over freed memory.
-import { isArrayBuffer, isDataView } from './runtime';
+import { isArrayBuffer, isDataView, type NativeFunction } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
@@ -73,12 +73,22 @@ const allocOutWords = new Uint32Array(allocOut.buffer);
 // Stream-ordered allocation and free take their device from the stream, not from the current
 // context, so the cached binding (Context.bindHint) is enough; a stale one fails cleanly and is
 // re-bound. Raw calls with a preallocated slot: this pair is a benchmarked hot path.
+let cuMemAllocAsync: NativeFunction | undefined;
+let cuMemAllocFromPoolAsync: NativeFunction | undefined;
+let cuMemFreeAsync: NativeFunction | undefined;
+
+function allocAsyncCall(bytes: number, h: cu.CUstream, pool: MemoryPool | undefined): number {
+  return pool
+    ? (cuMemAllocFromPoolAsync ??= raw.binder.native('cuMemAllocFromPoolAsync'))(allocOut, bytes, pool.handle, h)
+    : (cuMemAllocAsync ??= raw.binder.native('cuMemAllocAsync'))(allocOut, bytes, h);
+}
+
 function allocAsync(ctx: Context, bytes: number, h: cu.CUstream, pool: MemoryPool | undefined): cu.CUdeviceptr {
   ctx.bindHint();
-  let status = pool ? raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : raw.cuMemAllocAsync(allocOut, bytes, h);
+  let status = allocAsyncCall(bytes, h, pool);
   if (status !== 0 && Context.staleBinding(status)) {
     ctx.bind();
-    status = pool ? raw.cuMemAllocFromPoolAsync(allocOut, bytes, pool.handle, h) : raw.cuMemAllocAsync(allocOut, bytes, h);
+    status = allocAsyncCall(bytes, h, pool);
   }
   if (status !== 0) throw ctx.fail(new cu.DriverError(pool ? 'cuMemAllocFromPoolAsync' : 'cuMemAllocAsync', status));
   return (allocOutWords[1] * 0x100000000 + allocOutWords[0]) as cu.CUdeviceptr;
@@ -87,10 +97,11 @@ function allocAsync(ctx: Context, bytes: number, h: cu.CUstream, pool: MemoryPoo
 function freeAsync(ctx: Context, ptr: cu.CUdeviceptr, h: cu.CUstream): void {
   if (ctx.unusable) return; // the memory went with the context
   ctx.bindHint();
-  let status = raw.cuMemFreeAsync(ptr, h);
+  const free = (cuMemFreeAsync ??= raw.binder.native('cuMemFreeAsync'));
+  let status = free(ptr, h);
   if (status !== 0 && Context.staleBinding(status)) {
     ctx.bind();
-    status = raw.cuMemFreeAsync(ptr, h);
+    status = free(ptr, h);
   }
   if (status !== 0) throw ctx.fail(new cu.DriverError('cuMemFreeAsync', status));
 }
@@ -295,6 +306,12 @@ export class DeviceBuffer extends Resource {
     if (this.parent) this.parent.check();
     this.assertOpen();
     this.context.check();
+  }
+
+  /** The address for a kernel argument: throws once this buffer (or the one it views) is closed. @internal */
+  launchAddress(): number {
+    if (this.core.closed || (this.parent !== undefined && this.parent.core.closed)) this.check();
+    return this.address;
   }
 
   /** The device address (throws once closed). */
