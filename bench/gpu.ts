@@ -79,18 +79,13 @@ interface State {
 type Passes = Record<string, (ops: number) => void>;
 
 // Self-contained (re-evaluated from its source text for each implementation: no outer references).
-// The functions the passes call, copied into a small plain object: every implementation is called the
-// same way (as local bindings or ESM named imports would be), so the property lookup on a module's
-// exports object (a dictionary of ~1,500 names for a generated module) is not part of any row.
-const PASS_FUNCTIONS = ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize'] as const;
-function pick<T extends object>(from: T): T {
-  const out: Record<string, unknown> = {};
-  for (const n of PASS_FUNCTIONS) out[n] = (from as Record<string, unknown>)[n];
-  return out as T;
-}
-
 function rawPasses(apiIn: RawApi, S: State): Passes {
-  const api = pick(apiIn);
+  // The functions the passes call, copied into a small plain object: every implementation is called
+  // the same way (as local bindings or ESM named imports would be), so the property lookup on a
+  // module's exports (a dictionary of ~1,500 names for a generated module) is in no row. Inline:
+  // fresh() recompiles this function from its source, without the module's scope.
+  const api = {} as RawApi;
+  for (const n of ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize']) (api as unknown as Record<string, unknown>)[n] = (apiIn as unknown as Record<string, unknown>)[n];
   const out64 = new BigUint64Array(1);
   const out64lo = new Uint32Array(out64.buffer);
   const out32 = new Int32Array(1);
@@ -187,7 +182,8 @@ function rawPasses(apiIn: RawApi, S: State): Passes {
 
 // Same rows through the typed layer (throws on failure, returns out-parameters).
 function typedPasses(cuIn: Driver, S: State): Passes {
-  const cu = pick(cuIn);
+  const cu = {} as Driver; // as in rawPasses
+  for (const n of ['cuCtxGetCurrent', 'cuDeviceGetAttribute', 'cuEventElapsedTime', 'cuEventRecord', 'cuEventSynchronize', 'cuLaunchKernel', 'cuMemAllocAsync', 'cuMemFreeAsync', 'cuMemcpyDtoHAsync', 'cuMemcpyHtoDAsync', 'cuStreamSynchronize']) (cu as unknown as Record<string, unknown>)[n] = (cuIn as unknown as Record<string, unknown>)[n];
   const outF = new Float32Array(1);
   const COPY_BYTES = S.COPY_BYTES;
   const ALLOC_BYTES = S.ALLOC_BYTES;
