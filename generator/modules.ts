@@ -395,6 +395,8 @@ export const MODULES: readonly ModuleSpec[] = [
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
     notExported: ['ncclCommRevoke'],
+    // ncclCommInitAll fills an array of `ndev` communicators: the caller passes it (BigUint64Array(ndev)).
+    paramOverrides: { 'ncclCommInitAll.comm': 'in' },
     status: {
       type: 'ncclResult_t',
       success: 'ncclSuccess',

@@ -115,14 +115,11 @@ export function ncclCommGetAsyncError(comm: T.ncclComm_t): T.ncclResult_t {
   if (status !== 0) throw fail('ncclCommGetAsyncError', status);
   return s.i32[0] as T.ncclResult_t;
 }
-let ncclCommInitAll$: Scratch | undefined;
 let ncclCommInitAll$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}. */
-export function ncclCommInitAll(ndev: number, devlist: T.Pointer): T.ncclComm_t {
-  const s = (ncclCommInitAll$ ??= new Scratch(1));
-  const status = (ncclCommInitAll$c ??= binder.native('ncclCommInitAll'))(s.slot(0), ndev, devlist);
+/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): void {
+  const status = (ncclCommInitAll$c ??= binder.native('ncclCommInitAll'))(comm, ndev, devlist);
   if (status !== 0) throw fail('ncclCommInitAll', status);
-  return s.address(0) as T.ncclComm_t;
 }
 let ncclCommInitRank$: Scratch | undefined;
 let ncclCommInitRank$c: NativeFunction | undefined;
