@@ -368,7 +368,9 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
 
   test('NCCL all-reduce (sum) on one GPU', () => {
     console.log(`NCCL version ${nccl.ncclGetVersion()}`);
-    const comm = nccl.ncclCommInitAll(1, new Int32Array([0]));
+    const comms = new BigUint64Array(1); // one communicator per device
+    nccl.ncclCommInitAll(comms, 1, new Int32Array([0]));
+    const comm = Number(comms[0]) as nccl.ncclComm_t;
     const n = 1024;
     const src = new Float32Array(n).map((_, i) => i);
     const dS = upload(src);
