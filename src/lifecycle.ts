@@ -86,6 +86,8 @@ export class Core {
   destroyed = false;
   /** Registered with the FinalizationRegistry (see registerLater). */
   registered = false;
+  /** Index in the registration queue, or -1 (see registerLater). */
+  queued = -1;
   refs = 0;
   /** Pending destroy work: undefined for non-owning (wrapped) objects. */
   private destroyFn: (() => void) | undefined;
@@ -139,12 +141,15 @@ const registry = new FinalizationRegistry<Core>((core) => {
 
 // FinalizationRegistry.register + unregister cost ~0.4 µs, more than a stream-ordered alloc + free.
 // Objects are queued and registered at the next turn of the event loop (or when the queue grows
-// long): those closed by then, the common create-use-close pattern, never touch the registry.
-const unregistered: Resource[] = [];
+// long): those closed by then, the common create-use-close pattern, never touch the registry. A
+// close takes the object out of the queue at once, so the queue never keeps a closed object alive
+// (that would move short-lived objects into the old generation).
+const unregistered: (Resource | undefined)[] = [];
 let flushScheduled = false;
 const FLUSH_AT = 1024;
 
 function registerLater(r: Resource): void {
+  r.core.queued = unregistered.length;
   unregistered.push(r);
   if (unregistered.length >= FLUSH_AT) flushRegistrations();
   else if (!flushScheduled) {
@@ -153,11 +158,21 @@ function registerLater(r: Resource): void {
   }
 }
 
+/** Takes a closed object out of the registration queue. */
+function unqueue(core: Core): void {
+  if (core.queued >= 0) {
+    if (unregistered[core.queued]?.core === core) unregistered[core.queued] = undefined;
+    core.queued = -1;
+  }
+}
+
 /** Registers the queued objects that are still open for GC reclamation. @internal */
 export function flushRegistrations(): void {
   flushScheduled = false;
   for (const r of unregistered) {
+    if (r === undefined) continue;
     const core = r.core;
+    core.queued = -1;
     if (!core.closed && !core.registered) {
       core.registered = true;
       registry.register(r, core, core);
@@ -196,6 +211,7 @@ export abstract class Resource {
   close(): void {
     if (this.core.closed) return;
     if (this.core.registered) registry.unregister(this.core);
+    else unqueue(this.core);
     this.core.close();
   }
 
