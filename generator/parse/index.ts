@@ -29,6 +29,10 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
   const job: ClangJob = { clang: opts.clang, includeDirs: opts.includeDirs, includes: spec.includes, defines: spec.defines };
   // The ABI-version typedefs ride along in the AST job only: they add no macros or layouts.
   const procTables = (spec.procTables ?? []).filter((h) => locateHeader(opts.includeDirs, h));
+  if (spec.procTables?.length && procTables.length === 0) {
+    // Without them every function would be asked of cuGetProcAddress at the wrong ABI version.
+    throw new GeneratorError(`module ${spec.name} needs ${spec.procTables.join(' or ')} (the per-version function typedefs), not found in ${opts.includeDirs.join(', ')}`);
+  }
   const ast = clangAst({ ...job, includes: [...job.includes, ...procTables] });
   const macros = parseMacroDefinitions(clangMacros(job));
   const ptds = spec.perThreadDefaultStream ?? [...macros.functions.keys()].some((n) => /PT(DS|SZ)$/.test(n));
