@@ -53,6 +53,12 @@ export interface ModuleSpec {
   dataPointers?: boolean;
   /** Functions whose callback argument the library may call from a thread of its own. */
   foreignThreadCallbacks?: string[];
+  /** Of those, the ones that call their callback exactly once (`fn.param`): the typed layer also takes
+   *  a JS function there, registers it for that one call and counts it as pending until it ran. */
+  oneShotCallbacks?: string[];
+  /** Functions that wait on the calling thread for device work (synchronize, synchronous copies,
+   *  frees): the typed layer refuses them while a JS callback is pending (they would never return). */
+  blocking?: RegExp;
   /** Name prefixes of declarations in own headers that are not part of the API (internal, deprecated). */
   excludePrefixes?: string[];
   /** Headers of `PFN_<name>_v<version>` typedefs (`cudaTypedefs.h`): the version at which each exact
@@ -88,6 +94,8 @@ export const MODULES: readonly ModuleSpec[] = [
     perThreadDefaultStream: true,
     procTables: ['cudaTypedefs.h', 'cudaProfilerTypedefs.h'],
     foreignThreadCallbacks: ['cuLaunchHostFunc', 'cuStreamAddCallback', 'cuUserObjectCreate'],
+    oneShotCallbacks: ['cuLaunchHostFunc.fn', 'cuStreamAddCallback.callback', 'cuUserObjectCreate.destroy'],
+    blocking: /^cu(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|MemFree|MemFreeHost|CtxSynchronize(_v2)?|StreamSynchronize|EventSynchronize|CtxDestroy|DevicePrimaryCtxReset)$/,
     paramOverrides: {
       'cuLaunchKernel.kernelParams': 'in',
       'cuLaunchKernel.extra': 'in',
@@ -124,6 +132,8 @@ export const MODULES: readonly ModuleSpec[] = [
     },
     perThreadDefaultStream: true,
     foreignThreadCallbacks: ['cudaLaunchHostFunc', 'cudaStreamAddCallback', 'cudaUserObjectCreate'],
+    oneShotCallbacks: ['cudaLaunchHostFunc.fn', 'cudaStreamAddCallback.callback', 'cudaUserObjectCreate.destroy'],
+    blocking: /^cuda(Memcpy(?!\w*Async)\w*|Memset(?!\w*Async)\w*|Free|FreeHost|FreeArray|FreeMipmappedArray|DeviceSynchronize|StreamSynchronize|EventSynchronize|DeviceReset)$/,
     paramOverrides: {
       'cudaLaunchKernel.args': 'in',
       'cudaLaunchCooperativeKernel.args': 'in',

@@ -8,7 +8,7 @@
 //
 // Errors raised while freeing where nobody can catch them (finalizers, deferred destroys) are queued
 // and thrown by the next call into the objects layer (`throwDeferred`), never lost.
-import { CudaError } from './runtime';
+import { CudaError, hostCallbacks, onCallbacksDrained } from './runtime';
 
 /** Errors from frees nobody could catch; thrown at the next call. */
 const deferred: unknown[] = [];
@@ -41,8 +41,11 @@ function withPrefix(e: CudaError): CudaError {
   return e;
 }
 
-/** Pending JS host callbacks (cuLaunchHostFunc) in the process, and work waiting for them to drain. */
-export const hostFuncs = { pending: 0 };
+// Pending JS callbacks are counted in the run-time support, shared with the typed layer: a callback
+// given to cuLaunchHostFunc directly blocks the objects layer's waits too, and the other way round.
+export { HostCallbackPendingError, assertMayBlock } from './runtime';
+/** Pending JS host callbacks in this thread (the run-time support's count). */
+export const hostFuncs = hostCallbacks;
 const afterHostFuncs: (() => void)[] = [];
 
 /** Runs `fn` now, or once no JS host callback is pending (frees that may block go through here). */
@@ -51,7 +54,7 @@ export function whenNoHostFuncs(fn: () => void): void {
   else afterHostFuncs.push(fn);
 }
 
-/** Called by the host-callback trampoline when the pending count drops to zero. */
+/** Runs the work deferred by whenNoHostFuncs once the pending count is zero. */
 export function drainAfterHostFuncs(): void {
   while (hostFuncs.pending === 0 && afterHostFuncs.length > 0) {
     const fn = afterHostFuncs.shift()!;
@@ -62,24 +65,7 @@ export function drainAfterHostFuncs(): void {
     }
   }
 }
-
-/** Thrown instead of a blocking wait that could never return because a JS host callback is pending. */
-export class HostCallbackPendingError extends Error {
-  /** Made by the objects layer; `op` names the refused call (`Stream.synchronize()`, …) in the message. */
-  constructor(op: string) {
-    super(
-      `${op} would block the event loop while ${hostFuncs.pending} JS host callback(s) from launchHostFunc() are pending: ` +
-        'the callback runs on the event loop, so a blocking wait would deadlock. Use `await stream.synchronized()` ' +
-        '(or `await event.synchronized()`, pinned host buffers for copies) instead.',
-    );
-    this.name = 'HostCallbackPendingError';
-  }
-}
-
-/** Throws unless a blocking wait is safe (no JS host callback pending anywhere in the process). */
-export function assertMayBlock(op: string): void {
-  if (hostFuncs.pending !== 0) throw new HostCallbackPendingError(op);
-}
+onCallbacksDrained(drainAfterHostFuncs);
 
 export class Core {
   closed = false;

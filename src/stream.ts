@@ -8,7 +8,8 @@ import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
 import { Context, callBound, contextOf } from './context';
-import { Resource, assertMayBlock, drainAfterHostFuncs, hostFuncs } from './lifecycle';
+import { callbackSettled } from './runtime';
+import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
 import { Event } from './event';
 
 /** The NULL, legacy and per-thread default streams (handles 0, 1, 2) belong to the current context. */
@@ -85,9 +86,8 @@ function hostTrampoline(): bigint {
       call.stream.hostError ??= e;
     } finally {
       call.stream.pendingHostFuncs--;
-      hostFuncs.pending--;
-      // Deferred frees must not run inside the callback (CUDA is waiting on it): next turn.
-      if (hostFuncs.pending === 0) setImmediate(drainAfterHostFuncs);
+      // Deferred frees must not run inside the callback (CUDA is waiting on it): the drain runs next turn.
+      callbackSettled();
     }
   }, koffi.pointer(proto));
   return trampoline;
@@ -291,7 +291,7 @@ export class Stream extends Resource {
     if (status !== 0) {
       hostCalls.delete(id);
       this.pendingHostFuncs--;
-      hostFuncs.pending--;
+      callbackSettled(); // it will never run
       throw this.fail(new cu.DriverError('cuLaunchHostFunc', status));
     }
     return this;

@@ -112,3 +112,36 @@ describe('out-parameter scratch and addresses', () => {
     expect(() => toAddress(2n ** 60n)).toThrow(RangeError);
   });
 });
+
+describe('JS callbacks given to CUDA, and blocking calls while one is pending', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const koffi = require('koffi') as typeof import('koffi');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cu = require('../generated/13.0/driver') as typeof import('../generated/13.0/driver');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { hostCallbacks, oneShotCallback, HostCallbackPendingError } = require('../src/runtime') as typeof import('../src/runtime');
+
+  test('a one-shot callback counts as pending until it has run, and blocking typed calls refuse meanwhile', async () => {
+    const proto = koffi.proto('void OneShotTest(void *)');
+    const seen: unknown[] = [];
+    const cb = oneShotCallback(proto, (userData: unknown) => seen.push(userData));
+    expect(hostCallbacks.pending).toBe(1);
+    // refused before any library is loaded: cuStreamSynchronize would never return
+    expect(() => cu.cuStreamSynchronize(0 as never)).toThrow(HostCallbackPendingError);
+    expect(() => cu.cuMemcpyHtoD(0 as never, new Uint8Array(1), 1)).toThrow(/cuMemcpyHtoD would block the event loop/);
+    koffi.call(cb.pointer, proto, null); // what the library's thread would do, here directly
+    expect(seen).toEqual([null]);
+    expect(hostCallbacks.pending).toBe(0);
+    cb.cancel(); // settling twice changes nothing
+    expect(hostCallbacks.pending).toBe(0);
+    await new Promise((r) => setImmediate(r)); // the registration is released on the next turn
+  });
+
+  test('a callback the library refused is cancelled, and non-blocking calls are never refused', () => {
+    const cb = oneShotCallback(cu.callbacks.CUhostFn(), () => undefined);
+    expect(hostCallbacks.pending).toBe(1);
+    cb.cancel();
+    expect(hostCallbacks.pending).toBe(0);
+    expect(cu.binder.spec.module).toBe('driver');
+  });
+});

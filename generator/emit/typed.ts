@@ -118,7 +118,12 @@ export function emitTyped(ctx: EmitContext): string {
   w.line(`// Typed layer of the ${spec.title}: throws ${status.errorClass} (a CudaError) on failure and`);
   w.line(`// returns out-parameters. Each function calls the C function itself (the raw layer, \`./raw\`, is a`);
   w.line(`// separate import); types and constants are re-exported.`);
-  w.line(`import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';`);
+  const blocking = (fn: FunctionDecl) => !!spec.blocking?.test(fn.name);
+  const oneShot = (fn: FunctionDecl, p: { name: string }) => (spec.oneShotCallbacks ?? []).includes(`${fn.name}.${p.name}`);
+  const runtimeImports = ['CudaError', 'Scratch', 'decodeRecord', 'encodeRecord', 'isPointerLike', 'readCString', 'textFrom'];
+  if (ir.functions.some(blocking)) runtimeImports.push('assertMayBlock');
+  if (ir.functions.some((fn) => fn.params.some((p) => oneShot(fn, p)))) runtimeImports.push('oneShotCallback', 'type JsCallback');
+  w.line(`import { ${runtimeImports.join(', ')}, type NativeFunction } from '../../../src/runtime';`);
   w.line(`import { binder } from './binding';`);
   w.line(`import * as T from './types';`);
   w.line(`import { records } from './types';`);
@@ -170,8 +175,12 @@ export function emitTyped(ctx: EmitContext): string {
     const answers = (status.answers?.[fn.name] ?? []).map(valueOf);
     const isStatus = returnsStatus(fn);
 
+    // A one-shot callback parameter also takes a JS function (registered for that one call).
+    const callbackOf = (p: Plan): string | undefined =>
+      oneShot(fn, p.p) && p.p.type.kind === 'named' && model.kind(p.p.type).k === 'funcptr' ? p.p.type.name : undefined;
     const sig = ins.map((p) => {
       const i = fn.params.indexOf(p.p);
+      if (callbackOf(p)) return `${p.ident}: ${qualify(rawParamType(model, fn, i))} | JsCallback`;
       if (p.role === 'inRecord') return `${p.ident}: T.${p.record} | T.Pointer`;
       if (p.role === 'inout') return `${p.ident}: ${inoutType(p)}`;
       return `${p.ident}: ${qualify(rawParamType(model, fn, i))}`;
@@ -197,19 +206,24 @@ export function emitTyped(ctx: EmitContext): string {
         case 'outText':
           return `${p.ident}$`;
         default:
-          return p.ident;
+          return callbackOf(p) ? `${p.ident}$cb ? ${p.ident}$cb.pointer : ${p.ident}` : p.ident;
       }
     });
+    const callbacks = plans.filter((p) => callbackOf(p));
 
     const doc = [`\`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}`];
     if (outs.length) doc.push(`Returns ${outs.length === 1 ? `\`${outs[0].p.name}\`` : outs.map((o) => `\`${o.p.name}\``).join(', ')}.`);
     doc.push(...functionNotes(model, fn));
+    if (callbacks.length) doc.push(`\`${callbacks.map((p) => p.p.name).join('`, `')}\` may be a JS function: it is registered for this one call and counts as pending until it has run.`);
+    if (blocking(fn)) doc.push('Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending.');
     if (isStatus) doc.push(`Throws {@link ${status.errorClass}}${answers.length ? ` unless the status is ${status.answers![fn.name].join(' or ')}` : ''}.`);
 
     if (slots) w.line(`let ${fn.name}$: Scratch | undefined;`);
     w.line(`let ${fn.name}$c: NativeFunction | undefined;`);
     w.line(`/** ${doc.join(' ')} */`);
     w.block(`export function ${fn.name}(${sig.join(', ')}): ${retType}`, () => {
+      if (blocking(fn)) w.line(`assertMayBlock('${fn.name}');`);
+      for (const p of callbacks) w.line(`const ${p.ident}$cb = typeof ${p.ident} === 'function' ? oneShotCallback(T.callbacks.${callbackOf(p)}(), ${p.ident}) : undefined;`);
       if (slots) w.line(`const s = (${fn.name}$ ??= new Scratch(${slots}));`);
       for (const p of plans) if (p.role === 'inout') w.line(writeInout(p));
       for (const p of outs) {
@@ -226,7 +240,12 @@ export function emitTyped(ctx: EmitContext): string {
       if (isStatus) {
         w.line(`const status = ${statusOf(call)};`);
         const cond = [`status !== ${success}`, ...answers.map((a) => `status !== ${a}`)].join(' && ');
-        w.line(`if (${cond}) throw fail('${fn.name}', status);`);
+        if (callbacks.length) {
+          w.block(`if (${cond})`, () => {
+            for (const p of callbacks) w.line(`${p.ident}$cb?.cancel(); // refused: it will never run`);
+            w.line(`throw fail('${fn.name}', status);`);
+          });
+        } else w.line(`if (${cond}) throw fail('${fn.name}', status);`);
         if (outs.length) w.line(`return ${packed};`);
         else if (answers.length) w.line(`return status;`);
       } else if (outs.length) {

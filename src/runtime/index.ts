@@ -4,5 +4,6 @@ export * from './errors';
 export * from './scratch';
 export * from './binder';
 export * from './ffi';
+export * from './callbacks';
 export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';
 export { requirement, versionString } from './versions';

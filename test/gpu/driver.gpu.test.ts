@@ -2,7 +2,7 @@
 import * as cu from '../../generated/13.0/driver';
 import * as cu126 from '../../generated/12.6/driver';
 import * as rt from '../../generated/13.0/runtime';
-import { CudaError } from '../../src/runtime';
+import { CudaError, HostCallbackPendingError, hostCallbacks } from '../../src/runtime';
 import { describeGpu } from './gpu-env';
 
 type Driver = typeof cu | typeof cu126;
@@ -56,6 +56,33 @@ describeGpu('driver API, CUDA 13.0 bindings', () => {
     cu.cuMemFree(p);
     cu.cuStreamDestroy(stream);
     cu.cuDevicePrimaryCtxRelease(dev);
+  });
+  test('cuLaunchHostFunc with a JS function: blocking calls refuse while it is pending, polling returns', async () => {
+    const dev = cu.cuDeviceGet(0);
+    const ctx = cu.cuDevicePrimaryCtxRetain(dev);
+    cu.cuCtxSetCurrent(ctx);
+    const stream = cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING);
+    const ptr = cu.cuMemAlloc(64 << 20);
+    try {
+      const ran: number[] = [];
+      cu.cuMemsetD8Async(ptr, 1, 64 << 20, stream);
+      cu.cuLaunchHostFunc(stream, () => ran.push(1), null);
+      cu.cuLaunchHostFunc(stream, () => ran.push(2), null);
+      // these would never return (the callbacks run on this event loop): refused, not hung
+      expect(() => cu.cuStreamSynchronize(stream)).toThrow(HostCallbackPendingError);
+      expect(() => cu.cuCtxSynchronize()).toThrow(HostCallbackPendingError);
+      const deadline = Date.now() + 30_000;
+      while (cu.cuStreamQuery(stream) !== cu.CUresult.CUDA_SUCCESS || hostCallbacks.pending !== 0) {
+        if (Date.now() > deadline) throw new Error('host functions did not run within 30 s');
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      expect(ran).toEqual([1, 2]);
+      cu.cuStreamSynchronize(stream); // safe again
+    } finally {
+      cu.cuMemFree(ptr);
+      cu.cuStreamDestroy(stream);
+      cu.cuDevicePrimaryCtxRelease(dev);
+    }
   });
   test('a failing call throws DriverError with name, code, message and function', () => {
     let error: unknown;

@@ -2,7 +2,7 @@
 // Typed layer of the CUDA driver API: throws DriverError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, assertMayBlock, oneShotCallback, type JsCallback, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
@@ -196,8 +196,9 @@ export function cuCtxCreate(ctxCreateParams: T.Pointer, flags: number, dev: numb
   return s.address(0) as T.CUcontext;
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuCtxDestroy(ctx: T.CUcontext): void {
+  assertMayBlock('cuCtxDestroy');
   const status = (cuCtxDestroy$c ??= binder.native('cuCtxDestroy'))(ctx);
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
@@ -392,14 +393,16 @@ export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
   if (status !== 0) throw fail('cuCtxSetSharedMemConfig', status);
 }
 let cuCtxSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuCtxSynchronize(): void {
+  assertMayBlock('cuCtxSynchronize');
   const status = (cuCtxSynchronize$c ??= binder.native('cuCtxSynchronize'))();
   if (status !== 0) throw fail('cuCtxSynchronize', status);
 }
 let cuCtxSynchronize_v2$c: NativeFunction | undefined;
-/** `CUresult cuCtxSynchronize_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuCtxSynchronize_v2(CUcontext ctx)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuCtxSynchronize_v2(ctx: T.CUcontext): void {
+  assertMayBlock('cuCtxSynchronize_v2');
   const status = (cuCtxSynchronize_v2$c ??= binder.native('cuCtxSynchronize_v2'))(ctx);
   if (status !== 0) throw fail('cuCtxSynchronize_v2', status);
 }
@@ -630,8 +633,9 @@ export function cuDevicePrimaryCtxRelease(dev: number): void {
   if (status !== 0) throw fail('cuDevicePrimaryCtxRelease', status);
 }
 let cuDevicePrimaryCtxReset$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuDevicePrimaryCtxReset(dev: number): void {
+  assertMayBlock('cuDevicePrimaryCtxReset');
   const status = (cuDevicePrimaryCtxReset$c ??= binder.native('cuDevicePrimaryCtxReset'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxReset', status);
 }
@@ -736,8 +740,9 @@ export function cuEventRecordWithFlags(hEvent: T.CUevent, hStream: T.CUstream, f
   if (status !== 0) throw fail('cuEventRecordWithFlags', status);
 }
 let cuEventSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuEventSynchronize(hEvent: T.CUevent): void {
+  assertMayBlock('cuEventSynchronize');
   const status = (cuEventSynchronize$c ??= binder.native('cuEventSynchronize'))(hEvent);
   if (status !== 0) throw fail('cuEventSynchronize', status);
 }
@@ -1690,10 +1695,14 @@ export function cuLaunchGridAsync(f: T.CUfunction, grid_width: number, grid_heig
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
 }
 let cuLaunchHostFunc$c: NativeFunction | undefined;
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 13.0 Takes a C callback `fn` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link DriverError}. */
-export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer, userData: T.Pointer): void {
-  const status = (cuLaunchHostFunc$c ??= binder.native('cuLaunchHostFunc'))(hStream, fn, userData);
-  if (status !== 0) throw fail('cuLaunchHostFunc', status);
+/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 13.0 Takes a C callback `fn` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}. */
+export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
+  const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), fn) : undefined;
+  const status = (cuLaunchHostFunc$c ??= binder.native('cuLaunchHostFunc'))(hStream, fn$cb ? fn$cb.pointer : fn, userData);
+  if (status !== 0) {
+    fn$cb?.cancel(); // refused: it will never run
+    throw fail('cuLaunchHostFunc', status);
+  }
 }
 let cuLaunchKernel$c: NativeFunction | undefined;
 /** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
@@ -1982,8 +1991,9 @@ export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle:
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
 let cuMemFree$c: NativeFunction | undefined;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
+  assertMayBlock('cuMemFree');
   const status = (cuMemFree$c ??= binder.native('cuMemFree'))(dptr);
   if (status !== 0) throw fail('cuMemFree', status);
 }
@@ -1994,8 +2004,9 @@ export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream): void {
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
 let cuMemFreeHost$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemFreeHost(p: T.Pointer): void {
+  assertMayBlock('cuMemFreeHost');
   const status = (cuMemFreeHost$c ??= binder.native('cuMemFreeHost'))(p);
   if (status !== 0) throw fail('cuMemFreeHost', status);
 }
@@ -2276,14 +2287,16 @@ export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
   if (status !== 0) throw fail('cuMemUnmap', status);
 }
 let cuMemcpy$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpy');
   const status = (cuMemcpy$c ??= binder.native('cuMemcpy'))(dst, src, ByteCount);
   if (status !== 0) throw fail('cuMemcpy', status);
 }
 let cuMemcpy2D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | T.Pointer): void {
+  assertMayBlock('cuMemcpy2D');
   const status = (cuMemcpy2D$c ??= binder.native('cuMemcpy2D'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY2D_st(), pCopy));
   if (status !== 0) throw fail('cuMemcpy2D', status);
 }
@@ -2294,14 +2307,16 @@ export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | T.Pointer, hStream: 
   if (status !== 0) throw fail('cuMemcpy2DAsync', status);
 }
 let cuMemcpy2DUnaligned$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | T.Pointer): void {
+  assertMayBlock('cuMemcpy2DUnaligned');
   const status = (cuMemcpy2DUnaligned$c ??= binder.native('cuMemcpy2DUnaligned'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY2D_st(), pCopy));
   if (status !== 0) throw fail('cuMemcpy2DUnaligned', status);
 }
 let cuMemcpy3D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | T.Pointer): void {
+  assertMayBlock('cuMemcpy3D');
   const status = (cuMemcpy3D$c ??= binder.native('cuMemcpy3D'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY3D_st(), pCopy));
   if (status !== 0) throw fail('cuMemcpy3D', status);
 }
@@ -2320,8 +2335,9 @@ export function cuMemcpy3DBatchAsync(numOps: T.Int64, flags: T.Int64, hStream: T
   return decodeRecord<T.CUDA_MEMCPY3D_BATCH_OP_st>(records.CUDA_MEMCPY3D_BATCH_OP_st(), opList$);
 }
 let cuMemcpy3DPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | T.Pointer): void {
+  assertMayBlock('cuMemcpy3DPeer');
   const status = (cuMemcpy3DPeer$c ??= binder.native('cuMemcpy3DPeer'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY3D_PEER_st(), pCopy));
   if (status !== 0) throw fail('cuMemcpy3DPeer', status);
 }
@@ -2338,20 +2354,23 @@ export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount:
   if (status !== 0) throw fail('cuMemcpyAsync', status);
 }
 let cuMemcpyAtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyAtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyAtoA');
   const status = (cuMemcpyAtoA$c ??= binder.native('cuMemcpyAtoA'))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoA', status);
 }
 let cuMemcpyAtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyAtoD');
   const status = (cuMemcpyAtoD$c ??= binder.native('cuMemcpyAtoD'))(dstDevice, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoD', status);
 }
 let cuMemcpyAtoH$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyAtoH');
   const status = (cuMemcpyAtoH$c ??= binder.native('cuMemcpyAtoH'))(dstHost, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoH', status);
 }
@@ -2368,14 +2387,16 @@ export function cuMemcpyBatchAsync(dsts: T.Pointer, srcs: T.Pointer, sizes: T.Po
   if (status !== 0) throw fail('cuMemcpyBatchAsync', status);
 }
 let cuMemcpyDtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyDtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyDtoA');
   const status = (cuMemcpyDtoA$c ??= binder.native('cuMemcpyDtoA'))(dstArray, dstOffset, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoA', status);
 }
 let cuMemcpyDtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyDtoD');
   const status = (cuMemcpyDtoD$c ??= binder.native('cuMemcpyDtoD'))(dstDevice, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoD', status);
 }
@@ -2386,8 +2407,9 @@ export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdevic
   if (status !== 0) throw fail('cuMemcpyDtoDAsync', status);
 }
 let cuMemcpyDtoH$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyDtoH');
   const status = (cuMemcpyDtoH$c ??= binder.native('cuMemcpyDtoH'))(dstHost, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoH', status);
 }
@@ -2398,8 +2420,9 @@ export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, 
   if (status !== 0) throw fail('cuMemcpyDtoHAsync', status);
 }
 let cuMemcpyHtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyHtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyHtoA');
   const status = (cuMemcpyHtoA$c ??= binder.native('cuMemcpyHtoA'))(dstArray, dstOffset, srcHost, ByteCount);
   if (status !== 0) throw fail('cuMemcpyHtoA', status);
 }
@@ -2410,8 +2433,9 @@ export function cuMemcpyHtoAAsync(dstArray: T.CUarray, dstOffset: T.Int64, srcHo
   if (status !== 0) throw fail('cuMemcpyHtoAAsync', status);
 }
 let cuMemcpyHtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyHtoD');
   const status = (cuMemcpyHtoD$c ??= binder.native('cuMemcpyHtoD'))(dstDevice, srcHost, ByteCount);
   if (status !== 0) throw fail('cuMemcpyHtoD', status);
 }
@@ -2422,8 +2446,9 @@ export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, 
   if (status !== 0) throw fail('cuMemcpyHtoDAsync', status);
 }
 let cuMemcpyPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64): void {
+  assertMayBlock('cuMemcpyPeer');
   const status = (cuMemcpyPeer$c ??= binder.native('cuMemcpyPeer'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
   if (status !== 0) throw fail('cuMemcpyPeer', status);
 }
@@ -2434,8 +2459,9 @@ export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcont
   if (status !== 0) throw fail('cuMemcpyPeerAsync', status);
 }
 let cuMemsetD16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
+  assertMayBlock('cuMemsetD16');
   const status = (cuMemsetD16$c ??= binder.native('cuMemsetD16'))(dstDevice, us, N);
   if (status !== 0) throw fail('cuMemsetD16', status);
 }
@@ -2446,8 +2472,9 @@ export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int6
   if (status !== 0) throw fail('cuMemsetD16Async', status);
 }
 let cuMemsetD2D16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): void {
+  assertMayBlock('cuMemsetD2D16');
   const status = (cuMemsetD2D16$c ??= binder.native('cuMemsetD2D16'))(dstDevice, dstPitch, us, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D16', status);
 }
@@ -2458,8 +2485,9 @@ export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
   if (status !== 0) throw fail('cuMemsetD2D16Async', status);
 }
 let cuMemsetD2D32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): void {
+  assertMayBlock('cuMemsetD2D32');
   const status = (cuMemsetD2D32$c ??= binder.native('cuMemsetD2D32'))(dstDevice, dstPitch, ui, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D32', status);
 }
@@ -2470,8 +2498,9 @@ export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, 
   if (status !== 0) throw fail('cuMemsetD2D32Async', status);
 }
 let cuMemsetD2D8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): void {
+  assertMayBlock('cuMemsetD2D8');
   const status = (cuMemsetD2D8$c ??= binder.native('cuMemsetD2D8'))(dstDevice, dstPitch, uc, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D8', status);
 }
@@ -2482,8 +2511,9 @@ export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, u
   if (status !== 0) throw fail('cuMemsetD2D8Async', status);
 }
 let cuMemsetD32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
+  assertMayBlock('cuMemsetD32');
   const status = (cuMemsetD32$c ??= binder.native('cuMemsetD32'))(dstDevice, ui, N);
   if (status !== 0) throw fail('cuMemsetD32', status);
 }
@@ -2494,8 +2524,9 @@ export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int6
   if (status !== 0) throw fail('cuMemsetD32Async', status);
 }
 let cuMemsetD8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
+  assertMayBlock('cuMemsetD8');
   const status = (cuMemsetD8$c ??= binder.native('cuMemsetD8'))(dstDevice, uc, N);
   if (status !== 0) throw fail('cuMemsetD8', status);
 }
@@ -2815,10 +2846,14 @@ export function cuSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsAr
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
 }
 let cuStreamAddCallback$c: NativeFunction | undefined;
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `callback` (callbacks.CUstreamCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link DriverError}. */
-export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer, userData: T.Pointer, flags: number): void {
-  const status = (cuStreamAddCallback$c ??= binder.native('cuStreamAddCallback'))(hStream, callback, userData, flags);
-  if (status !== 0) throw fail('cuStreamAddCallback', status);
+/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `callback` (callbacks.CUstreamCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}. */
+export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
+  const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.CUstreamCallback(), callback) : undefined;
+  const status = (cuStreamAddCallback$c ??= binder.native('cuStreamAddCallback'))(hStream, callback$cb ? callback$cb.pointer : callback, userData, flags);
+  if (status !== 0) {
+    callback$cb?.cancel(); // refused: it will never run
+    throw fail('cuStreamAddCallback', status);
+  }
 }
 let cuStreamAttachMemAsync$c: NativeFunction | undefined;
 /** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
@@ -2988,8 +3023,9 @@ export function cuStreamSetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID
   if (status !== 0) throw fail('cuStreamSetAttribute', status);
 }
 let cuStreamSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 13.0 Throws {@link DriverError}. */
+/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
 export function cuStreamSynchronize(hStream: T.CUstream): void {
+  assertMayBlock('cuStreamSynchronize');
   const status = (cuStreamSynchronize$c ??= binder.native('cuStreamSynchronize'))(hStream);
   if (status !== 0) throw fail('cuStreamSynchronize', status);
 }
@@ -3353,11 +3389,15 @@ export function cuThreadExchangeStreamCaptureMode(): T.CUstreamCaptureMode {
 }
 let cuUserObjectCreate$: Scratch | undefined;
 let cuUserObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link DriverError}. */
-export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.CUuserObject {
+/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}. */
+export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.CUuserObject {
+  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
   const s = (cuUserObjectCreate$ ??= new Scratch(1));
-  const status = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'))(s.slot(0), ptr, destroy, initialRefcount, flags);
-  if (status !== 0) throw fail('cuUserObjectCreate', status);
+  const status = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  if (status !== 0) {
+    destroy$cb?.cancel(); // refused: it will never run
+    throw fail('cuUserObjectCreate', status);
+  }
   return s.address(0) as T.CUuserObject;
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;

@@ -2,7 +2,7 @@
 // Typed layer of the CUDA runtime API: throws RuntimeError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, assertMayBlock, oneShotCallback, type JsCallback, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
@@ -293,8 +293,9 @@ export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc
   return s.address(0) as T.cudaAsyncCallbackHandle_t;
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaDeviceReset(): void {
+  assertMayBlock('cudaDeviceReset');
   const status = (cudaDeviceReset$c ??= binder.native('cudaDeviceReset'))();
   if (status !== 0) throw fail('cudaDeviceReset', status);
 }
@@ -329,8 +330,9 @@ export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): voi
   if (status !== 0) throw fail('cudaDeviceSetSharedMemConfig', status);
 }
 let cudaDeviceSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaDeviceSynchronize(): void {
+  assertMayBlock('cudaDeviceSynchronize');
   const status = (cudaDeviceSynchronize$c ??= binder.native('cudaDeviceSynchronize'))();
   if (status !== 0) throw fail('cudaDeviceSynchronize', status);
 }
@@ -399,8 +401,9 @@ export function cudaEventRecordWithFlags(event: T.cudaEvent_t, stream: T.cudaStr
   if (status !== 0) throw fail('cudaEventRecordWithFlags', status);
 }
 let cudaEventSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaEventSynchronize(event: T.cudaEvent_t): void {
+  assertMayBlock('cudaEventSynchronize');
   const status = (cudaEventSynchronize$c ??= binder.native('cudaEventSynchronize'))(event);
   if (status !== 0) throw fail('cudaEventSynchronize', status);
 }
@@ -423,14 +426,16 @@ export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternal
   return s.address(0) as T.cudaMipmappedArray_t;
 }
 let cudaFree$c: NativeFunction | undefined;
-/** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaFree(devPtr: T.Pointer): void {
+  assertMayBlock('cudaFree');
   const status = (cudaFree$c ??= binder.native('cudaFree'))(devPtr);
   if (status !== 0) throw fail('cudaFree', status);
 }
 let cudaFreeArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaFreeArray(array: T.cudaArray_t): void {
+  assertMayBlock('cudaFreeArray');
   const status = (cudaFreeArray$c ??= binder.native('cudaFreeArray'))(array);
   if (status !== 0) throw fail('cudaFreeArray', status);
 }
@@ -441,14 +446,16 @@ export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t): void 
   if (status !== 0) throw fail('cudaFreeAsync', status);
 }
 let cudaFreeHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaFreeHost(ptr: T.Pointer): void {
+  assertMayBlock('cudaFreeHost');
   const status = (cudaFreeHost$c ??= binder.native('cudaFreeHost'))(ptr);
   if (status !== 0) throw fail('cudaFreeHost', status);
 }
 let cudaFreeMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t): void {
+  assertMayBlock('cudaFreeMipmappedArray');
   const status = (cudaFreeMipmappedArray$c ??= binder.native('cudaFreeMipmappedArray'))(mipmappedArray);
   if (status !== 0) throw fail('cudaFreeMipmappedArray', status);
 }
@@ -1419,10 +1426,14 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `fn` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link RuntimeError}. */
-export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer, userData: T.Pointer): void {
-  const status = (cudaLaunchHostFunc$c ??= binder.native('cudaLaunchHostFunc'))(stream, fn, userData);
-  if (status !== 0) throw fail('cudaLaunchHostFunc', status);
+/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `fn` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}. */
+export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
+  const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), fn) : undefined;
+  const status = (cudaLaunchHostFunc$c ??= binder.native('cudaLaunchHostFunc'))(stream, fn$cb ? fn$cb.pointer : fn, userData);
+  if (status !== 0) {
+    fn$cb?.cancel(); // refused: it will never run
+    throw fail('cudaLaunchHostFunc', status);
+  }
 }
 let cudaLaunchKernel$c: NativeFunction | undefined;
 /** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
@@ -1807,20 +1818,23 @@ export function cudaMemSetMemPool(type: T.cudaMemAllocationType, memPool: T.cuda
   return decodeRecord<T.cudaMemLocation>(records.cudaMemLocation(), location$);
 }
 let cudaMemcpy$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpy');
   const status = (cudaMemcpy$c ??= binder.native('cudaMemcpy'))(dst, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpy', status);
 }
 let cudaMemcpy2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpy2D');
   const status = (cudaMemcpy2D$c ??= binder.native('cudaMemcpy2D'))(dst, dpitch, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2D', status);
 }
 let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpy2DArrayToArray');
   const status = (cudaMemcpy2DArrayToArray$c ??= binder.native('cudaMemcpy2DArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DArrayToArray', status);
 }
@@ -1831,8 +1845,9 @@ export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointe
   if (status !== 0) throw fail('cudaMemcpy2DAsync', status);
 }
 let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpy2DFromArray');
   const status = (cudaMemcpy2DFromArray$c ??= binder.native('cudaMemcpy2DFromArray'))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DFromArray', status);
 }
@@ -1843,8 +1858,9 @@ export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src:
   if (status !== 0) throw fail('cudaMemcpy2DFromArrayAsync', status);
 }
 let cudaMemcpy2DToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy2DToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpy2DToArray');
   const status = (cudaMemcpy2DToArray$c ??= binder.native('cudaMemcpy2DToArray'))(dst, wOffset, hOffset, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DToArray', status);
 }
@@ -1855,8 +1871,9 @@ export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, h
   if (status !== 0) throw fail('cudaMemcpy2DToArrayAsync', status);
 }
 let cudaMemcpy3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | T.Pointer): void {
+  assertMayBlock('cudaMemcpy3D');
   const status = (cudaMemcpy3D$c ??= binder.native('cudaMemcpy3D'))(isPointerLike(p) ? p : encodeRecord(records.cudaMemcpy3DParms(), p));
   if (status !== 0) throw fail('cudaMemcpy3D', status);
 }
@@ -1875,8 +1892,9 @@ export function cudaMemcpy3DBatchAsync(numOps: T.Int64, flags: T.Int64, stream: 
   return decodeRecord<T.cudaMemcpy3DBatchOp>(records.cudaMemcpy3DBatchOp(), opList$);
 }
 let cudaMemcpy3DPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | T.Pointer): void {
+  assertMayBlock('cudaMemcpy3DPeer');
   const status = (cudaMemcpy3DPeer$c ??= binder.native('cudaMemcpy3DPeer'))(isPointerLike(p) ? p : encodeRecord(records.cudaMemcpy3DPeerParms(), p));
   if (status !== 0) throw fail('cudaMemcpy3DPeer', status);
 }
@@ -1887,8 +1905,9 @@ export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | T.Pointer, st
   if (status !== 0) throw fail('cudaMemcpy3DPeerAsync', status);
 }
 let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpyArrayToArray');
   const status = (cudaMemcpyArrayToArray$c ??= binder.native('cudaMemcpyArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   if (status !== 0) throw fail('cudaMemcpyArrayToArray', status);
 }
@@ -1905,8 +1924,9 @@ export function cudaMemcpyBatchAsync(dsts: T.Pointer, srcs: T.Pointer, sizes: T.
   if (status !== 0) throw fail('cudaMemcpyBatchAsync', status);
 }
 let cudaMemcpyFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpyFromArray');
   const status = (cudaMemcpyFromArray$c ??= binder.native('cudaMemcpyFromArray'))(dst, src, wOffset, hOffset, count, kind);
   if (status !== 0) throw fail('cudaMemcpyFromArray', status);
 }
@@ -1917,8 +1937,9 @@ export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_
   if (status !== 0) throw fail('cudaMemcpyFromArrayAsync', status);
 }
 let cudaMemcpyFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpyFromSymbol');
   const status = (cudaMemcpyFromSymbol$c ??= binder.native('cudaMemcpyFromSymbol'))(dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyFromSymbol', status);
 }
@@ -1929,8 +1950,9 @@ export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, cou
   if (status !== 0) throw fail('cudaMemcpyFromSymbolAsync', status);
 }
 let cudaMemcpyPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
+  assertMayBlock('cudaMemcpyPeer');
   const status = (cudaMemcpyPeer$c ??= binder.native('cudaMemcpyPeer'))(dst, dstDevice, src, srcDevice, count);
   if (status !== 0) throw fail('cudaMemcpyPeer', status);
 }
@@ -1941,8 +1963,9 @@ export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Po
   if (status !== 0) throw fail('cudaMemcpyPeerAsync', status);
 }
 let cudaMemcpyToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpyToArray');
   const status = (cudaMemcpyToArray$c ??= binder.native('cudaMemcpyToArray'))(dst, wOffset, hOffset, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpyToArray', status);
 }
@@ -1953,8 +1976,9 @@ export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, hOf
   if (status !== 0) throw fail('cudaMemcpyToArrayAsync', status);
 }
 let cudaMemcpyToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+  assertMayBlock('cudaMemcpyToSymbol');
   const status = (cudaMemcpyToSymbol$c ??= binder.native('cudaMemcpyToSymbol'))(symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyToSymbol', status);
 }
@@ -1965,14 +1989,16 @@ export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count
   if (status !== 0) throw fail('cudaMemcpyToSymbolAsync', status);
 }
 let cudaMemset$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
+  assertMayBlock('cudaMemset');
   const status = (cudaMemset$c ??= binder.native('cudaMemset'))(devPtr, value, count);
   if (status !== 0) throw fail('cudaMemset', status);
 }
 let cudaMemset2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): void {
+  assertMayBlock('cudaMemset2D');
   const status = (cudaMemset2D$c ??= binder.native('cudaMemset2D'))(devPtr, pitch, value, width, height);
   if (status !== 0) throw fail('cudaMemset2D', status);
 }
@@ -1983,8 +2009,9 @@ export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: numb
   if (status !== 0) throw fail('cudaMemset2DAsync', status);
 }
 let cudaMemset3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): void {
+  assertMayBlock('cudaMemset3D');
   const status = (cudaMemset3D$c ??= binder.native('cudaMemset3D'))(pitchedDevPtr, value, extent);
   if (status !== 0) throw fail('cudaMemset3D', status);
 }
@@ -2109,10 +2136,14 @@ export function cudaSignalExternalSemaphoresAsync(extSemArray: T.Pointer, params
   if (status !== 0) throw fail('cudaSignalExternalSemaphoresAsync', status);
 }
 let cudaStreamAddCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cudaStreamCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link RuntimeError}. */
-export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer, userData: T.Pointer, flags: number): void {
-  const status = (cudaStreamAddCallback$c ??= binder.native('cudaStreamAddCallback'))(stream, callback, userData, flags);
-  if (status !== 0) throw fail('cudaStreamAddCallback', status);
+/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cudaStreamCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}. */
+export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
+  const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.cudaStreamCallback_t(), callback) : undefined;
+  const status = (cudaStreamAddCallback$c ??= binder.native('cudaStreamAddCallback'))(stream, callback$cb ? callback$cb.pointer : callback, userData, flags);
+  if (status !== 0) {
+    callback$cb?.cancel(); // refused: it will never run
+    throw fail('cudaStreamAddCallback', status);
+  }
 }
 let cudaStreamAttachMemAsync$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
@@ -2256,8 +2287,9 @@ export function cudaStreamSetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaun
   if (status !== 0) throw fail('cudaStreamSetAttribute', status);
 }
 let cudaStreamSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
 export function cudaStreamSynchronize(stream: T.cudaStream_t): void {
+  assertMayBlock('cudaStreamSynchronize');
   const status = (cudaStreamSynchronize$c ??= binder.native('cudaStreamSynchronize'))(stream);
   if (status !== 0) throw fail('cudaStreamSynchronize', status);
 }
@@ -2284,11 +2316,15 @@ export function cudaThreadExchangeStreamCaptureMode(): T.cudaStreamCaptureMode {
 }
 let cudaUserObjectCreate$: Scratch | undefined;
 let cudaUserObjectCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link RuntimeError}. */
-export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.cudaUserObject_t {
+/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}. */
+export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
+  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
   const s = (cudaUserObjectCreate$ ??= new Scratch(1));
-  const status = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'))(s.slot(0), ptr, destroy, initialRefcount, flags);
-  if (status !== 0) throw fail('cudaUserObjectCreate', status);
+  const status = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
+  if (status !== 0) {
+    destroy$cb?.cancel(); // refused: it will never run
+    throw fail('cudaUserObjectCreate', status);
+  }
   return s.address(0) as T.cudaUserObject_t;
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;

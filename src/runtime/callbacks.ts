@@ -1,0 +1,85 @@
+// JS callbacks that a CUDA library calls from a thread of its own (cuLaunchHostFunc,
+// cuStreamAddCallback, …). koffi queues such a call to the main event loop, so while one is pending a
+// blocking wait on the main thread (cuStreamSynchronize, a synchronous copy, …) never returns: the
+// process hangs. Both the typed layer and the objects layer count pending callbacks here, and every
+// blocking function refuses to run while the count is not zero.
+import koffi, { type TypeObject } from 'koffi';
+
+/** A JS function given where C expects a callback. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsCallback = (...args: any[]) => void;
+
+/** JS callbacks registered with a library and not yet run, in this thread. */
+export const hostCallbacks = {
+  /** How many are pending. */
+  pending: 0,
+};
+
+const drainedHooks: (() => void)[] = [];
+
+/** Runs `hook` whenever the count of pending callbacks drops to zero. */
+export function onCallbacksDrained(hook: () => void): void {
+  drainedHooks.push(hook);
+}
+
+/** Called when a pending callback has run (or will never run). */
+export function callbackSettled(): void {
+  hostCallbacks.pending--;
+  if (hostCallbacks.pending === 0) setImmediate(() => drainedHooks.forEach((h) => h()));
+}
+
+/** Thrown instead of a blocking wait that could never return because a JS callback is pending. */
+export class HostCallbackPendingError extends Error {
+  /** `op` names the refused call (`cuStreamSynchronize`, `Stream.synchronize()`, …). */
+  constructor(op: string) {
+    super(
+      `${op} would block the event loop while ${hostCallbacks.pending} JS callback(s) given to CUDA ` +
+        '(launchHostFunc, cuLaunchHostFunc, cuStreamAddCallback, …) are pending: the callback runs on the event loop, so a ' +
+        'blocking wait would deadlock. Wait without blocking instead: `await stream.synchronized()`, or poll ' +
+        'cuStreamQuery/cuEventQuery from a timer.',
+    );
+    this.name = 'HostCallbackPendingError';
+  }
+}
+
+/** Throws unless a blocking wait is safe (no JS callback pending in this thread). */
+export function assertMayBlock(op: string): void {
+  if (hostCallbacks.pending !== 0) throw new HostCallbackPendingError(op);
+}
+
+/** A callback registered for one call; `cancel()` when the library refused it (it will never run). */
+export interface OneShotCallback {
+  /** The C function pointer to hand to the library. */
+  readonly pointer: bigint;
+  /** Releases the registration when the call that was to run it failed. */
+  cancel(): void;
+}
+
+/**
+ * Registers `fn` as a C callback of prototype `proto` that the library calls exactly once (a host
+ * function, a stream callback, a user object's destructor), counts it as pending until it has run,
+ * and releases the registration afterwards. An exception thrown by `fn` is rethrown on the event loop
+ * (an uncaught exception, as for any event callback), never into the library's thread.
+ */
+export function oneShotCallback(proto: TypeObject, fn: JsCallback): OneShotCallback {
+  let settled = false;
+  const settle = (): void => {
+    if (settled) return;
+    settled = true;
+    callbackSettled();
+    setImmediate(() => koffi.unregister(pointer)); // not from inside its own call
+  };
+  const pointer: bigint = koffi.register((...args: unknown[]) => {
+    try {
+      fn(...args);
+    } catch (e) {
+      setImmediate(() => {
+        throw e;
+      });
+    } finally {
+      settle();
+    }
+  }, koffi.pointer(proto));
+  hostCallbacks.pending++;
+  return { pointer, cancel: settle };
+}
