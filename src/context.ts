@@ -224,6 +224,16 @@ export function callBound(ctx: Context, call: () => number): number {
   return call();
 }
 
+/**
+ * callBound for a call on stream `h`. The NULL, legacy and per-thread default streams (handles 0, 1,
+ * 2) belong to whichever context is current, so a call on one binds for real first. @internal
+ */
+export function callOnStream(ctx: Context, h: number, call: () => number): number {
+  if (h > 2) return callBound(ctx, call);
+  ctx.bind();
+  return call();
+}
+
 /** The context to use when none is given: the current one (device 0's primary if none). */
 export function contextOf(ctx: Context | undefined): Context {
   return ctx ?? Context.current();

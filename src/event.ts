@@ -1,7 +1,7 @@
 // Event: record on a stream, wait (blocking or awaited), time between two events.
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
-import { Context, callBound, contextOf } from './context';
+import { Context, callBound, callOnStream, contextOf } from './context';
 import { Resource, assertMayBlock } from './lifecycle';
 import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
 
@@ -70,11 +70,7 @@ export class Event extends Resource {
     this.assertOpen();
     const h = streamHandle(stream);
     const ctx = this.context;
-    let status: number;
-    if (h <= 2) {
-      ctx.bind(); // a default stream is the current context's
-      status = raw.cuEventRecord(this.handle, h);
-    } else status = callBound(ctx, () => raw.cuEventRecord(this.handle, h));
+    const status = callOnStream(ctx, h, () => raw.cuEventRecord(this.handle, h));
     if (status !== 0) throw ctx.fail(new cu.DriverError('cuEventRecord', status));
     return this;
   }

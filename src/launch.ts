@@ -8,7 +8,7 @@ import { isArrayBuffer, type NativeFunction } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
-import { Context } from './context';
+import { callBound } from './context';
 import { DeviceBuffer, PinnedHostBuffer } from './memory';
 import { streamHandle, type StreamLike } from './stream';
 import type { Kernel } from './module';
@@ -398,13 +398,8 @@ export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig 
   const pack = kernel.argPack ?? packForTypedArgs(args, from, what);
   pack.write(args, from, what);
   // A launch of a function of another context fails and enqueues nothing, so the cached binding is
-  // enough here; when it was stale, bind for real and launch again.
-  ctx.bindHint();
-  let status = enqueue(cfg, kernel, h, pack);
-  if (status !== 0 && Context.staleBinding(status)) {
-    ctx.bind();
-    status = enqueue(cfg, kernel, h, pack);
-  }
+  // enough here (callBound binds for real and launches again when it was stale).
+  const status = callBound(ctx, () => enqueue(cfg, kernel, h, pack));
   if (status !== 0) throw ctx.fail(new cu.DriverError(cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status));
 }
 

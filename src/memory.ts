@@ -8,7 +8,7 @@ import { isArrayBuffer, isDataView, type NativeFunction } from './runtime';
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
-import { Context, contextOf } from './context';
+import { Context, callBound, contextOf } from './context';
 import { Resource, assertMayBlock, checkSize, deferError, whenNoHostFuncs } from './lifecycle';
 import { Stream, streamHandle, type StreamLike } from './stream';
 
@@ -71,8 +71,8 @@ const allocOut = new BigUint64Array(1);
 const allocOutWords = new Uint32Array(allocOut.buffer);
 
 // Stream-ordered allocation and free take their device from the stream, not from the current
-// context, so the cached binding (Context.bindHint) is enough; a stale one fails cleanly and is
-// re-bound. Raw calls with a preallocated slot: this pair is a benchmarked hot path.
+// context, so the cached binding is enough (callBound re-binds when it was stale). C functions held
+// here with a preallocated slot: this pair is a benchmarked hot path.
 let cuMemAllocAsync: NativeFunction | undefined;
 let cuMemAllocFromPoolAsync: NativeFunction | undefined;
 let cuMemFreeAsync: NativeFunction | undefined;
@@ -84,25 +84,15 @@ function allocAsyncCall(bytes: number, h: cu.CUstream, pool: MemoryPool | undefi
 }
 
 function allocAsync(ctx: Context, bytes: number, h: cu.CUstream, pool: MemoryPool | undefined): cu.CUdeviceptr {
-  ctx.bindHint();
-  let status = allocAsyncCall(bytes, h, pool);
-  if (status !== 0 && Context.staleBinding(status)) {
-    ctx.bind();
-    status = allocAsyncCall(bytes, h, pool);
-  }
+  const status = callBound(ctx, () => allocAsyncCall(bytes, h, pool));
   if (status !== 0) throw ctx.fail(new cu.DriverError(pool ? 'cuMemAllocFromPoolAsync' : 'cuMemAllocAsync', status));
   return (allocOutWords[1] * 0x100000000 + allocOutWords[0]) as cu.CUdeviceptr;
 }
 
 function freeAsync(ctx: Context, ptr: cu.CUdeviceptr, h: cu.CUstream): void {
   if (ctx.unusable) return; // the memory went with the context
-  ctx.bindHint();
   const free = (cuMemFreeAsync ??= raw.binder.native('cuMemFreeAsync'));
-  let status = free(ptr, h);
-  if (status !== 0 && Context.staleBinding(status)) {
-    ctx.bind();
-    status = free(ptr, h);
-  }
+  const status = callBound(ctx, () => free(ptr, h));
   if (status !== 0) throw ctx.fail(new cu.DriverError('cuMemFreeAsync', status));
 }
 

@@ -7,15 +7,10 @@
 import koffi from 'koffi';
 import * as cu from '../generated/13.0/driver';
 import * as raw from '../generated/13.0/driver/raw';
-import { Context, callBound, contextOf } from './context';
+import { Context, callOnStream, contextOf } from './context';
 import { callbackSettled } from './runtime';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
 import { Event } from './event';
-
-/** The NULL, legacy and per-thread default streams (handles 0, 1, 2) belong to the current context. */
-function isDefaultStream(h: number): boolean {
-  return h <= 2;
-}
 
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
@@ -233,12 +228,7 @@ export class Stream extends Resource {
     assertMayBlock('Stream.synchronize()');
     const ctx = this.context;
     const h = this.handle;
-    let status: number;
-    if (ctx === undefined) status = raw.cuStreamSynchronize(h);
-    else if (isDefaultStream(h)) {
-      ctx.bind(); // the default streams are the current context's
-      status = raw.cuStreamSynchronize(h);
-    } else status = callBound(ctx, () => raw.cuStreamSynchronize(h));
+    const status = ctx === undefined ? raw.cuStreamSynchronize(h) : callOnStream(ctx, h, () => raw.cuStreamSynchronize(h));
     if (status !== 0) throw this.fail(new cu.DriverError('cuStreamSynchronize', status));
   }
 

@@ -39,19 +39,6 @@ export function functionNotes(model: TypeModel, fn: FunctionDecl): string[] {
   return notes;
 }
 
-export function ffiParam(model: TypeModel, fn: FunctionDecl, i: number): string {
-  const kind = model.kind(fn.params[i].type);
-  if (kind.k === 'record') return `records.${kind.ts}()`;
-  if (kind.k === 'array') return `'void *'`; // arrays decay to pointers in parameters
-  return `'${model.ffiScalar(kind, 'param')}'`;
-}
-
-export function ffiReturn(model: TypeModel, fn: FunctionDecl): string {
-  const kind = model.kind(fn.returns);
-  if (kind.k === 'record') return `records.${kind.ts}()`;
-  return `'${model.ffiScalar(kind, 'return')}'`;
-}
-
 /** A parameter's FFI type in the binding table: a koffi type name, or `@Record` by value. */
 export function tableParam(model: TypeModel, fn: FunctionDecl, i: number): string {
   const kind = model.kind(fn.params[i].type);
