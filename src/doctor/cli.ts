@@ -1,0 +1,75 @@
+// `cuda-ts doctor [--json]`: tells whether CUDA works here and what to do if not. Exit 0 when usable,
+// 1 when not, 2 on a usage error. Prints no stack trace, whatever happens.
+import { existsSync } from 'node:fs';
+import { diagnose } from './diagnose';
+import { formatReport } from './format';
+import type { DoctorReport } from './report';
+
+const USAGE = `usage: cuda-ts doctor [--json]
+  Reports the CUDA driver, every GPU, every CUDA library cuda-ts can find and which bindings release
+  fits each, the environment overrides in effect, and each problem with its fix.
+  --json   the same as one JSON object (fields: usable, driver, gpus, releases, libraries, environment, problems)
+  exit status: 0 when CUDA is usable here, 1 when not`;
+
+/** Everything the doctor checks, gathered now (in this process). */
+export function collect(env: NodeJS.ProcessEnv = process.env): DoctorReport {
+  const base = { cudaTs: { node: process.version, platform: `${process.platform} ${process.arch}` } };
+  let probe: typeof import('./probe');
+  try {
+    // koffi (a native module) loads here: its failure is a finding too.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    probe = require('./probe') as typeof import('./probe');
+  } catch (e) {
+    return {
+      ...base,
+      driver: { found: false, error: 'not probed' },
+      gpus: [],
+      releases: [],
+      libraries: [],
+      environment: {},
+      problems: [{ severity: 'error', message: `koffi (the FFI cuda-ts calls C through) did not load: ${String((e as Error)?.message ?? e).split('\n')[0]}`, fix: 'reinstall with `npm install` (koffi ships prebuilt binaries for linux x64/arm64; with --ignore-scripts and no prebuilt for this platform it is not built)' }],
+      usable: false,
+    };
+  }
+  const bindings = probe.installedBindings();
+  const newest = (module: string) => bindings.flatMap((b) => b.specs).find((s) => s.module === module);
+  const { driver, gpus } = probe.probeDriver(newest('driver'), env);
+  const nvml = driver.found ? probe.probeNvml(newest('nvml'), driver, gpus, env) : undefined;
+  const partial: Omit<DoctorReport, 'problems' | 'usable'> = {
+    cudaTs: { ...base.cudaTs, ...(probe.cudaTsVersion() ? { version: probe.cudaTsVersion() } : {}) },
+    driver,
+    gpus,
+    releases: probe.describeReleases(bindings, driver.cudaVersionNumber),
+    libraries: probe.probeLibraries(bindings, env),
+    environment: probe.environmentOverrides(env),
+    ...(nvml ? { nvml } : {}),
+  };
+  const missingPaths = ['CUDA_HOME', 'CUDA_PATH'].filter((v) => env[v] && !existsSync(env[v]!));
+  return { ...partial, ...diagnose(partial, missingPaths) };
+}
+
+/** Runs the doctor with `argv` (after `doctor`), writes to stdout/stderr and returns the exit status. */
+export function main(argv: string[] = process.argv.slice(2), out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): number {
+  const json = argv.includes('--json');
+  const unknown = argv.filter((a) => a !== '--json');
+  if (unknown.includes('--help') || unknown.includes('-h')) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  if (unknown.length > 0) {
+    err(`cuda-ts doctor: unknown argument ${unknown[0]}\n${USAGE}\n`);
+    return 2;
+  }
+  let report: DoctorReport;
+  try {
+    report = collect();
+  } catch (e) {
+    // A bug of the doctor itself: one line, no stack, and "not usable" since nothing was proven.
+    const message = `cuda-ts doctor failed while probing: ${String((e as Error)?.message ?? e).split('\n')[0]}`;
+    if (json) out(`${JSON.stringify({ usable: false, error: message })}\n`);
+    else err(`${message}\n`);
+    return 1;
+  }
+  out(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.usable ? 0 : 1;
+}
