@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one go (for a lent GPU machine: few, full calls).
 #   bash test/gpu/run-all.sh [parts...]     parts: suites modules examples bench multigpu (default: all but multigpu)
-# Logs go to $OUT (or ./gpu-logs): suites.log, modules.log, examples.log, bench.log (+ bench.json).
+# Logs go to $OUT (or ./gpu-logs, git-ignored): doctor.log, suites.log, modules.log, examples.log, bench.log
+# (+ bench.json). Without a GPU it says "no GPU: <why>" and exits 1; it exits 1 when any part fails.
 # The library smoke tests run one per process, so a crash in one library's binding names that library.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,12 +10,20 @@ out=${OUT:-gpu-logs}
 mkdir -p "$out"
 parts=${*:-suites modules examples bench}
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines
+# No GPU, no run: say why in one line (the doctor's first error) and fail, before spending minutes.
+if ! node bin/cuda-ts.js doctor >"$out/doctor.log" 2>&1; then
+  reason=$(grep -m1 -E '^  ERROR: ' "$out/doctor.log" | sed 's/^  ERROR: //')
+  echo "no GPU: ${reason:-cuda-ts doctor says CUDA is not usable here} (full report: $out/doctor.log)" >&2
+  exit 1
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/suites.log" 2>&1
+failed=()
 
 for part in $parts; do
   case $part in
   suites)
     npx jest --selectProjects gpu --testPathIgnorePatterns modules.gpu multigpu.gpu 2>&1 | tail -150 >>"$out/suites.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(suites)
     ;;
   modules)
     names=$(grep -oP "^  test\('\K[^']+" test/gpu/modules.gpu.test.ts)
@@ -24,19 +33,29 @@ for part in $parts; do
       status=$?
       verdict=$(printf '%s\n' "$log" | grep -E '^Tests:' | tail -1)
       printf '=== %s: exit %s; %s\n' "$name" "$status" "${verdict:-no summary (crashed?)}" >>"$out/modules.log"
-      [ "$status" -eq 0 ] || printf '%s\n' "$log" | tail -40 >>"$out/modules.log"
+      [ "$status" -eq 0 ] || { printf '%s\n' "$log" | tail -40 >>"$out/modules.log"; failed+=("modules:$name"); }
       printf '%s\n' "$log" | grep -E '^\s+(console\.log|[a-z]+: [0-9]+ of [0-9]+ exported)' -A2 >>"$out/modules.log" || true
     done <<<"$names"
     ;;
   examples)
-    VERBOSE=1 bash examples/run-all.sh >"$out/examples.log" 2>&1
+    VERBOSE=1 bash examples/run-all.sh >"$out/examples.log" 2>&1 || failed+=(examples)
     ;;
   bench)
-    OUT=$out timeout 420 npx tsx bench/run.ts >"$out/bench.log" 2>&1
+    OUT=$out timeout 420 npx tsx bench/run.ts >"$out/bench.log" 2>&1 || failed+=(bench)
     ;;
   multigpu)
     npx jest test/gpu/multigpu.gpu.test.ts --selectProjects gpu --runInBand 2>&1 | tail -80 >"$out/multigpu.log"
-    timeout 300 npx tsx bench/multigpu.ts >>"$out/multigpu.log" 2>&1
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(multigpu)
+    timeout 300 npx tsx bench/multigpu.ts >>"$out/multigpu.log" 2>&1 || failed+=(bench:multigpu)
+    ;;
+  *)
+    echo "unknown part $part (parts: suites modules examples bench multigpu)" >&2
+    exit 2
     ;;
   esac
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]} (logs in $out)" >&2
+  exit 1
+fi
+echo "all parts passed: $parts (logs in $out)"
