@@ -9,6 +9,7 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '\\.gpu\\.test\\.ts$'],
+      setupFiles: ['<rootDir>/test/setup/quiet-console.js'],
     },
     {
       displayName: 'gpu',
