@@ -1,10 +1,10 @@
 // Device: a CUDA device by ordinal. Stateless apart from its primary context, retained on first use.
-import * as cu from '../generated/13.0/driver';
-import { Context, init } from './context';
+import * as drv from './driver';
+import { Context, deviceHandle, describe, init } from './context';
 import { assertMayBlock } from './lifecycle';
 import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
 
-const A = cu.CUdevice_attribute;
+const A = drv.CUdevice_attribute;
 const devices = new Map<number, Device>();
 
 /**
@@ -26,17 +26,18 @@ export class Device {
   /** Number of CUDA devices. */
   static count(): number {
     init();
-    return cu.cuDeviceGetCount();
+    drv.global('cuDeviceGetCount', drv.out32);
+    return drv.out32[0];
   }
 
   /** Device `ordinal` (RangeError outside 0..count-1). */
   static get(ordinal = 0): Device {
-    if (!Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`device ordinal must be a non-negative integer, got ${ordinal}`);
+    if (typeof ordinal !== 'number' || !Number.isInteger(ordinal) || ordinal < 0) throw new RangeError(`Device.get: ordinal must be a non-negative integer, got ${describe(ordinal)}`);
     const hit = devices.get(ordinal);
     if (hit) return hit;
     const n = Device.count();
-    if (ordinal >= n) throw new RangeError(`device ordinal ${ordinal} out of range: ${n} device(s)`);
-    const d = new Device(ordinal, cu.cuDeviceGet(ordinal));
+    if (ordinal >= n) throw new RangeError(`Device.get: ordinal ${ordinal} out of range: ${n} device(s)`);
+    const d = new Device(ordinal, deviceHandle(ordinal));
     devices.set(ordinal, d);
     return d;
   }
@@ -48,13 +49,17 @@ export class Device {
 
   /** The product name (cuDeviceGetName), e.g. `NVIDIA H200`. */
   get name(): string {
-    return cu.cuDeviceGetName(256, this.handle);
+    const buf = new Uint8Array(256);
+    drv.global('cuDeviceGetName', buf, 256, this.handle);
+    const end = buf.indexOf(0);
+    return Buffer.from(buf.subarray(0, end < 0 ? 256 : end)).toString('utf8');
   }
 
   /** UUID as the usual 8-4-4-4-12 hex string (`GPU-` prefix not included). */
   get uuid(): string {
-    const { bytes } = cu.cuDeviceGetUuid(this.handle);
-    const hex = bytes.map((b) => (b & 0xff).toString(16).padStart(2, '0')).join('');
+    const bytes = new Uint8Array(16);
+    drv.global('cuDeviceGetUuid', bytes, this.handle);
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
 
@@ -71,7 +76,8 @@ export class Device {
 
   /** Total device memory in bytes (cuDeviceTotalMem). */
   get totalMemory(): number {
-    return cu.cuDeviceTotalMem(this.handle);
+    drv.global('cuDeviceTotalMem', drv.out64, this.handle);
+    return drv.outNumber();
   }
 
   /** Free memory now (through the primary context). */
@@ -80,8 +86,10 @@ export class Device {
   }
 
   /** Reads a device attribute (cuDeviceGetAttribute), e.g. `CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE`. */
-  attribute(attr: cu.CUdevice_attribute): number {
-    return cu.cuDeviceGetAttribute(attr, this.handle);
+  attribute(attr: drv.CUdevice_attribute): number {
+    if (typeof attr !== 'number' || !Number.isInteger(attr) || attr < 1 || attr >= A.CU_DEVICE_ATTRIBUTE_MAX) throw new RangeError(`Device.attribute: attr must be a CUdevice_attribute, got ${describe(attr)}`);
+    drv.global('cuDeviceGetAttribute', drv.out32, attr, this.handle);
+    return drv.out32[0];
   }
 
   /** Number of streaming multiprocessors (SMs). */

@@ -1,11 +1,11 @@
 // Event: record on a stream, wait (blocking or awaited), time between two events.
-import * as cu from '../generated/13.0/driver';
-import * as raw from '../generated/13.0/driver/raw';
-import { Context, callBound, callOnStream, contextOf } from './context';
+import * as drv from './driver';
+import { Context, contextOf, describe } from './context';
 import { Resource, assertMayBlock } from './lifecycle';
-import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
+import { noteUse } from './capture';
+import { poll, toStream, type PollOptions, type StreamLike } from './stream';
 
-const F = cu.CUevent_flags;
+const F = drv.CUevent_flags;
 
 /** Options of {@link Event.create}. */
 export interface EventOptions {
@@ -19,7 +19,10 @@ export interface EventOptions {
   context?: Context;
 }
 
-const elapsedSlot = new Float32Array(1);
+function flag(name: string, v: unknown): boolean {
+  if (v !== undefined && typeof v !== 'boolean') throw new TypeError(`Event.create: ${name} must be a boolean, got ${describe(v)}`);
+  return v === true;
+}
 
 /**
  * A CUDA event (cuEvent*): a marker recorded into a stream, to wait for the work before it or to time
@@ -27,95 +30,84 @@ const elapsedSlot = new Float32Array(1);
  */
 export class Event extends Resource {
   /** The driver handle (CUevent). */
-  readonly handle: cu.CUevent;
+  readonly handle: drv.CUevent;
   /** The context the event belongs to. */
   readonly context: Context;
   /** The `CUevent_flags` it was created with. */
   readonly flags: number;
 
-  private constructor(handle: cu.CUevent, context: Context, flags: number) {
+  private constructor(handle: drv.CUevent, context: Context, flags: number) {
     super('Event', () => {
-      if (!context.bindForFree()) return;
-      cu.cuEventDestroy(handle);
+      drv.forgetHandle(handle);
+      drv.release(context, 'cuEventDestroy', handle);
     }, [context]);
     this.handle = handle;
     this.context = context;
     this.flags = flags;
+    drv.noteHandle(handle, 'CUevent');
   }
 
   /**
    * Creates an event (cuEventCreate) in `options.context`.
-   * @throws TypeError for `interprocess` without `timing: false`; a CudaError when creation fails
+   * @throws TypeError for a non-boolean flag or `interprocess` without `timing: false`; a CudaError when creation fails
    */
   static create(options: EventOptions = {}): Event {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Event.create: options must be an object, got ${describe(options)}`);
     let flags = F.CU_EVENT_DEFAULT;
-    if (options.timing === false) flags |= F.CU_EVENT_DISABLE_TIMING;
-    if (options.blocking) flags |= F.CU_EVENT_BLOCKING_SYNC;
-    if (options.interprocess) {
-      if (options.timing !== false) throw new TypeError('an interprocess event needs { timing: false }');
+    const timing = options.timing === undefined ? true : flag('timing', options.timing);
+    if (!timing) flags |= F.CU_EVENT_DISABLE_TIMING;
+    if (flag('blocking', options.blocking)) flags |= F.CU_EVENT_BLOCKING_SYNC;
+    if (flag('interprocess', options.interprocess)) {
+      if (timing) throw new TypeError('Event.create: an interprocess event needs { timing: false }');
       flags |= F.CU_EVENT_INTERPROCESS;
     }
-    const ctx = contextOf(options.context);
-    ctx.bind();
-    return new Event(cu.cuEventCreate(flags), ctx, flags);
+    const ctx = contextOf(options.context, 'Event.create: context');
+    drv.call(ctx, 'cuEventCreate', drv.out64, flags);
+    return new Event(drv.outNumber() as drv.CUevent, ctx, flags);
   }
 
-  private bind(): void {
-    this.assertOpen();
-    this.context.bind();
-  }
-
-  /** Records the event on `stream` (default: the legacy default stream). */
+  /** Records the event on `stream` (default: the legacy default stream of the event's context). */
   record(stream?: StreamLike): this {
     this.assertOpen();
-    const h = streamHandle(stream);
-    const ctx = this.context;
-    const status = callOnStream(ctx, h, () => raw.cuEventRecord(this.handle, h));
-    if (status !== 0) throw ctx.fail(new cu.DriverError('cuEventRecord', status));
+    const s = toStream(stream, 'Event.record: stream');
+    const h = s === undefined ? 0 : s.handle;
+    if (s !== undefined && s.context !== this.context) throw new TypeError(`Event.record: the stream belongs to ${String(s.context)}, the event to ${String(this.context)}`);
+    noteUse(this.context, h, this);
+    drv.callOnStream(this.context, h, 'cuEventRecord', this.handle, h);
     return this;
   }
 
   /** True once the work before the last record() is done. */
   query(): boolean {
-    this.bind();
-    try {
-      return cu.cuEventQuery(this.handle) === 0;
-    } catch (e) {
-      throw this.context.fail(e);
-    }
+    this.assertOpen();
+    return drv.query(this.context, 'cuEventQuery', this.handle);
   }
 
   /** Blocks until the event completes. Refuses while a JS host callback is pending (use synchronized()). */
   synchronize(): void {
     this.assertOpen();
     assertMayBlock('Event.synchronize()');
-    const status = callBound(this.context, () => raw.cuEventSynchronize(this.handle));
-    if (status !== 0) throw this.context.fail(new cu.DriverError('cuEventSynchronize', status));
+    drv.callHinted(this.context, 'cuEventSynchronize', this.handle);
   }
 
   /** Resolves when the event completes, without blocking the event loop. */
   synchronized(options?: PollOptions): Promise<void> {
-    this.bind();
-    return poll(() => {
-      this.context.bind();
-      const status = raw.cuEventQuery(this.handle);
-      if (status === 0) return true;
-      if (status === cu.CUresult.CUDA_ERROR_NOT_READY) return false;
-      throw this.context.fail(new cu.DriverError('cuEventQuery', status));
-    }, 'Event.synchronized()', options);
+    this.assertOpen();
+    return poll(() => drv.query(this.context, 'cuEventQuery', this.handle), 'Event.synchronized()', options);
   }
 
   /** Milliseconds from `start` to this event (both recorded with timing, both complete). */
   elapsedSince(start: Event): number {
     this.assertOpen();
+    if (!(start instanceof Event)) throw new TypeError(`Event.elapsedSince: start must be an Event, got ${describe(start)}`);
     start.assertUsable();
-    const status = callBound(this.context, () => raw.cuEventElapsedTime(elapsedSlot, start.handle, this.handle));
-    if (status !== 0) throw this.context.fail(new cu.DriverError('cuEventElapsedTime', status));
-    return elapsedSlot[0];
+    drv.callHinted(this.context, 'cuEventElapsedTime', drv.outF32, start.handle, this.handle);
+    return drv.outF32[0];
   }
 
   /** Milliseconds from this event to `end`. */
   elapsed(end: Event): number {
+    if (!(end instanceof Event)) throw new TypeError(`Event.elapsed: end must be an Event, got ${describe(end)}`);
     return end.elapsedSince(this);
   }
 

@@ -1,16 +1,17 @@
 // cuda-ts objects layer: Device, Context, Stream, Event, memory, Program, Linker, Module/Kernel,
 // launch, Graph, Profiler. Built on the typed driver/NVRTC/nvJitLink bindings; importing loads nothing.
 export { CudaError } from './runtime';
-export { DriverError } from '../generated/13.0/driver';
+export { DriverError, DRIVER_RELEASE } from './driver';
 export { DeferredFreeError, HostCallbackPendingError, Resource } from './lifecycle';
 export { Context, ContextUnusableError, STICKY_ERRORS, init } from './context';
 export { Device } from './device';
-export { Stream, cudaStream, streamHandle, type PollOptions, type StreamLike, type StreamOptions } from './stream';
+export { Stream, cudaStream, streamHandle, type PollOptions, type StreamLike, type StreamOptions, type StreamProtocol, type WrapOptions } from './stream';
 export { Event, type EventOptions } from './event';
 export {
   DeviceBuffer, ManagedBuffer, MemoryPool, PinnedHostBuffer,
-  type AllocOptions, type CopyOptions, type HostData, type PinnedOptions, type PoolOptions, type TypedArrayConstructor,
+  type AllocOptions, type CopyOptions, type MemsetOptions, type HostData, type PinnedOptions, type PoolOptions, type TypedArrayConstructor,
 } from './memory';
+export { CachingAllocator, type AllocatorStats } from './allocator';
 export { Module, Kernel, ModuleLoadError, type ModuleOptions } from './module';
 export { LaunchConfig, arg, launch, launchArgs, ArgPack, type ArgType, type Dim3, type LaunchConfigInit, type ScalarType, type StructType, type TypedArg } from './launch';
 export { Graph, GraphExec, type GraphNode } from './graph';

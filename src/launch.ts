@@ -6,12 +6,12 @@
 // (use `launchArgs` with a reused array to avoid even that).
 import { isArrayBuffer, type NativeFunction } from './runtime';
 import koffi from 'koffi';
-import * as cu from '../generated/13.0/driver';
-import * as raw from '../generated/13.0/driver/raw';
-import { callBound } from './context';
-import { DeviceBuffer, PinnedHostBuffer } from './memory';
-import { streamHandle, type StreamLike } from './stream';
-import type { Kernel } from './module';
+import * as drv from './driver';
+import { describe } from './context';
+import { DeviceBuffer, PinnedHostBuffer, ownerOf } from './memory';
+import { Stream, toStream, type StreamLike } from './stream';
+import { Kernel } from './module';
+import { anyCapture, captureOf } from './capture';
 
 
 /** Scalar kernel parameter types. `ptr` takes DeviceBuffer, PinnedHostBuffer, a device address or null. */
@@ -71,7 +71,12 @@ export const arg = {
   /** A 64-bit float. */
   f64: typed('f64'),
   /** A struct passed by value: its bytes, aligned to `align` bytes (default 8). */
-  struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => new TypedArgValue({ struct: bytes.byteLength, align }, bytes),
+  struct: (bytes: ArrayBufferView | ArrayBuffer, align = 8): TypedArg => {
+    if (!isArrayBuffer(bytes) && !ArrayBuffer.isView(bytes)) throw new TypeError(`arg.struct: bytes must be a TypedArray, DataView or ArrayBuffer, got ${describe(bytes)}`);
+    const t = { struct: bytes.byteLength, align };
+    checkSignature([t], 'arg.struct');
+    return new TypedArgValue(t, bytes);
+  },
 };
 
 function isTypedArg(v: unknown): v is TypedArg {
@@ -84,20 +89,19 @@ function describeType(t: ArgType): string {
   return typeof t === 'string' ? t : `struct(${t.struct} bytes)`;
 }
 
-function describeValue(v: unknown): string {
-  if (v === null) return 'null';
-  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
-  return `${typeof v} ${String(v)}`;
-}
+const describeValue = describe;
 
-/** Validates a signature; throws TypeError. */
-export function checkSignature(sig: readonly ArgType[]): void {
-  if (!Array.isArray(sig)) throw new TypeError('a kernel signature is an array of argument types');
+/** Validates a signature; throws TypeError naming `where` and the argument. */
+export function checkSignature(sig: readonly ArgType[], where = 'kernel signature'): void {
+  if (!Array.isArray(sig)) throw new TypeError(`${where}: a kernel signature is an array of argument types, got ${describe(sig)}`);
+  if (sig.length > 4096) throw new RangeError(`${where}: ${sig.length} parameters is more than a kernel can take`);
   sig.forEach((t, i) => {
     if (typeof t === 'string') {
-      if (!(t in SIZES)) throw new TypeError(`signature[${i}]: unknown type '${t}' (expected ${Object.keys(SIZES).join(', ')} or { struct: bytes })`);
-    } else if (typeof t !== 'object' || t === null || !Number.isInteger(t.struct) || t.struct <= 0) {
-      throw new TypeError(`signature[${i}]: a struct type is { struct: byteSize, align? }`);
+      if (!Object.prototype.hasOwnProperty.call(SIZES, t)) throw new TypeError(`${where}: signature[${i}]: unknown type '${t}' (expected ${Object.keys(SIZES).join(', ')} or { struct: bytes, align? })`);
+    } else if (typeof t !== 'object' || t === null || typeof t.struct !== 'number' || !Number.isSafeInteger(t.struct) || t.struct <= 0 || t.struct > 32764) {
+      throw new TypeError(`${where}: signature[${i}]: a struct type is { struct: byteSize (1 to 32764), align? }, got ${describe(t)}${typeof t === 'object' && t !== null ? ` with struct ${describe((t as StructType).struct)}` : ''}`);
+    } else if (t.align !== undefined && (typeof t.align !== 'number' || !Number.isInteger(t.align) || t.align < 1 || t.align > 256 || (t.align & (t.align - 1)) !== 0)) {
+      throw new RangeError(`${where}: signature[${i}]: struct align must be a power of two from 1 to 256, got ${describe(t.align)}`);
     }
   });
 }
@@ -123,7 +127,7 @@ export class ArgPack {
    * @throws TypeError for an invalid signature
    */
   constructor(types: readonly ArgType[]) {
-    checkSignature(types);
+    checkSignature(types, 'ArgPack');
     this.types = types.slice();
     this.offsets = [];
     let off = 0;
@@ -256,17 +260,25 @@ export type Dim3 = number | readonly [number] | readonly [number, number] | read
   z?: number;
 };
 
-function dim3(name: string, d: Dim3 | undefined, dflt = 1): [number, number, number] {
-  if (d === undefined) return [dflt, 1, 1];
-  let r: [number, number, number];
-  if (typeof d === 'number') r = [d, 1, 1];
-  else if (Array.isArray(d)) r = [d[0] ?? 1, d[1] ?? 1, d[2] ?? 1];
-  else if (typeof d === 'object') {
-    const o = d as { x: number; y?: number; z?: number };
-    r = [o.x, o.y ?? 1, o.z ?? 1];
-  } else throw new TypeError(`${name} must be a number, [x, y, z] or { x, y, z }`);
-  for (const v of r) if (!Number.isInteger(v) || v < 1 || v > 0xffffffff) throw new RangeError(`${name} dimensions must be positive 32-bit integers, got [${r.join(', ')}]`);
-  return r;
+function dim(where: string, name: string, v: unknown, r: unknown): number {
+  if (typeof v !== 'number') throw new TypeError(`${where}: ${name} must be a number, got ${describe(v)} in ${describe(r)}`);
+  if (!Number.isInteger(v) || v < 1 || v > 0xffffffff) throw new RangeError(`${where}: ${name} must be an integer from 1 to 2^32 - 1, got ${v}`);
+  return v;
+}
+
+function dim3(where: string, name: string, d: unknown): [number, number, number] {
+  if (typeof d === 'number') return [dim(where, name, d, d), 1, 1];
+  if (Array.isArray(d)) {
+    if (d.length < 1 || d.length > 3) throw new TypeError(`${where}: ${name} as an array has 1 to 3 dimensions ([x], [x, y] or [x, y, z]), got ${d.length}`);
+    return [dim(where, `${name}[0]`, d[0], d), d.length > 1 ? dim(where, `${name}[1]`, d[1], d) : 1, d.length > 2 ? dim(where, `${name}[2]`, d[2], d) : 1];
+  }
+  if (typeof d === 'object' && d !== null) {
+    const o = d as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (k !== 'x' && k !== 'y' && k !== 'z') throw new TypeError(`${where}: ${name} has an unknown field '${k}' (expected x, y, z)`);
+    if (o.x === undefined) throw new TypeError(`${where}: ${name}.x is required`);
+    return [dim(where, `${name}.x`, o.x, d), o.y === undefined ? 1 : dim(where, `${name}.y`, o.y, d), o.z === undefined ? 1 : dim(where, `${name}.z`, o.z, d)];
+  }
+  throw new TypeError(`${where}: ${name} must be a number, [x, y, z] or { x, y, z }, got ${describe(d)}`);
 }
 
 /** What a {@link LaunchConfig} is made from; launch() also takes one directly. */
@@ -283,6 +295,7 @@ export interface LaunchConfigInit {
   cooperative?: boolean;
 }
 
+const CONFIG_KEYS = new Set(['grid', 'block', 'sharedMemBytes', 'cluster', 'cooperative']);
 const CONFIG_BYTES = 56;
 const ATTR_BYTES = 72;
 
@@ -315,14 +328,20 @@ export class LaunchConfig {
    * of range, or a grid that is not a multiple of the cluster
    */
   constructor(init: LaunchConfigInit) {
-    if (typeof init !== 'object' || init === null) throw new TypeError('LaunchConfig expects { grid, block, sharedMemBytes?, cluster?, cooperative? }');
-    [this.gx, this.gy, this.gz] = dim3('grid', init.grid);
-    [this.bx, this.by, this.bz] = dim3('block', init.block);
+    const W = 'LaunchConfig';
+    if (typeof init !== 'object' || init === null) throw new TypeError(`${W} expects { grid, block, sharedMemBytes?, cluster?, cooperative? }, got ${describe(init)}`);
+    for (const k of Object.keys(init)) if (!CONFIG_KEYS.has(k)) throw new TypeError(`${W}: unknown field '${k}' (expected ${[...CONFIG_KEYS].join(', ')})`);
+    if (init.grid === undefined) throw new TypeError(`${W}: grid is required (or use LaunchConfig.linear(n, blockSize))`);
+    if (init.block === undefined) throw new TypeError(`${W}: block is required (or use LaunchConfig.linear(n, blockSize))`);
+    [this.gx, this.gy, this.gz] = dim3(W, 'grid', init.grid);
+    [this.bx, this.by, this.bz] = dim3(W, 'block', init.block);
     const smem = init.sharedMemBytes ?? 0;
-    if (!Number.isInteger(smem) || smem < 0 || smem > 0xffffffff) throw new RangeError(`sharedMemBytes must be a non-negative 32-bit integer, got ${smem}`);
+    if (typeof smem !== 'number') throw new TypeError(`${W}: sharedMemBytes must be a number, got ${describe(smem)}`);
+    if (!Number.isInteger(smem) || smem < 0 || smem > 0xffffffff) throw new RangeError(`${W}: sharedMemBytes must be a non-negative 32-bit integer, got ${smem}`);
     this.sharedMemBytes = smem;
-    this.cluster = init.cluster !== undefined ? dim3('cluster', init.cluster) : undefined;
-    this.cooperative = !!init.cooperative;
+    this.cluster = init.cluster !== undefined ? dim3(W, 'cluster', init.cluster) : undefined;
+    if (init.cooperative !== undefined && typeof init.cooperative !== 'boolean') throw new TypeError(`${W}: cooperative must be a boolean, got ${describe(init.cooperative)}`);
+    this.cooperative = init.cooperative === true;
     if (this.cluster) {
       const [cx, cy, cz] = this.cluster;
       if (this.gx % cx || this.gy % cy || this.gz % cz) throw new RangeError(`grid [${this.gx}, ${this.gy}, ${this.gz}] is not a multiple of cluster [${cx}, ${cy}, ${cz}]`);
@@ -338,12 +357,12 @@ export class LaunchConfig {
       dv.setUint32(48, numAttrs, true);
       let a = CONFIG_BYTES;
       if (this.cluster) {
-        dv.setInt32(a, cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, true);
+        dv.setInt32(a, drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, true);
         this.cluster.forEach((v, i) => dv.setUint32(a + 8 + i * 4, v, true));
         a += ATTR_BYTES;
       }
       if (this.cooperative) {
-        dv.setInt32(a, cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, true);
+        dv.setInt32(a, drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, true);
         dv.setInt32(a + 8, 1, true);
       }
       this.ex = { view: dv, bytes: new Uint8Array(buffer) };
@@ -358,7 +377,11 @@ export class LaunchConfig {
 
   /** A 1-D config covering `n` items with `blockSize` threads per block. */
   static linear(n: number, blockSize = 256, sharedMemBytes = 0): LaunchConfig {
-    if (!Number.isInteger(n) || n < 1) throw new RangeError(`n must be a positive integer, got ${n}`);
+    for (const [name, v, max] of [['n', n, Number.MAX_SAFE_INTEGER], ['blockSize', blockSize, 1024]] as const) {
+      if (typeof v !== 'number') throw new TypeError(`LaunchConfig.linear: ${name} must be a number, got ${describe(v)}`);
+      if (!Number.isInteger(v) || v < 1 || v > max) throw new RangeError(`LaunchConfig.linear: ${name} must be an integer from 1 to ${max}, got ${v}`);
+    }
+    if (Math.ceil(n / blockSize) > 0x7fffffff) throw new RangeError(`LaunchConfig.linear: ${n} items in blocks of ${blockSize} need more than 2^31 - 1 blocks`);
     return new LaunchConfig({ grid: Math.ceil(n / blockSize), block: blockSize, sharedMemBytes });
   }
 }
@@ -389,31 +412,63 @@ function packForTypedArgs(args: ArrayLike<unknown>, from: number, what: string):
   return pack;
 }
 
-/** Launches `kernel` on `stream` with `args` (the hot path: validates, writes, one FFI call). */
+/**
+ * Launches `kernel` on `stream` with `args` (the hot path: validates, writes, one FFI call). `stream`
+ * is a Stream or a stream-protocol object; undefined launches on the legacy default stream.
+ */
 export function launchArgs(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, args: ArrayLike<unknown>, from = 0): void {
   const cfg = config instanceof LaunchConfig ? config : configOf(config);
+  if (!(kernel instanceof Kernel)) throw new TypeError(`launch: kernel must be a Kernel, got ${describe(kernel)}`);
   const ctx = kernel.check();
-  const h = streamHandle(stream);
+  const s = stream instanceof Stream ? stream : toStream(stream, `${kernel.launchLabel}: stream`);
+  let h = 0;
+  if (s !== undefined) {
+    s.check();
+    if (s.context !== ctx) throw new TypeError(`${kernel.launchLabel}: the stream belongs to ${String(s.context)}, the kernel to ${String(ctx)}`);
+    h = s.handle;
+  }
   const what = kernel.launchLabel;
-  const pack = kernel.argPack ?? packForTypedArgs(args, from, what);
+  const pack = kernel.argPack ?? packForUntyped(kernel, args, from, what);
   pack.write(args, from, what);
+  if (anyCapture()) noteLaunch(ctx, h, kernel, s, args, from);
   // A launch of a function of another context fails and enqueues nothing, so the cached binding is
-  // enough here (callBound binds for real and launches again when it was stale).
-  const status = callBound(ctx, () => enqueue(cfg, kernel, h, pack));
-  if (status !== 0) throw ctx.fail(new cu.DriverError(cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status));
+  // enough here (the door binds for real and launches again when it was stale).
+  const status = drv.hinted(ctx, () => enqueue(cfg, kernel, h, pack));
+  if (status !== 0) throw drv.fail(ctx, cfg.ex ? 'cuLaunchKernelEx' : 'cuLaunchKernel', status);
 }
 
-// The C functions of the launch path, held here: a call through the raw module's exports object (a
-// dictionary of ~460 functions) and its wrapper costs more than this path's whole budget.
+/** Registers what a launch uses with the capture its stream takes part in (the graph keeps it alive). */
+function noteLaunch(ctx: drv.Bindable, h: number, kernel: Kernel, s: Stream | undefined, args: ArrayLike<unknown>, from: number): void {
+  const holder = captureOf(ctx, h);
+  if (holder === undefined) return;
+  holder.core.hold(kernel.core);
+  if (s !== undefined) holder.core.hold(s.core);
+  for (let i = from; i < args.length; i++) {
+    let v = args[i];
+    if (v instanceof TypedArgValue) v = v.value;
+    if (v instanceof DeviceBuffer) holder.core.hold(ownerOf(v).core);
+    else if (v instanceof PinnedHostBuffer) holder.core.hold(v.core);
+  }
+}
+
+/** The argument layout of an untyped launch, checked once against the kernel's parameters (cuFuncGetParamInfo). */
+function packForUntyped(kernel: Kernel, args: ArrayLike<unknown>, from: number, what: string): ArgPack {
+  const pack = packForTypedArgs(args, from, what);
+  kernel.checkLayout(pack);
+  return pack;
+}
+
+// The C functions of the launch path, resolved by the door and held here: a lookup per launch would
+// cost more than this path's whole budget.
 let cuLaunchKernel: NativeFunction | undefined;
 let cuLaunchKernelEx: NativeFunction | undefined;
 
-function enqueue(cfg: LaunchConfig, kernel: Kernel, h: cu.CUstream, pack: ArgPack): number {
+function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): number {
   if (cfg.ex === undefined) {
-    return (cuLaunchKernel ??= raw.binder.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
+    return (cuLaunchKernel ??= drv.native('cuLaunchKernel'))(kernel.handle, cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes, h, pack.table, null);
   }
   writeU64(cfg.ex.view, 32, h);
-  return (cuLaunchKernelEx ??= raw.binder.native('cuLaunchKernelEx'))(cfg.ex.bytes, kernel.handle, pack.table, null);
+  return (cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx'))(cfg.ex.bytes, kernel.handle, pack.table, null);
 }
 
 /** `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`. */
@@ -433,7 +488,7 @@ export function encodeKernelNodeParams(kernel: Kernel, config: LaunchConfig, pac
 
 /** @internal */
 export function packFor(kernel: Kernel, args: ArrayLike<unknown>, what: string): ArgPack {
-  const pack = kernel.argPack ?? packForTypedArgs(args, 0, what);
+  const pack = kernel.argPack ?? packForUntyped(kernel, args, 0, what);
   pack.write(args, 0, what);
   return pack;
 }

@@ -75,16 +75,31 @@ export class Core {
   /** Index in the registration queue, or -1 (see registerLater). */
   queued = -1;
   refs = 0;
+  /** Parents added by hold(), for a constant-time duplicate check. */
+  private held: Set<Core> | undefined;
   /** Pending destroy work: undefined for non-owning (wrapped) objects. */
   private destroyFn: (() => void) | undefined;
 
   constructor(
     readonly kind: string,
     destroy: (() => void) | undefined,
-    readonly parents: readonly Core[] = [],
+    readonly parents: Core[] = [],
   ) {
     this.destroyFn = destroy;
-    for (const p of parents) p.refs++;
+    for (let i = 0; i < parents.length; i++) parents[i].refs++;
+  }
+
+  /**
+   * Keeps `parent` alive (not destroyed, even once closed) until this core is destroyed: what a graph
+   * does with the kernels, buffers and streams it captured. Holding the same parent twice is a no-op.
+   */
+  hold(parent: Core): void {
+    if (parent === this || this.destroyed) return;
+    const held = (this.held ??= new Set(this.parents));
+    if (held.has(parent)) return;
+    held.add(parent);
+    this.parents.push(parent);
+    parent.refs++;
   }
 
   /** Marks the object closed and destroys it now if nothing depends on it. Throws what the destroy threw. */

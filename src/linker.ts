@@ -2,10 +2,10 @@
 // driver linker (cuLink*) where libnvJitLink cannot be loaded (no LTO-IR then).
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
-import * as cu from '../generated/13.0/driver';
+import * as drv from './driver';
 import * as jit from '../generated/13.0/nvjitlink';
 import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from './runtime';
-import { Context, contextOf } from './context';
+import { Context, contextOf, describe } from './context';
 import { cStringArray } from './cstrings';
 import { Device } from './device';
 import { Resource } from './lifecycle';
@@ -49,13 +49,13 @@ const JIT_INPUT: Record<LinkInput, jit.nvJitLinkInputType> = {
   object: jit.nvJitLinkInputType.NVJITLINK_INPUT_OBJECT,
   library: jit.nvJitLinkInputType.NVJITLINK_INPUT_LIBRARY,
 };
-const CU_INPUT: Record<LinkInput, cu.CUjitInputType | undefined> = {
-  ptx: cu.CUjitInputType.CU_JIT_INPUT_PTX,
-  cubin: cu.CUjitInputType.CU_JIT_INPUT_CUBIN,
+const CU_INPUT: Record<LinkInput, drv.CUjitInputType | undefined> = {
+  ptx: drv.CUjitInputType.CU_JIT_INPUT_PTX,
+  cubin: drv.CUjitInputType.CU_JIT_INPUT_CUBIN,
   ltoir: undefined,
-  fatbin: cu.CUjitInputType.CU_JIT_INPUT_FATBINARY,
-  object: cu.CUjitInputType.CU_JIT_INPUT_OBJECT,
-  library: cu.CUjitInputType.CU_JIT_INPUT_LIBRARY,
+  fatbin: drv.CUjitInputType.CU_JIT_INPUT_FATBINARY,
+  object: drv.CUjitInputType.CU_JIT_INPUT_OBJECT,
+  library: drv.CUjitInputType.CU_JIT_INPUT_LIBRARY,
 };
 
 const LOG_BYTES = 16384;
@@ -78,7 +78,7 @@ export class Linker extends Resource {
   /** The target architecture (`sm_XY`). */
   readonly arch: string;
   private readonly jitHandle: jit.nvJitLinkHandle | undefined;
-  private readonly cuState: cu.CUlinkState | undefined;
+  private readonly cuState: drv.CUlinkState | undefined;
   private readonly logs: { error: Uint8Array; info: Uint8Array } | undefined;
   private readonly keep: unknown[] = [];
   private result: Uint8Array | undefined;
@@ -91,10 +91,13 @@ export class Linker extends Resource {
    * nvJitLink is unavailable; a CudaError when creation fails
    */
   constructor(options: LinkerOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Linker: options must be an object, got ${describe(options)}`);
+    if (options.arch !== undefined && typeof options.arch !== 'string') throw new TypeError(`Linker: arch must be a string like 'sm_90', got ${describe(options.arch)}`);
+    for (const k of ['lto', 'driver'] as const) if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`Linker: ${k} must be a boolean, got ${describe(options[k])}`);
     const arch = options.arch ?? Device.current().arch;
     if (!/^sm_\d+[a-z]?$/.test(arch)) throw new TypeError(`Linker arch must be sm_XY, got '${arch}'`);
     let jitHandle: jit.nvJitLinkHandle | undefined;
-    let cuState: cu.CUlinkState | undefined;
+    let cuState: drv.CUlinkState | undefined;
     let logs: { error: Uint8Array; info: Uint8Array; opts: Int32Array; values: BigUint64Array } | undefined;
     let context: Context | undefined;
     if (!options.driver) {
@@ -108,21 +111,18 @@ export class Linker extends Resource {
     }
     if (jitHandle === undefined) {
       if (options.lto) throw new LinkError('link-time optimization needs nvJitLink (the driver linker has no LTO)', '');
-      context = contextOf(options.context);
-      context.bind();
+      context = contextOf(options.context, 'Linker: context');
       const error = new Uint8Array(LOG_BYTES);
       const info = new Uint8Array(LOG_BYTES);
-      const J = cu.CUjit_option;
+      const J = drv.CUjit_option;
       const opts = new Int32Array([J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, J.CU_JIT_INFO_LOG_BUFFER, J.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES]);
       const values = new BigUint64Array([koffi.address(error.buffer) + BigInt(error.byteOffset), BigInt(LOG_BYTES), koffi.address(info.buffer) + BigInt(info.byteOffset), BigInt(LOG_BYTES)]);
-      cuState = cu.cuLinkCreate(4, opts, values);
+      drv.call(context, 'cuLinkCreate', 4, opts, values, drv.out64);
+      cuState = drv.outNumber() as drv.CUlinkState;
       logs = { error, info, opts, values };
     }
     const ctx = context;
-    super('Linker', jitHandle !== undefined ? () => jit.nvJitLinkDestroy(jitHandle!) : () => {
-      if (!ctx!.bindForFree()) return;
-      cu.cuLinkDestroy(cuState!);
-    }, [context]);
+    super('Linker', jitHandle !== undefined ? () => jit.nvJitLinkDestroy(jitHandle!) : () => drv.release(ctx!, 'cuLinkDestroy', cuState!), [context]);
     this.backend = jitHandle !== undefined ? 'nvJitLink' : 'driver';
     this.arch = arch;
     this.jitHandle = jitHandle;
@@ -155,7 +155,8 @@ export class Linker extends Resource {
   add(kind: LinkInput, data: string | Uint8Array | ArrayBuffer, name = `input.${kind}`): this {
     this.assertOpen();
     if (this.result) throw new Error('Linker: add() after complete()');
-    if (!(kind in JIT_INPUT)) throw new TypeError(`unknown link input kind '${kind}' (expected ${Object.keys(JIT_INPUT).join(', ')})`);
+    if (typeof kind !== 'string' || !Object.prototype.hasOwnProperty.call(JIT_INPUT, kind)) throw new TypeError(`Linker.add: unknown link input kind ${describe(kind)} (expected ${Object.keys(JIT_INPUT).join(', ')})`);
+    if (typeof name !== 'string' || name.includes('\0')) throw new TypeError(`Linker.add: name must be a string without NUL, got ${describe(name)}`);
     const bytes = bytesOf(data);
     this.keep.push(bytes);
     try {
@@ -163,8 +164,7 @@ export class Linker extends Resource {
       else {
         const t = CU_INPUT[kind];
         if (t === undefined) throw new LinkError(`the driver linker cannot link ${kind} (needs nvJitLink)`, '');
-        this.context!.bind();
-        cu.cuLinkAddData(this.cuState!, t, bytes, bytes.byteLength, name, 0, null, null);
+        drv.call(this.context!, 'cuLinkAddData', this.cuState!, t, bytes, bytes.byteLength, name, 0, null, null);
       }
     } catch (e) {
       if (e instanceof LinkError) throw e;
@@ -197,9 +197,8 @@ export class Linker extends Resource {
         jit.nvJitLinkGetLinkedCubin(this.jitHandle, out);
         this.result = out;
       } else {
-        this.context!.bind();
-        const { cubinOut, sizeOut } = cu.cuLinkComplete(this.cuState!);
-        this.result = new Uint8Array(koffi.view(cubinOut, sizeOut).slice(0));
+        drv.call(this.context!, 'cuLinkComplete', this.cuState!, drv.out64, drv.out64b);
+        this.result = new Uint8Array(koffi.view(drv.outNumber(), Number(drv.out64b[0])).slice(0));
       }
     } catch (e) {
       throw new LinkError('linking failed', this.errorLog(), e);

@@ -2,17 +2,18 @@
 import { isArrayBuffer, isUint8Array } from './runtime';
 import { readFileSync } from 'node:fs';
 import koffi from 'koffi';
-import * as cu from '../generated/13.0/driver';
-import * as raw from '../generated/13.0/driver/raw';
-import { Context, contextOf } from './context';
+import * as drv from './driver';
+import { Context, contextOf, describe } from './context';
 import { Resource, whenNoHostFuncs } from './lifecycle';
 import { ArgPack, launchArgs, type ArgType, type LaunchConfig, type LaunchConfigInit } from './launch';
 import type { StreamLike } from './stream';
 
-const FA = cu.CUfunction_attribute;
+const FA = drv.CUfunction_attribute;
+const SIZES: Record<string, number> = { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8 };
+const describeType = (t: ArgType): string => (typeof t === 'string' ? t : `struct(${t.struct} bytes)`);
 
 /** A module image failed to load (a PTX JIT error carries the JIT log). */
-export class ModuleLoadError extends cu.DriverError {
+export class ModuleLoadError extends drv.DriverError {
   /** The JIT error log ('' when there is none); also appended to the message. */
   readonly log: string;
   /** Made by {@link Module.load} from the cuModuleLoadDataEx status and the JIT log. */
@@ -41,42 +42,44 @@ export interface ModuleOptions {
  */
 export class Module extends Resource {
   /** The driver handle (CUmodule). */
-  readonly handle: cu.CUmodule;
+  readonly handle: drv.CUmodule;
   /** The context the module is loaded in. */
   readonly context: Context;
 
-  private constructor(handle: cu.CUmodule, context: Context) {
-    super('Module', () => whenNoHostFuncs(() => {
-      if (!context.bindForFree()) return;
-      cu.cuModuleUnload(handle);
-    }), [context]);
+  private constructor(handle: drv.CUmodule, context: Context) {
+    super('Module', () => {
+      drv.forgetHandle(handle);
+      whenNoHostFuncs(() => drv.release(context, 'cuModuleUnload', handle));
+    }, [context]);
     this.handle = handle;
     this.context = context;
+    drv.noteHandle(handle, 'CUmodule');
   }
 
   /** Loads a PTX, CUBIN or fatbin image (strings are PTX). JIT errors carry the JIT log. */
   static load(image: string | Uint8Array | ArrayBuffer, options: ModuleOptions = {}): Module {
-    const ctx = contextOf(options.context);
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Module.load: options must be an object, got ${describe(options)}`);
+    const data = typeof image === 'string' ? nulTerminated(image) : isArrayBuffer(image) ? new Uint8Array(image) : image;
+    if (!(isUint8Array(data))) throw new TypeError(`Module.load: image must be PTX text, or CUBIN/fatbin bytes (Uint8Array/ArrayBuffer), got ${describe(image)}`);
+    if (data.byteLength === 0) throw new RangeError('Module.load: empty image');
+    const ctx = contextOf(options.context, 'Module.load: context');
     ctx.check();
     ctx.bind();
-    const data = typeof image === 'string' ? nulTerminated(image) : isArrayBuffer(image) ? new Uint8Array(image) : image;
-    if (!(isUint8Array(data))) throw new TypeError('Module.load expects PTX text, or CUBIN/fatbin bytes (Uint8Array/ArrayBuffer)');
-    if (data.byteLength === 0) throw new RangeError('Module.load: empty image');
     const log = new Uint8Array(LOG_BYTES);
-    const opts = new Int32Array([cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]);
+    const opts = new Int32Array([drv.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, drv.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]);
     const values = new BigUint64Array([koffi.address(log.buffer) + BigInt(log.byteOffset), BigInt(LOG_BYTES)]);
     const out = new BigUint64Array(1);
-    const status = raw.cuModuleLoadDataEx(out, data, 2, opts, values);
+    const status = drv.native('cuModuleLoadDataEx')(out, data, 2, opts, values);
     if (status !== 0) {
       const end = log.indexOf(0);
-      throw ctx.fail(new ModuleLoadError(status, Buffer.from(log.subarray(0, end < 0 ? LOG_BYTES : end)).toString('utf8').trim()));
+      throw drv.mark(ctx, new ModuleLoadError(status, Buffer.from(log.subarray(0, end < 0 ? LOG_BYTES : end)).toString('utf8').trim()));
     }
-    return new Module(Number(out[0]) as cu.CUmodule, ctx);
+    return new Module(Number(out[0]) as drv.CUmodule, ctx);
   }
 
   /** Loads PTX text (JIT-compiled for the context's device). */
   static fromPTX(ptx: string, options?: ModuleOptions): Module {
-    if (typeof ptx !== 'string') throw new TypeError('fromPTX expects PTX text');
+    if (typeof ptx !== 'string') throw new TypeError(`Module.fromPTX: ptx must be PTX text, got ${describe(ptx)}`);
     return Module.load(ptx, options);
   }
 
@@ -92,6 +95,7 @@ export class Module extends Resource {
 
   /** Loads a .ptx, .cubin or .fatbin file. */
   static fromFile(path: string, options?: ModuleOptions): Module {
+    if (typeof path !== 'string') throw new TypeError(`Module.fromFile: path must be a string, got ${describe(path)}`);
     const bytes = readFileSync(path);
     return path.endsWith('.ptx') ? Module.load(bytes.toString('utf8'), options) : Module.load(new Uint8Array(bytes), options);
   }
@@ -109,18 +113,22 @@ export class Module extends Resource {
    */
   kernel(name: string, signature?: readonly ArgType[]): Kernel {
     this.check();
-    this.context.bind();
-    const fn = cu.cuModuleGetFunction(this.handle, name);
-    return new Kernel(this, fn, name, signature);
+    checkName('Module.kernel', name);
+    drv.call(this.context, 'cuModuleGetFunction', drv.out64, this.handle, name);
+    return new Kernel(this, drv.outNumber() as drv.CUfunction, name, signature);
   }
 
   /** A module-scope `__device__` variable: its address and size. */
-  global(name: string): { ptr: cu.CUdeviceptr; bytes: number } {
+  global(name: string): { ptr: drv.CUdeviceptr; bytes: number } {
     this.check();
-    this.context.bind();
-    const { dptr, bytes } = cu.cuModuleGetGlobal(this.handle, name);
-    return { ptr: dptr, bytes };
+    checkName('Module.global', name);
+    drv.call(this.context, 'cuModuleGetGlobal', drv.out64, drv.out64b, this.handle, name);
+    return { ptr: drv.outNumber() as drv.CUdeviceptr, bytes: Number(drv.out64b[0]) };
   }
+}
+
+function checkName(where: string, name: unknown): void {
+  if (typeof name !== 'string' || name.length === 0 || name.includes('\0')) throw new TypeError(`${where}: name must be a non-empty string without NUL, got ${describe(name)}`);
 }
 
 /**
@@ -129,7 +137,7 @@ export class Module extends Resource {
  */
 export class Kernel extends Resource {
   /** The driver handle (CUfunction). */
-  readonly handle: cu.CUfunction;
+  readonly handle: drv.CUfunction;
   /** The module the kernel belongs to. */
   readonly module: Module;
   /** The (lowered) name it was looked up by. */
@@ -142,39 +150,61 @@ export class Kernel extends Resource {
   readonly launchLabel: string;
 
   /** @internal use Module.kernel */
-  constructor(module: Module, handle: cu.CUfunction, name: string, signature?: readonly ArgType[]) {
+  constructor(module: Module, handle: drv.CUfunction, name: string, signature?: readonly ArgType[]) {
     // No native destroy; registering it keeps the module loaded while the kernel lives.
-    super('Kernel', () => undefined, [module]);
+    super('Kernel', () => drv.forgetHandle(handle), [module]);
     this.module = module;
     this.handle = handle;
     this.name = name;
     this.launchLabel = `launch ${name}`;
     this.signature = signature ? Object.freeze(signature.slice()) : undefined;
     this.argPack = signature ? new ArgPack(signature) : undefined;
-    if (signature) this.verifySignature();
+    if (this.argPack) this.checkLayout(this.argPack);
+    drv.noteHandle(handle, 'CUfunction');
   }
 
-  private verifySignature(): void {
-    // cuFuncGetParamInfo (CUDA 12.4+) tells the real parameter count and sizes: catch a wrong signature early.
-    const off = new BigUint64Array(1);
-    const size = new BigUint64Array(1);
-    const sig = this.signature!;
-    let count = 0;
+  /**
+   * The size in bytes of each parameter as the driver reports it (cuFuncGetParamInfo, CUDA 12.4+), or
+   * undefined where the driver cannot tell. @internal
+   */
+  paramSizes(): readonly number[] | undefined {
+    if (this.params !== null) return this.params;
+    let sizes: number[] | undefined = [];
     try {
-      for (; count < 1024; count++) {
-        const status = raw.cuFuncGetParamInfo(this.handle, count, off, size);
-        if (status !== 0) break;
-        if (count < sig.length) {
-          const t = sig[count];
-          const want = typeof t === 'string' ? { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8, f32: 4, f64: 8 }[t] : t.struct;
-          if (Number(size[0]) !== want) throw new TypeError(`kernel ${this.name}: parameter ${count} is ${Number(size[0])} bytes but the signature declares ${typeof t === 'string' ? t : `struct(${t.struct})`}`);
-        }
+      const fn = drv.native('cuFuncGetParamInfo');
+      const offset = new BigUint64Array(1);
+      const bytes = new BigUint64Array(1);
+      drv.bind(this.module.context);
+      for (let i = 0; i < 4096; i++) {
+        if (fn(this.handle, i, offset, bytes) !== 0) break;
+        sizes.push(Number(bytes[0]));
       }
-    } catch (e) {
-      if (e instanceof TypeError) throw e;
-      return; // an older driver without cuFuncGetParamInfo: trust the signature
+      // An older driver answers nothing (or the kernel truly takes no parameter: then so does the check).
+    } catch {
+      sizes = undefined; // a driver without cuFuncGetParamInfo: nothing to check against
     }
-    if (count > 0 && count !== sig.length) throw new TypeError(`kernel ${this.name} takes ${count} parameter(s) but the signature declares ${sig.length}`);
+    this.params = sizes;
+    return sizes;
+  }
+  private params: readonly number[] | undefined | null = null;
+  private readonly checkedLayouts = new WeakSet<ArgPack>();
+
+  /** Checks an argument layout against the kernel's parameters (once per layout). @internal */
+  checkLayout(pack: ArgPack): void {
+    if (this.checkedLayouts.has(pack)) return;
+    const sizes = this.paramSizes();
+    const types = pack.types;
+    if (sizes !== undefined && (sizes.length > 0 || types.length > 0)) {
+      const label = this.signature ? `kernel ${this.name}` : `launch ${this.name}`;
+      if (sizes.length !== types.length) {
+        throw new TypeError(`${label} takes ${sizes.length} parameter(s) (${sizes.map((b) => `${b} bytes`).join(', ')}) but ${this.signature ? 'the signature declares' : 'was given'} ${types.length}`);
+      }
+      types.forEach((t, i) => {
+        const want = typeof t === 'string' ? SIZES[t] : t.struct;
+        if (sizes[i] !== want) throw new TypeError(`${label}: parameter ${i} is ${sizes[i]} bytes but ${this.signature ? 'the signature declares' : 'was given'} ${describeType(t)} (${want} bytes)`);
+      });
+    }
+    this.checkedLayouts.add(pack);
   }
 
   /** @internal returns the context to bind */
@@ -184,15 +214,19 @@ export class Kernel extends Resource {
   }
 
   /** Reads a kernel attribute (cuFuncGetAttribute). */
-  attribute(attr: cu.CUfunction_attribute): number {
-    this.check().bind();
-    return cu.cuFuncGetAttribute(attr, this.handle);
+  attribute(attr: drv.CUfunction_attribute): number {
+    const ctx = this.check();
+    if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX) throw new RangeError(`Kernel.attribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
+    drv.call(ctx, 'cuFuncGetAttribute', drv.out32, attr, this.handle);
+    return drv.out32[0];
   }
 
   /** Sets a kernel attribute (cuFuncSetAttribute). */
-  setAttribute(attr: cu.CUfunction_attribute, value: number): void {
-    this.check().bind();
-    cu.cuFuncSetAttribute(this.handle, attr, value);
+  setAttribute(attr: drv.CUfunction_attribute, value: number): void {
+    const ctx = this.check();
+    if (!Number.isInteger(attr) || attr < 0 || attr >= FA.CU_FUNC_ATTRIBUTE_MAX) throw new RangeError(`Kernel.setAttribute: attr must be a CUfunction_attribute, got ${describe(attr)}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > 0x7fffffff) throw new RangeError(`Kernel.setAttribute: value must be a 32-bit integer, got ${describe(value)}`);
+    drv.call(ctx, 'cuFuncSetAttribute', this.handle, attr, value);
   }
 
   /** The largest block size this kernel can be launched with. */
@@ -213,25 +247,35 @@ export class Kernel extends Resource {
   }
   /** Allows up to `bytes` of dynamic shared memory (above the 48 KiB default). */
   set maxDynamicSharedBytes(bytes: number) {
+    positive('Kernel.maxDynamicSharedBytes', bytes, 0);
     this.setAttribute(FA.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
   }
 
   /** Resident blocks per multiprocessor at `blockSize` threads and `dynamicSharedBytes`. */
   maxActiveBlocksPerMultiprocessor(blockSize: number, dynamicSharedBytes = 0): number {
-    this.check().bind();
-    const out = new Int32Array(1);
-    cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(out, this.handle, blockSize, dynamicSharedBytes);
-    return out[0];
+    const ctx = this.check();
+    positive('Kernel.maxActiveBlocksPerMultiprocessor: blockSize', blockSize, 1);
+    positive('Kernel.maxActiveBlocksPerMultiprocessor: dynamicSharedBytes', dynamicSharedBytes, 0);
+    drv.call(ctx, 'cuOccupancyMaxActiveBlocksPerMultiprocessor', drv.out32, this.handle, blockSize, dynamicSharedBytes);
+    return drv.out32[0];
   }
 
   /** The block size that maximizes occupancy, and the smallest grid that fills the device with it. */
   maxPotentialBlockSize(dynamicSharedBytes = 0, blockSizeLimit = 0): { minGridSize: number; blockSize: number } {
-    this.check().bind();
-    return cu.cuOccupancyMaxPotentialBlockSize(this.handle, null, dynamicSharedBytes, blockSizeLimit);
+    const ctx = this.check();
+    positive('Kernel.maxPotentialBlockSize: dynamicSharedBytes', dynamicSharedBytes, 0);
+    positive('Kernel.maxPotentialBlockSize: blockSizeLimit', blockSizeLimit, 0);
+    const block = new Int32Array(1);
+    drv.call(ctx, 'cuOccupancyMaxPotentialBlockSize', drv.out32, block, this.handle, null, dynamicSharedBytes, blockSizeLimit);
+    return { minGridSize: drv.out32[0], blockSize: block[0] };
   }
 
   /** `kernel.launch(stream, config, ...args)` — same as `launch(stream, config, kernel, ...args)`. */
   launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, ...args: unknown[]): void {
     launchArgs(stream, config, this, args, 0);
   }
+}
+
+function positive(where: string, v: unknown, min: number): void {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > 0x7fffffff) throw new RangeError(`${where} must be an integer from ${min} to 2^31 - 1, got ${describe(v)}`);
 }

@@ -3,15 +3,15 @@
 // buffers, streams and communicators of one device share a context. Peer access is a property of a
 // pair of contexts and one direction: enablePeerAccess(a, b) lets work in a's context read and write
 // b's memory. Copies with cuMemcpyPeer work with or without it (staged through the host without).
-import * as cu from '../generated/13.0/driver';
+import * as drv from './driver';
 import { CudaError } from './runtime';
-import { Context } from './context';
+import { Context, describe } from './context';
 import type { Device } from './device';
 import { assertMayBlock, checkSize } from './lifecycle';
 import { DeviceBuffer } from './memory';
-import { Stream, streamHandle, type StreamLike } from './stream';
+import { toStream, type StreamLike } from './stream';
 
-const { CUresult } = cu;
+const { CUresult } = drv;
 
 function checkDevice(call: string, name: string, d: unknown): Device {
   const dev = d as Device | null | undefined;
@@ -29,7 +29,8 @@ export function canAccessPeer(a: Device, b: Device): boolean {
   checkDevice('canAccessPeer', 'a', a);
   checkDevice('canAccessPeer', 'b', b);
   if (a.ordinal === b.ordinal) return true;
-  return cu.cuDeviceCanAccessPeer(a.handle, b.handle) === 1;
+  drv.global('cuDeviceCanAccessPeer', drv.out32, a.handle, b.handle);
+  return drv.out32[0] === 1;
 }
 
 /**
@@ -43,13 +44,13 @@ export function enablePeerAccess(a: Device, b: Device): boolean {
   if (a.ordinal === b.ordinal) return false;
   const peer = b.primaryContext();
   peer.check();
-  const ctx = a.primaryContext().bind();
+  const ctx = a.primaryContext();
   try {
-    cu.cuCtxEnablePeerAccess(peer.handle, 0);
+    drv.call(ctx, 'cuCtxEnablePeerAccess', peer.handle, 0);
     return true;
   } catch (e) {
     if (e instanceof CudaError && e.code === CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) return false;
-    throw ctx.fail(e);
+    throw e;
   }
 }
 
@@ -63,13 +64,13 @@ export function disablePeerAccess(a: Device, b: Device): boolean {
   if (a.ordinal === b.ordinal) return false;
   const peer = b.primaryContext();
   peer.check();
-  const ctx = a.primaryContext().bind();
+  const ctx = a.primaryContext();
   try {
-    cu.cuCtxDisablePeerAccess(peer.handle);
+    drv.call(ctx, 'cuCtxDisablePeerAccess', peer.handle);
     return true;
   } catch (e) {
     if (e instanceof CudaError && e.code === CUresult.CUDA_ERROR_PEER_ACCESS_NOT_ENABLED) return false;
-    throw ctx.fail(e);
+    throw e;
   }
 }
 
@@ -82,13 +83,13 @@ export function onDevice<T>(device: Device, fn: () => T): T {
   checkDevice('onDevice', 'device', device);
   if (typeof fn !== 'function') throw new TypeError('onDevice: fn must be a function');
   // Restored through its Context wrapper where there is one, so the objects layer's binding cache stays true.
-  const previous = cu.cuCtxGetCurrent() === 0 ? undefined : Context.current();
+  const previous = drv.currentContextHandle() === 0 ? undefined : Context.current();
   device.setCurrent();
   try {
     return fn();
   } finally {
     if (previous) previous.bind();
-    else cu.cuCtxSetCurrent(0 as cu.CUcontext);
+    else drv.setCurrentHandle(0);
   }
 }
 
@@ -113,37 +114,33 @@ function bounds(what: string, offset: number, bytes: number, capacity: number): 
 /**
  * Copies bytes between device buffers that may live on different devices (or contexts), through
  * cuMemcpyPeer, or cuMemcpyPeerAsync on `options.stream`. Bounds are checked (RangeError) before the
- * driver is called. The stream's context is made current for an async copy (a raw stream handle is
- * taken to belong to the source's context); the source's context for a synchronous one.
+ * driver is called. The stream's context is made current for an async copy; the source's context for a
+ * synchronous one.
  */
 export function copyPeer(dst: DeviceBuffer, src: DeviceBuffer, options: PeerCopyOptions = {}): DeviceBuffer {
-  if (!(dst instanceof DeviceBuffer)) throw new TypeError('copyPeer: dst must be a DeviceBuffer');
-  if (!(src instanceof DeviceBuffer)) throw new TypeError('copyPeer: src must be a DeviceBuffer');
-  if (typeof options !== 'object' || options === null) throw new TypeError('copyPeer: options must be an object');
+  if (!(dst instanceof DeviceBuffer)) throw new TypeError(`copyPeer: dst must be a DeviceBuffer, got ${describe(dst)}`);
+  if (!(src instanceof DeviceBuffer)) throw new TypeError(`copyPeer: src must be a DeviceBuffer, got ${describe(src)}`);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`copyPeer: options must be an object, got ${describe(options)}`);
   const srcOffset = checkSize('copyPeer srcOffset', options.srcOffset ?? 0);
   const dstOffset = checkSize('copyPeer dstOffset', options.dstOffset ?? 0);
   bounds('source', srcOffset, 0, src.byteLength);
   const bytes = checkSize('copyPeer bytes', options.bytes ?? src.byteLength - srcOffset);
   bounds('source', srcOffset, bytes, src.byteLength);
   bounds('destination', dstOffset, bytes, dst.byteLength);
-  const to = (dst.ptr + dstOffset) as cu.CUdeviceptr; // .ptr throws once a buffer is closed
-  const from = (src.ptr + srcOffset) as cu.CUdeviceptr;
+  const to = dst.ptr + dstOffset; // .ptr throws once a buffer is closed
+  const from = src.ptr + srcOffset;
+  const stream = toStream(options.stream, 'copyPeer: stream');
   if (bytes === 0) return dst;
-  const stream = options.stream;
-  const ctx = stream instanceof Stream && stream.context ? stream.context : src.context;
   try {
     if (stream === undefined) {
       assertMayBlock('copyPeer() without a stream');
-      ctx.bind();
-      cu.cuMemcpyPeer(to, dst.context.handle, from, src.context.handle, bytes);
+      drv.call(src.context, 'cuMemcpyPeer', to, dst.context.handle, from, src.context.handle, bytes);
     } else {
-      const h = streamHandle(stream);
-      ctx.bind();
-      cu.cuMemcpyPeerAsync(to, dst.context.handle, from, src.context.handle, bytes, h);
+      drv.callOnStream(stream.context, stream.handle, 'cuMemcpyPeerAsync', to, dst.context.handle, from, src.context.handle, bytes, stream.handle);
     }
   } catch (e) {
-    dst.context.fail(e);
-    throw src.context.fail(e);
+    drv.mark(dst.context, e);
+    throw drv.mark(src.context, e);
   }
   return dst;
 }

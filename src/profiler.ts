@@ -1,5 +1,5 @@
 // Profiler range: cuProfilerStart/Stop as a `using` scope.
-import * as cu from '../generated/13.0/driver';
+import * as drv from './driver';
 import { Context, contextOf } from './context';
 
 /**
@@ -13,9 +13,8 @@ export class ProfilerScope {
 
   /** Starts profiler collection; stop() or leaving the `using` scope stops it. */
   static start(context?: Context): ProfilerScope {
-    const ctx = contextOf(context);
-    ctx.bind();
-    cu.cuProfilerStart();
+    const ctx = contextOf(context, 'ProfilerScope.start: context');
+    drv.call(ctx, 'cuProfilerStart');
     return new ProfilerScope(ctx);
   }
 
@@ -28,8 +27,7 @@ export class ProfilerScope {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.context.bind();
-    cu.cuProfilerStop();
+    drv.call(this.context, 'cuProfilerStop');
   }
 
   /** Calls stop(), for `using`. */

@@ -1,41 +1,34 @@
-// Stream. Host callbacks are deadlock-safe by design:
+// Stream. Raw handles enter only through Stream.wrap(handle, { context }), Stream.legacyDefault() and
+// Stream.perThread(); every entry that takes a stream takes a Stream or an object implementing the
+// stream protocol (Symbol.for('cuda.stream')), never a bare number.
+//
+// Host callbacks are deadlock-safe by design:
 //   - launchHostFunc(fn) enqueues one process-wide koffi-registered trampoline; koffi queues the call
 //     from CUDA's callback thread to the main event loop, so fn runs on the event loop.
 //   - while any such callback is pending, a blocking wait (synchronize(), sync copies, frees that may
 //     synchronize) would never return: those throw HostCallbackPendingError (or are deferred, for
 //     frees) instead of hanging, and `await stream.synchronized()` polls cuStreamQuery while yielding.
 import koffi from 'koffi';
-import * as cu from '../generated/13.0/driver';
-import * as raw from '../generated/13.0/driver/raw';
-import { Context, callOnStream, contextOf } from './context';
+import { readFileSync } from 'node:fs';
+import * as drv from './driver';
+import { Context, contextOf, describe } from './context';
 import { callbackSettled } from './runtime';
 import { Resource, assertMayBlock, hostFuncs } from './lifecycle';
+import { releaseStreamBlocks } from './allocator';
+import { beginTracking, endTracking, type CaptureHolder } from './capture';
 import { Event } from './event';
-
 
 /** The stream protocol: an object with this method returns its CUstream handle. */
 export const cudaStream: unique symbol = Symbol.for('cuda.stream') as never;
 
-/** Anything accepted where a stream is: a Stream, an object implementing the protocol, or a raw handle. */
-export type StreamLike = Stream | {
+/** An object of another library implementing the stream protocol (its stream is used in the current context). */
+export interface StreamProtocol {
   /** Returns the object's CUstream handle. */
   [cudaStream](): number | bigint;
-} | cu.CUstream | number;
-
-/** The CUstream handle of a stream-like value (0 = legacy default stream when undefined). */
-export function streamHandle(s: StreamLike | undefined | null): cu.CUstream {
-  if (s === undefined || s === null) return 0 as cu.CUstream;
-  if (typeof s === 'number') return s as cu.CUstream;
-  if (s instanceof Stream) {
-    s.check();
-    return s.handle;
-  }
-  const fn = (s as { [cudaStream]?: () => number })[cudaStream];
-  if (typeof fn !== 'function') throw new TypeError('expected a Stream, a stream handle, or an object implementing Symbol.for("cuda.stream")');
-  const h = fn.call(s);
-  if (typeof h !== 'number' && typeof h !== 'bigint') throw new TypeError('Symbol.for("cuda.stream")() must return a stream handle (number or bigint)');
-  return Number(h) as cu.CUstream;
 }
+
+/** Anything accepted where a stream is: a Stream, or an object implementing the stream protocol. */
+export type StreamLike = Stream | StreamProtocol;
 
 /** Options of {@link Stream.create}. */
 export interface StreamOptions {
@@ -44,6 +37,12 @@ export interface StreamOptions {
   /** Lower numbers are higher priority (see Stream.priorityRange()). */
   priority?: number;
   /** The context to create the stream in (default: the current one, else device 0's primary context). */
+  context?: Context;
+}
+
+/** Options of {@link Stream.wrap}. */
+export interface WrapOptions {
+  /** The context the stream belongs to (default: the current one, else device 0's primary context). */
   context?: Context;
 }
 
@@ -57,6 +56,97 @@ export interface PollOptions {
   maxIntervalMs?: number;
   /** Reject (with an Error saying the wait timed out) after this many ms (default: no limit). */
   timeoutMs?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw handles: what is known about them, so that a wrong one is refused before the driver sees it
+// ---------------------------------------------------------------------------------------------
+
+/** Owned streams alive, by handle. */
+const liveStreams = new Map<number, WeakRef<Stream>>();
+/** Handles of streams destroyed by this process (bounded; a handle the driver hands out again leaves). */
+const destroyedStreams = new Set<number>();
+const DESTROYED_KEPT = 4096;
+/** True when `addr` lies in readable memory of this process (Linux /proc/self/maps; true elsewhere). */
+function readable(addr: number): boolean {
+  if (process.platform !== 'linux') return true;
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/maps', 'utf8');
+  } catch {
+    return true;
+  }
+  for (const line of text.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space < 0 || line[space + 1] !== 'r') continue;
+    const dash = line.indexOf('-');
+    if (addr >= parseInt(line.slice(0, dash), 16) && addr + 8 <= parseInt(line.slice(dash + 1, space), 16)) return true;
+  }
+  return false;
+}
+
+function handleNumber(where: string, h: unknown): number {
+  const n = typeof h === 'bigint' && h >= 0n && h <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(h) : h;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw new TypeError(`${where}: a CUstream handle must be a non-negative safe integer (number or bigint), got ${describe(h)}`);
+  }
+  return n;
+}
+
+/**
+ * Checks a raw CUstream handle before it can reach the driver: not the handle of a destroyed stream or
+ * of another kind of object, in readable memory, and of `ctx` (cuStreamGetCtx). The driver cannot check
+ * a handle itself (a wrong one crashes the process), so what passes here is trusted.
+ */
+function checkForeignHandle(where: string, h: number, ctx: Context): void {
+  const live = liveStreams.get(h)?.deref();
+  if (live !== undefined && !live.core.destroyed) {
+    if (live.context !== ctx) throw new TypeError(`${where}: stream 0x${h.toString(16)} belongs to ${String(live.context)}, not ${String(ctx)}`);
+    return;
+  }
+  if (destroyedStreams.has(h)) throw new Error(`${where}: 0x${h.toString(16)} is the handle of a destroyed stream`);
+  const kind = drv.kindOfHandle(h);
+  if (kind !== undefined) throw new TypeError(`${where}: 0x${h.toString(16)} is a ${kind} handle, not a CUstream`);
+  if (!readable(h)) throw new RangeError(`${where}: 0x${h.toString(16)} is not a CUstream handle (no memory of this process is mapped there)`);
+  const fn = drv.native('cuStreamGetCtx');
+  const status = drv.hinted(ctx, () => fn(h, drv.out64));
+  if (status !== 0) throw drv.fail(ctx, 'cuStreamGetCtx', status);
+  if (drv.outNumber() !== ctx.handle) throw new TypeError(`${where}: stream 0x${h.toString(16)} does not belong to ${String(ctx)}`);
+}
+
+const protocolStreams = new WeakMap<object, Stream>();
+
+/**
+ * The Stream for a stream argument. `undefined` gives undefined (the caller picks the default); a
+ * Stream is checked (open, usable); a protocol object is wrapped once (in the current context) and its
+ * handle checked. Anything else is a TypeError naming `where`.
+ */
+export function toStream(s: unknown, where: string): Stream | undefined {
+  if (s === undefined) return undefined;
+  if (s instanceof Stream) {
+    s.check();
+    return s;
+  }
+  const fn = typeof s === 'object' && s !== null ? (s as { [cudaStream]?: unknown })[cudaStream] : undefined;
+  if (typeof fn !== 'function') {
+    const hint = typeof s === 'number' || typeof s === 'bigint' ? ' (wrap a raw CUstream with Stream.wrap(handle, { context }))' : '';
+    throw new TypeError(`${where} must be a Stream or implement Symbol.for("cuda.stream"), got ${describe(s)}${hint}`);
+  }
+  const h = handleNumber(`${where}: Symbol.for("cuda.stream")()`, fn.call(s));
+  const hit = protocolStreams.get(s as object);
+  if (hit !== undefined && hit.handle === h && !hit.closed) {
+    hit.check();
+    return hit;
+  }
+  const stream = Stream.wrap(h, { context: Context.current() });
+  protocolStreams.set(s as object, stream);
+  return stream;
+}
+
+/** The CUstream handle of a stream argument (0, the legacy default stream, for undefined). */
+export function streamHandle(s: StreamLike | undefined, where = 'stream'): drv.CUstream {
+  const st = toStream(s, where);
+  return (st === undefined ? 0 : st.handle) as drv.CUstream;
 }
 
 interface PendingHostFunc {
@@ -90,7 +180,10 @@ function hostTrampoline(): bigint {
 
 /** Polls `ready()` (true when done) yielding to the event loop: setImmediate first, short timers after. */
 export function poll(ready: () => boolean, what: string, options: PollOptions = {}): Promise<void> {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${what}: options must be an object, got ${describe(options)}`);
   const maxInterval = options.maxIntervalMs ?? 1;
+  if (typeof maxInterval !== 'number' || !(maxInterval > 0)) throw new RangeError(`${what}: maxIntervalMs must be a positive number, got ${describe(maxInterval)}`);
+  if (options.timeoutMs !== undefined && (typeof options.timeoutMs !== 'number' || !(options.timeoutMs >= 0))) throw new RangeError(`${what}: timeoutMs must be a non-negative number, got ${describe(options.timeoutMs)}`);
   const start = performance.now();
   return new Promise<void>((resolve, reject) => {
     let interval = 0;
@@ -112,24 +205,28 @@ export function poll(ready: () => boolean, what: string, options: PollOptions = 
   });
 }
 
+const CAPTURE_MODES = new Set<number>([0, 1, 2]); // GLOBAL, THREAD_LOCAL, RELAXED
+
 /**
  * A CUDA stream (CUstream): work enqueued on it runs in order. Stream.create makes one this object owns
- * (close() destroys it); legacy(), perThread() and wrap() give wrappers that own nothing. Implements the
- * stream protocol ({@link cudaStream}).
+ * (close() destroys it); legacyDefault(), perThread() and wrap() give wrappers that own nothing.
+ * Implements the stream protocol ({@link cudaStream}).
  */
 export class Stream extends Resource {
   /** The driver handle (CUstream); CU_STREAM_LEGACY or CU_STREAM_PER_THREAD for the default streams. */
-  readonly handle: cu.CUstream;
-  /** The context the stream belongs to; undefined for a handle wrapped without one. */
-  readonly context: Context | undefined;
+  readonly handle: drv.CUstream;
+  /** The context the stream belongs to. */
+  readonly context: Context;
   /** JS host callbacks enqueued on this stream and not yet run. */
   pendingHostFuncs = 0;
   /** First error thrown by a host callback of this stream, reported by the next call. @internal */
   hostError: unknown;
   /** True when close() destroys the stream (made by Stream.create). */
   readonly owned: boolean;
+  /** The capture in progress on this stream (beginCapture … endCaptureHandle). @internal */
+  capture: CaptureHolder | undefined;
 
-  private constructor(handle: cu.CUstream, context: Context | undefined, destroy: (() => void) | undefined, kind = 'Stream') {
+  private constructor(handle: drv.CUstream, context: Context, destroy: (() => void) | undefined, kind = 'Stream') {
     super(kind, destroy, [context]);
     this.handle = handle;
     this.context = context;
@@ -138,37 +235,66 @@ export class Stream extends Resource {
 
   /** Creates a stream (cuStreamCreateWithPriority). */
   static create(options: StreamOptions = {}): Stream {
-    const ctx = contextOf(options.context);
-    ctx.bind();
-    const flags = options.nonBlocking ? cu.CUstream_flags.CU_STREAM_NON_BLOCKING : cu.CUstream_flags.CU_STREAM_DEFAULT;
-    if (options.priority !== undefined && !Number.isInteger(options.priority)) throw new TypeError('priority must be an integer');
-    const handle = cu.cuStreamCreateWithPriority(flags, options.priority ?? 0);
-    return new Stream(handle, ctx, () => {
-      if (!ctx.bindForFree()) return;
-      cu.cuStreamDestroy(handle);
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Stream.create: options must be an object, got ${describe(options)}`);
+    if (options.nonBlocking !== undefined && typeof options.nonBlocking !== 'boolean') throw new TypeError(`Stream.create: nonBlocking must be a boolean, got ${describe(options.nonBlocking)}`);
+    if (options.priority !== undefined && (!Number.isInteger(options.priority) || Math.abs(options.priority) > 0x7fffffff)) throw new TypeError(`Stream.create: priority must be a 32-bit integer, got ${describe(options.priority)}`);
+    const ctx = contextOf(options.context, 'Stream.create: context');
+    const flags = options.nonBlocking ? drv.CUstream_flags.CU_STREAM_NON_BLOCKING : drv.CUstream_flags.CU_STREAM_DEFAULT;
+    drv.call(ctx, 'cuStreamCreateWithPriority', drv.out64, flags, options.priority ?? 0);
+    const handle = drv.outNumber() as drv.CUstream;
+    destroyedStreams.delete(handle);
+    const stream = new Stream(handle, ctx, () => {
+      liveStreams.delete(handle);
+      if (destroyedStreams.size >= DESTROYED_KEPT) destroyedStreams.delete(destroyedStreams.values().next().value as number);
+      destroyedStreams.add(handle);
+      releaseStreamBlocks(ctx, handle);
+      drv.release(ctx, 'cuStreamDestroy', handle);
     });
+    liveStreams.set(handle, new WeakRef(stream));
+    return stream;
   }
 
   /** `{ leastPriority, greatestPriority }` of `context` (default: the current one). The greatest priority is the numerically lowest. */
   static priorityRange(context?: Context): { leastPriority: number; greatestPriority: number } {
-    contextOf(context).bind();
-    return cu.cuCtxGetStreamPriorityRange();
+    const ctx = contextOf(context, 'Stream.priorityRange: context');
+    const greatest = new Int32Array(1);
+    drv.call(ctx, 'cuCtxGetStreamPriorityRange', drv.out32, greatest);
+    return { leastPriority: drv.out32[0], greatestPriority: greatest[0] };
   }
 
-  /** The legacy default stream (CU_STREAM_LEGACY): synchronizes with every blocking stream. */
+  /** The legacy default stream (CU_STREAM_LEGACY) of `context`: synchronizes with every blocking stream. */
+  static legacyDefault(context?: Context): Stream {
+    return new Stream(drv.CU_STREAM_LEGACY, contextOf(context, 'Stream.legacyDefault: context'), undefined, 'Stream (legacy default)');
+  }
+
+  /** Same as {@link Stream.legacyDefault}. */
   static legacy(context?: Context): Stream {
-    return new Stream(cu.CU_STREAM_LEGACY, contextOf(context), undefined, 'Stream (legacy default)');
+    return Stream.legacyDefault(context);
   }
 
-  /** The per-thread default stream (CU_STREAM_PER_THREAD). */
+  /** The per-thread default stream (CU_STREAM_PER_THREAD) of `context`. */
   static perThread(context?: Context): Stream {
-    return new Stream(cu.CU_STREAM_PER_THREAD, contextOf(context), undefined, 'Stream (per-thread default)');
+    return new Stream(drv.CU_STREAM_PER_THREAD, contextOf(context, 'Stream.perThread: context'), undefined, 'Stream (per-thread default)');
   }
 
-  /** Wraps a foreign stream handle (or stream-protocol object) without owning it: close() never destroys it. */
-  static wrap(stream: StreamLike, context?: Context): Stream {
-    if (stream instanceof Stream) return stream;
-    return new Stream(streamHandle(stream), context, undefined, 'Stream (wrapped)');
+  /**
+   * Wraps a raw CUstream handle (from another library, or the typed layer) of `options.context`
+   * (default: the current context) without owning it: close() never destroys it. 0 and 1 give the
+   * legacy default stream, 2 the per-thread one. The handle is checked before any use: refused when it
+   * is the handle of a stream this process destroyed or of another kind of object, when no memory is
+   * mapped there, or when the driver says it belongs to another context. A handle that passes is
+   * trusted: a stale or forged one that happens to look valid is undefined behaviour in the driver.
+   */
+  static wrap(handle: number | bigint, options: WrapOptions = {}): Stream {
+    if ((handle as unknown) instanceof Stream) return handle as unknown as Stream;
+    if (typeof options !== 'object' || options === null || options instanceof Context) throw new TypeError(`Stream.wrap: options must be { context }, got ${describe(options)}`);
+    const ctx = contextOf(options.context, 'Stream.wrap: context');
+    ctx.check();
+    const h = handleNumber('Stream.wrap: handle', handle);
+    if (h === 0 || h === drv.CU_STREAM_LEGACY) return Stream.legacyDefault(ctx);
+    if (h === drv.CU_STREAM_PER_THREAD) return Stream.perThread(ctx);
+    checkForeignHandle('Stream.wrap', h, ctx);
+    return new Stream(h as drv.CUstream, ctx, undefined, 'Stream (wrapped)');
   }
 
   /** The stream protocol: returns {@link Stream.handle}. */
@@ -179,7 +305,7 @@ export class Stream extends Resource {
   /** Throws if closed, unusable, or a host callback of this stream threw. @internal */
   check(): void {
     this.assertOpen();
-    this.context?.check();
+    this.context.check();
     if (this.hostError !== undefined) {
       const e = this.hostError;
       this.hostError = undefined;
@@ -187,36 +313,34 @@ export class Stream extends Resource {
     }
   }
 
-  private bind(): void {
-    this.check();
-    this.context?.bind();
-  }
-
   /** @internal */
   fail(e: unknown): unknown {
-    return this.context ? this.context.fail(e) : e;
+    return drv.mark(this.context, e);
   }
 
   /** The CUstream_flags the stream was created with (cuStreamGetFlags). */
   get flags(): number {
-    this.bind();
-    return cu.cuStreamGetFlags(this.handle);
+    this.check();
+    drv.callOnStream(this.context, this.handle, 'cuStreamGetFlags', this.handle, drv.out32);
+    return drv.out32[0];
   }
 
   /** The stream's priority (cuStreamGetPriority); lower numbers are higher priority. */
   get priority(): number {
-    this.bind();
-    return cu.cuStreamGetPriority(this.handle);
+    this.check();
+    drv.callOnStream(this.context, this.handle, 'cuStreamGetPriority', this.handle, drv.out32);
+    return drv.out32[0];
+  }
+
+  private queryStatus(): boolean {
+    if (this.handle <= 2) this.context.bind();
+    return drv.query(this.context, 'cuStreamQuery', this.handle);
   }
 
   /** True when all work is done; false while some is pending (cuStreamQuery). */
   query(): boolean {
-    this.bind();
-    try {
-      return cu.cuStreamQuery(this.handle) === 0;
-    } catch (e) {
-      throw this.fail(e);
-    }
+    this.check();
+    return this.queryStatus();
   }
 
   /**
@@ -226,22 +350,15 @@ export class Stream extends Resource {
   synchronize(): void {
     this.check();
     assertMayBlock('Stream.synchronize()');
-    const ctx = this.context;
-    const h = this.handle;
-    const status = ctx === undefined ? raw.cuStreamSynchronize(h) : callOnStream(ctx, h, () => raw.cuStreamSynchronize(h));
-    if (status !== 0) throw this.fail(new cu.DriverError('cuStreamSynchronize', status));
+    drv.callOnStream(this.context, this.handle, 'cuStreamSynchronize', this.handle);
   }
 
   /** Resolves when the stream is idle, without blocking the event loop (polls cuStreamQuery). */
   async synchronized(options?: PollOptions): Promise<void> {
-    this.bind();
+    this.check();
     await poll(() => {
       if (this.core.destroyed) return true;
-      this.context?.bind();
-      const status = raw.cuStreamQuery(this.handle);
-      if (status === 0) return this.pendingHostFuncs === 0;
-      if (status === cu.CUresult.CUDA_ERROR_NOT_READY) return false;
-      throw this.fail(new cu.DriverError('cuStreamQuery', status));
+      return this.queryStatus() && this.pendingHostFuncs === 0;
     }, 'Stream.synchronized()', options);
     if (this.hostError !== undefined) {
       const e = this.hostError;
@@ -252,15 +369,16 @@ export class Stream extends Resource {
 
   /** Makes later work on this stream wait for `event` (cuStreamWaitEvent). */
   wait(event: Event): this {
-    this.bind();
-    cu.cuStreamWaitEvent(this.handle, event.handle, 0);
+    this.check();
+    const ev = checkEvent('Stream.wait', event);
+    drv.callOnStream(this.context, this.handle, 'cuStreamWaitEvent', this.handle, ev.handle, 0);
     return this;
   }
 
   /** Records `event` (or a new default event) on this stream and returns it. */
   record(event?: Event): Event {
-    this.bind();
-    const ev = event ?? Event.create({ context: this.context });
+    this.check();
+    const ev = event === undefined ? makeEvent(this.context) : checkEvent('Stream.record', event);
     ev.record(this);
     return ev;
   }
@@ -271,41 +389,75 @@ export class Stream extends Resource {
    * call on this stream. Use `await stream.synchronized()` to wait: a blocking wait throws meanwhile.
    */
   launchHostFunc(fn: () => void): this {
-    if (typeof fn !== 'function') throw new TypeError('launchHostFunc expects a function');
-    this.bind();
+    if (typeof fn !== 'function') throw new TypeError(`Stream.launchHostFunc: fn must be a function, got ${describe(fn)}`);
+    this.check();
     const id = nextHostCall++;
     hostCalls.set(id, { fn, stream: this });
     this.pendingHostFuncs++;
     hostFuncs.pending++;
-    const status = raw.cuLaunchHostFunc(this.handle, hostTrampoline(), BigInt(id));
-    if (status !== 0) {
+    try {
+      drv.callOnStream(this.context, this.handle, 'cuLaunchHostFunc', this.handle, hostTrampoline(), BigInt(id));
+    } catch (e) {
       hostCalls.delete(id);
       this.pendingHostFuncs--;
       callbackSettled(); // it will never run
-      throw this.fail(new cu.DriverError('cuLaunchHostFunc', status));
+      throw e;
     }
     return this;
   }
 
-  /** Begins stream capture (see Graph.capture for the scoped form). */
-  beginCapture(mode: cu.CUstreamCaptureMode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL): void {
-    this.bind();
-    cu.cuStreamBeginCapture(this.handle, mode);
+  /**
+   * Begins stream capture (see Graph.capture for the scoped form). Until endCaptureHandle(), what work
+   * enqueued on the stream uses is registered with the capture, and the graph keeps it alive.
+   */
+  beginCapture(mode: drv.CUstreamCaptureMode = drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL): void {
+    this.check();
+    if (!CAPTURE_MODES.has(mode)) throw new RangeError(`Stream.beginCapture: mode must be a CUstreamCaptureMode (0, 1 or 2), got ${describe(mode)}`);
+    if (this.handle <= 2) throw new TypeError('Stream.beginCapture: a default stream cannot be captured: use Stream.create()');
+    if (this.capture) throw new Error('Stream.beginCapture: the stream is already capturing');
+    drv.callOnStream(this.context, this.handle, 'cuStreamBeginCapture', this.handle, mode);
+    this.capture = beginTracking(this.context, this.handle);
+    this.capture.core.hold(this.core);
   }
 
-  /** Ends capture and returns the raw graph handle (Graph.capture wraps it). */
-  endCaptureHandle(): cu.CUgraph {
-    this.bind();
-    return cu.cuStreamEndCapture(this.handle);
+  /**
+   * Ends capture and returns the raw graph handle; Graph.adopt(handle) takes ownership of it, together
+   * with what the captured work uses (Graph.capture does both).
+   */
+  endCaptureHandle(): drv.CUgraph {
+    this.assertOpen();
+    const holder = this.capture;
+    this.capture = undefined;
+    let graph = 0;
+    try {
+      drv.callOnStream(this.context, this.handle, 'cuStreamEndCapture', this.handle, drv.out64);
+      graph = drv.outNumber();
+    } finally {
+      if (holder) {
+        endTracking(holder, graph || undefined);
+        if (!graph) holder.core.close();
+      }
+    }
+    return graph as drv.CUgraph;
   }
 
   /** True while the stream is capturing into a graph (cuStreamIsCapturing). */
   get capturing(): boolean {
-    this.bind();
-    return cu.cuStreamIsCapturing(this.handle) === cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    this.check();
+    drv.callOnStream(this.context, this.handle, 'cuStreamIsCapturing', this.handle, drv.out32);
+    return drv.out32[0] === drv.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE;
   }
 
   toString(): string {
     return `${this.core.kind}(0x${this.handle.toString(16)})`;
   }
+}
+
+function makeEvent(ctx: Context): Event {
+  return Event.create({ context: ctx });
+}
+function checkEvent(where: string, e: unknown): Event {
+  if (!(e instanceof Event)) throw new TypeError(`${where}: event must be an Event, got ${describe(e)}`);
+  e.assertUsable();
+  return e;
 }

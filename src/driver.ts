@@ -1,0 +1,306 @@
+// The one door from the objects layer to the CUDA driver. It pins the release the objects layer is
+// written against (13.0) and owns, for every driver call made by src/:
+//   - resolving the C function (once, at the pinned release's ABI, through the generated binding table);
+//   - binding the call's context to the calling thread (a real bind, or the cached binding with one
+//     retry after a real bind when the status says the cache was stale);
+//   - turning a failing status into a DriverError, and marking the context unusable when the status is
+//     a sticky device error: every call goes through `fail`, so no call site can forget it.
+// No other file of src/ imports the generated driver bindings (test/door.test.ts checks it); they get
+// types, enums and constants from here too.
+import { DriverError } from '../generated/13.0/driver';
+import { binder } from '../generated/13.0/driver/raw';
+import * as T from '../generated/13.0/driver/types';
+import { CudaError, type NativeFunction } from './runtime';
+
+export * from '../generated/13.0/driver/types';
+export { DriverError };
+
+/** The CUDA release whose driver ABI the objects layer calls. */
+export const DRIVER_RELEASE = '13.0';
+
+/** Status codes after which a context cannot be used again (the device state is corrupt). */
+export const STICKY_ERRORS: ReadonlySet<number> = new Set([
+  T.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS,
+  T.CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
+  T.CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
+  T.CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
+  T.CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
+  T.CUresult.CUDA_ERROR_INVALID_ADDRESS_SPACE,
+  T.CUresult.CUDA_ERROR_INVALID_PC,
+  T.CUresult.CUDA_ERROR_LAUNCH_FAILED,
+]);
+
+/**
+ * Thrown by any call on a context that a sticky device error (see {@link STICKY_ERRORS}) made unusable.
+ * CUDA cannot recover from such an error inside the process: creating a new context, releasing and
+ * retaining the primary context, or resetting it all fail too. The process must exit; a new process
+ * can use the device again.
+ */
+export class ContextUnusableError extends CudaError {
+  /** The sticky error that made the context unusable. */
+  readonly cause: CudaError;
+  /** Made by the objects layer from the sticky error; there is no need to construct it. */
+  constructor(cause: CudaError, device?: number) {
+    super('objects', cause.func, cause.code, cause.name);
+    const where = device === undefined ? 'the CUDA context' : `the CUDA context of device ${device}`;
+    this.message =
+      `${where} is unusable after a sticky device error (${cause.message}). CUDA cannot recover from this ` +
+      'within the process (a new context or a primary-context reset fail too): exit the process and start a new one to use the device again';
+    this.cause = cause;
+  }
+}
+
+/** What the door needs of a context (the Context class of context.ts implements it). */
+export interface Bindable {
+  /** The CUcontext handle. */
+  readonly handle: number;
+  /** Device ordinal. */
+  readonly device: number;
+  /** The sticky error that made the context unusable, if any. */
+  unusable: CudaError | undefined;
+  /** Life-cycle state (closed / destroyed) and the kind named in messages. */
+  readonly core: { readonly destroyed: boolean; readonly kind: string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions, resolved once
+// ---------------------------------------------------------------------------------------------
+
+const functions = new Map<string, NativeFunction>();
+
+/**
+ * The C function `name` at the pinned release (resolved on first use, then cached). Hot paths hold
+ * it locally and call it under {@link hinted}; everything else uses {@link call} and friends.
+ */
+export function native(name: string): NativeFunction {
+  let fn = functions.get(name);
+  if (fn === undefined) {
+    fn = binder.native(name);
+    functions.set(name, fn);
+  }
+  return fn;
+}
+
+/** Out-parameter slots shared by every call (read them right after the call that fills them). */
+export const out64 = new BigUint64Array(4);
+/** A second 64-bit slot, for calls with two 64-bit out-parameters. */
+export const out64b = new BigUint64Array(1);
+/** 32-bit integer out-parameter slots. */
+export const out32 = new Int32Array(4);
+/** 32-bit float out-parameter slot. */
+export const outF32 = new Float32Array(1);
+/** Slot `i` of {@link out64} as a number (handles and addresses fit in 53 bits). */
+export function outNumber(i = 0): number {
+  return Number(out64[i]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: every failing status becomes an error here, marking sticky errors
+// ---------------------------------------------------------------------------------------------
+
+/** Contexts by handle, to find the context a context-less call failed in. */
+const contexts = new Map<number, WeakRef<Bindable>>();
+
+/** Remembers a context (so a sticky error seen through a call that names none still marks it). */
+export function remember(ctx: Bindable): void {
+  contexts.set(ctx.handle, new WeakRef(ctx));
+  handleKinds.set(ctx.handle, 'CUcontext');
+}
+
+/** Handles of objects that are not streams (contexts, events, modules, …), by handle: their kind. */
+const handleKinds = new Map<number, string>();
+/** Notes that `handle` is a `kind` (CUcontext, CUevent, …) until {@link forgetHandle}: Stream.wrap refuses it. */
+export function noteHandle(handle: number, kind: string): void {
+  handleKinds.set(handle, kind);
+}
+/** Forgets a handle noted with {@link noteHandle} (its object was destroyed). */
+export function forgetHandle(handle: number): void {
+  handleKinds.delete(handle);
+}
+/** The kind of a noted handle, or undefined. */
+export function kindOfHandle(handle: number): string | undefined {
+  return handleKinds.get(handle);
+}
+
+/** Records that `e` happened in `ctx`: a sticky error marks it unusable. Returns `e`. */
+export function mark<E>(ctx: Bindable | undefined, e: E): E {
+  if (e instanceof CudaError && STICKY_ERRORS.has(e.code)) {
+    const target = ctx ?? currentBindable();
+    if (target !== undefined && target.unusable === undefined) target.unusable = e;
+  }
+  return e;
+}
+
+/** The error for `status` from `func` in `ctx` (a DriverError; a sticky one marks the context). */
+export function fail(ctx: Bindable | undefined, func: string, status: number): DriverError {
+  return mark(ctx, new DriverError(func, status));
+}
+
+function currentBindable(): Bindable | undefined {
+  if (raw0('cuCtxGetCurrent', out64) !== 0) return undefined;
+  return contexts.get(Number(out64[0]))?.deref();
+}
+
+function raw0(name: string, a: unknown): number {
+  return native(name)(a);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context binding
+// ---------------------------------------------------------------------------------------------
+
+const currentSlot = new BigUint64Array(1);
+/** The handle of the context current on this thread (0 when none). */
+export function currentContextHandle(): number {
+  const status = native('cuCtxGetCurrent')(currentSlot);
+  if (status !== 0) throw fail(undefined, 'cuCtxGetCurrent', status);
+  return Number(currentSlot[0]);
+}
+
+/** Makes `handle` current on this thread (0: none), bypassing the cache; the cache forgets. */
+export function setCurrentHandle(handle: number): void {
+  const status = native('cuCtxSetCurrent')(handle);
+  if (status !== 0) throw fail(undefined, 'cuCtxSetCurrent', status);
+  lastBound = undefined;
+}
+
+/**
+ * The context the door last made or saw current on this thread (JS of one isolate runs on one
+ * thread). A hint only: native code can change the current context behind it, so it is trusted only
+ * by calls that fail cleanly under a wrong context (see {@link hinted}).
+ */
+let lastBound: Bindable | undefined;
+
+/** Throws when `ctx` is destroyed or unusable. */
+export function usable(ctx: Bindable): void {
+  if (ctx.core.destroyed) throw new Error(`${ctx.core.kind} is closed`);
+  if (ctx.unusable) throw new ContextUnusableError(ctx.unusable, ctx.device);
+}
+
+/** Makes `ctx` current on this thread unless it already is (one cuCtxGetCurrent). */
+export function bind(ctx: Bindable): void {
+  usable(ctx);
+  if (currentContextHandle() !== ctx.handle) {
+    const status = native('cuCtxSetCurrent')(ctx.handle);
+    if (status !== 0) throw fail(ctx, 'cuCtxSetCurrent', status);
+  }
+  lastBound = ctx;
+}
+
+/** Notes that `ctx` was made current by the driver itself (cuCtxCreate). */
+export function noteBound(ctx: Bindable): void {
+  lastBound = ctx;
+}
+
+/** Forgets the context `handle` (being destroyed): takes a handle so that destroys hold no wrapper. */
+export function forget(handle: number): void {
+  contexts.delete(handle);
+  handleKinds.delete(handle);
+  if (lastBound?.handle === handle) lastBound = undefined;
+}
+
+/** Binds without asking the driver when `ctx` was the last one bound here. */
+function bindHint(ctx: Bindable): void {
+  if (lastBound !== ctx || ctx.core.destroyed || ctx.unusable !== undefined) bind(ctx);
+}
+
+const INVALID_CONTEXT: number = T.CUresult.CUDA_ERROR_INVALID_CONTEXT;
+const INVALID_HANDLE: number = T.CUresult.CUDA_ERROR_INVALID_HANDLE;
+const CONTEXT_IS_DESTROYED: number = T.CUresult.CUDA_ERROR_CONTEXT_IS_DESTROYED;
+const NOT_READY: number = T.CUresult.CUDA_ERROR_NOT_READY;
+
+function stale(status: number): boolean {
+  return status === INVALID_CONTEXT || status === INVALID_HANDLE || status === CONTEXT_IS_DESTROYED;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+// ---------------------------------------------------------------------------------------------
+
+/** Calls `func` needing no context (cuInit, cuDeviceGet*, …); throws a DriverError on failure. */
+export function global(func: string, ...args: unknown[]): void {
+  const status = native(func)(...args);
+  if (status !== 0) throw fail(undefined, func, status);
+}
+
+/** Binds `ctx` for real and calls `func`; throws a DriverError (sticky errors mark `ctx`). */
+export function call(ctx: Bindable, func: string, ...args: unknown[]): void {
+  bind(ctx);
+  const status = native(func)(...args);
+  if (status !== 0) throw fail(ctx, func, status);
+}
+
+/**
+ * Runs `thunk` (one driver call returning its status) under the cached binding of `ctx`, and once
+ * more after a real bind when the status says the cache was stale. For calls on handles that carry
+ * their context (a created stream, an event, a function), which fail and do nothing under a wrong
+ * current context. Returns the status; pass a failure to {@link fail}.
+ */
+export function hinted(ctx: Bindable, thunk: () => number): number {
+  bindHint(ctx);
+  const status = thunk();
+  if (status === 0 || !stale(status)) return status;
+  bind(ctx);
+  return thunk();
+}
+
+/** {@link hinted} for `func(...args)`, throwing on failure. */
+export function callHinted(ctx: Bindable, func: string, ...args: unknown[]): void {
+  const fn = native(func);
+  const status = hinted(ctx, () => fn(...args));
+  if (status !== 0) throw fail(ctx, func, status);
+}
+
+/**
+ * A call on stream handle `h` of `ctx`. The NULL, legacy and per-thread default streams (0, 1, 2)
+ * belong to whichever context is current, so a call on one binds for real first.
+ */
+export function callOnStream(ctx: Bindable, h: number, func: string, ...args: unknown[]): void {
+  if (h > 2) return callHinted(ctx, func, ...args);
+  call(ctx, func, ...args);
+}
+
+/**
+ * Calls a query (cuStreamQuery, cuEventQuery): true when done, false for CUDA_ERROR_NOT_READY; other
+ * statuses throw (sticky ones mark `ctx`).
+ */
+export function query(ctx: Bindable, func: string, ...args: unknown[]): boolean {
+  const fn = native(func);
+  const status = hinted(ctx, () => fn(...args));
+  if (status === 0) return true;
+  if (status === NOT_READY) return false;
+  throw fail(ctx, func, status);
+}
+
+/**
+ * A destroy or free: skipped once a sticky error made `ctx` unusable (what it frees went with the
+ * context, and every call would fail), else a real bind and the call; throws on failure.
+ */
+export function release(ctx: Bindable, func: string, ...args: unknown[]): void {
+  if (!bindForRelease(ctx)) return;
+  const status = native(func)(...args);
+  if (status !== 0) throw fail(ctx, func, status);
+}
+
+/** Binds `ctx` for a destroy or free: false (skip it) once a sticky error made the context unusable. */
+export function bindForRelease(ctx: Bindable): boolean {
+  if (ctx.unusable !== undefined) return false;
+  if (currentContextHandle() !== ctx.handle) {
+    const status = native('cuCtxSetCurrent')(ctx.handle);
+    if (status !== 0) throw fail(ctx, 'cuCtxSetCurrent', status);
+  }
+  lastBound = ctx;
+  return true;
+}
+
+/**
+ * Runs a call made by another library on `ctx`'s behalf (the typed layer, NVRTC, …) and marks a
+ * sticky error it throws. Returns what `body` returns.
+ */
+export function guarded<R>(ctx: Bindable, body: () => R): R {
+  try {
+    return body();
+  } catch (e) {
+    throw mark(ctx, e);
+  }
+}
