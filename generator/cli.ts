@@ -1,12 +1,14 @@
 // cuda-ts-gen: CUDA headers → IR (headers/<ver>/<module>.json) → bindings (generated/<ver>/<module>/).
+import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { emitModule } from './emit';
 import type { ModuleIR } from './ir/schema';
-import { compareVersions, readIR, serializeIR, storedReleases, writeIR, irPath } from './ir/store';
-import { findModule, MODULES, type ModuleSpec } from './modules';
+import { compareVersions, IRError, irPath, readIR, serializeIR, storedReleases, writeIR } from './ir/store';
+import { findModule, librariesFor, MODULES, RELEASES, SINCE_BASELINE, specForRelease, type ModuleSpec } from './modules';
 import { GeneratorError, findClang } from './parse/clang';
-import { parseModule, toolkitVersion } from './parse';
+import { componentReleases, parseModule, toolkitLayout, toolkitVersion } from './parse';
 
 export interface CliOptions {
   toolkit?: string;
@@ -17,16 +19,43 @@ export interface CliOptions {
   fromIr: boolean;
   list: boolean;
   help: boolean;
+  /** Worker processes for a --toolkit run (default: one per CPU); 1 runs in this process. */
+  jobs?: number;
 }
 
-const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--include DIR]... [--check] [--list]
-  --toolkit DIR   CUDA toolkit (headers under DIR/include); omitted with --check: re-emit from stored IR
-  --out DIR       project root holding headers/ and generated/ (default: current directory)
-  --modules a,b   modules to process (default: all whose headers are found; see --list)
+/** The support package generated code imports when it lives outside this repository. */
+export const SUPPORT_PACKAGE = '@cuda-ts/runtime-support';
+/** How generated code inside this repository reaches the support code (generated/<ver>/<module>/*.ts). */
+const IN_REPO_SUPPORT = '../../../src/runtime';
+
+const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--include DIR]... [--jobs N] [--check]
+       cuda-ts-gen --check | --from-ir [--out DIR] [--modules a,b]
+       cuda-ts-gen --list | --help
+
+  --toolkit DIR   the CUDA headers: a toolkit (DIR/include), or NVIDIA's pip wheels given as a
+                  site-packages, site-packages/nvidia or nvidia/cu1X folder (the newest cu1X/include
+                  and every nvidia/<component>/include are used; the run says what it found).
+                  The release is CUDA_VERSION of its cuda.h; outputs go to headers/<release>/ and
+                  generated/<release>/. Omitted: --check or --from-ir work from the stored IR.
+  --out DIR       root holding headers/ and generated/ (default: the current directory). A root
+                  outside this repository gets code importing the support package by its name
+                  (${SUPPORT_PACKAGE}) plus a package.json and tsconfig.json when absent, so the
+                  tree type-checks and runs by itself once that package and koffi are installed.
+  --modules a,b   modules to process (default: all whose headers are found; see --list). A module
+                  named here whose headers are missing is a failure, not a skip.
   --include DIR   extra include directory, repeatable (cuDNN, NCCL live outside the toolkit)
-  --check         compare instead of writing; exit 1 when anything is stale
+  --jobs N        worker processes for a --toolkit run (default: the number of CPUs)
+  --check         compare instead of writing; exit 1 when anything is stale, 2 when there is
+                  nothing to compare (no stored IR, no module found)
   --from-ir       without --toolkit: re-emit generated/ from the stored IR (no clang)
-  --list          list the modules of the catalog`;
+  --list          list the modules of the catalog with their library names per release
+  -h, --help      this text
+
+Each module prints one line with its time. A module that fails prints one line and the others still
+run; the exit status is then 1. Optional headers (the profiler's, absent from pip wheels) leave out
+only their functions, with one warning line. Invalid IR (bad JSON, schema, duplicate names, unknown
+types) is refused at load with the file and entry named. Exit status: 0 ok, 1 stale or a module
+failed, 2 bad usage or input.`;
 
 export function parseArgs(argv: string[]): CliOptions {
   const o: CliOptions = { out: process.cwd(), include: [], check: false, fromIr: false, list: false, help: false };
@@ -41,7 +70,12 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === '--out') o.out = value();
     else if (a === '--modules') o.modules = value().split(',').map((s) => s.trim()).filter(Boolean);
     else if (a === '--include') o.include.push(value());
-    else if (a === '--check') o.check = true;
+    else if (a === '--jobs') {
+      const v = value();
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new GeneratorError(`--jobs needs a whole number ≥ 1, not "${v}"`);
+      o.jobs = n;
+    } else if (a === '--check') o.check = true;
     else if (a === '--from-ir') o.fromIr = true;
     else if (a === '--list') o.list = true;
     else if (a === '-h' || a === '--help') o.help = true;
@@ -59,18 +93,42 @@ function selectModules(names: string[] | undefined): ModuleSpec[] {
   });
 }
 
-/** For each function of `ir`, the oldest stored release declaring it, when older releases exist. */
-export function sinceMap(root: string, ir: ModuleIR, override?: ModuleIR): Map<string, string> {
-  const releases = storedReleases(root).filter((r) => compareVersions(r, ir.cudaVersion) < 0 && existsSync(irPath(root, r, ir.module)));
-  const since = new Map<string, string>();
-  if (releases.length === 0) return since;
-  const older = releases.map((r) => (override && override.cudaVersion === r ? override : readIR(root, r, ir.module)));
-  for (const fn of ir.functions) {
-    const first = older.find((o) => o.functions.some((f) => f.name === fn.name));
-    since.set(fn.name, first ? first.cudaVersion : ir.cudaVersion);
+/** This repository's root (the folder of its package.json), from the source or the compiled build. */
+export function repositoryRoot(): string {
+  let dir = __dirname;
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'cuda-ts') return dir;
+    const up = dirname(dir);
+    if (up === dir) return resolve(__dirname, '..');
+    dir = up;
   }
-  // only the functions newer than the oldest release carry a "since"
-  for (const [k, v] of since) if (v === releases[0]) since.delete(k);
+}
+
+/**
+ * For each function of `ir`, the release that introduced it, when after {@link SINCE_BASELINE}: the
+ * first of the catalog's fixed {@link RELEASES} (from the baseline on, before `ir`'s release) whose
+ * IR declares it, else `ir`'s own release. Computed from that fixed list only, so storing another
+ * release never changes the annotations of the others. The IR of those releases is read from `root`,
+ * else from this repository (a scratch --out gets the same annotations as the repository).
+ */
+export function sinceMap(root: string, ir: ModuleIR): Map<string, string> {
+  const since = new Map<string, string>();
+  if (compareVersions(ir.cudaVersion, SINCE_BASELINE) <= 0) return since;
+  const repo = repositoryRoot();
+  const chain = RELEASES.filter((r) => compareVersions(r, SINCE_BASELINE) >= 0 && compareVersions(r, ir.cudaVersion) < 0);
+  const older: ModuleIR[] = [];
+  for (const r of chain) {
+    const from = [root, repo].find((d) => existsSync(irPath(d, r, ir.module)));
+    if (from) older.push(readIR(from, r, ir.module));
+    else if (r === SINCE_BASELINE) return since; // no baseline: nothing to compare with
+  }
+  const declared = older.map((o) => ({ release: o.cudaVersion, names: new Set(o.functions.map((f) => f.name)) }));
+  for (const fn of ir.functions) {
+    const first = declared.find((d) => d.names.has(fn.name));
+    const release = first ? first.release : ir.cudaVersion;
+    if (release !== SINCE_BASELINE) since.set(fn.name, release);
+  }
   return since;
 }
 
@@ -81,84 +139,239 @@ function filesOf(dir: string): Map<string, string> {
   return out;
 }
 
+/** Emitted files for `root`: inside this repository they reach the support code by path, outside it
+ *  by the support package's name. */
+function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec): Map<string, string> {
+  const files = emitModule(ir, specForRelease(spec, ir.cudaVersion), sinceMap(root, ir));
+  if (resolve(root) === repositoryRoot()) return files;
+  const out = new Map<string, string>();
+  for (const [name, text] of files) out.set(name, text.split(`from '${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`));
+  return out;
+}
+
+/** A root outside the repository gets a package.json and tsconfig.json when it has none. */
+function scaffold(root: string): void {
+  if (resolve(root) === repositoryRoot()) return;
+  mkdirSync(root, { recursive: true });
+  const pkg = join(root, 'package.json');
+  if (!existsSync(pkg)) {
+    const version = JSON.parse(readFileSync(join(repositoryRoot(), 'package.json'), 'utf8')).version as string;
+    const deps = { [SUPPORT_PACKAGE]: `^${version}`, koffi: '^3.3.4' };
+    writeFileSync(pkg, JSON.stringify({ name: 'cuda-ts-generated', private: true, dependencies: deps }, null, 2) + '\n');
+  }
+  const tsconfig = join(root, 'tsconfig.json');
+  if (!existsSync(tsconfig)) {
+    const compilerOptions = {
+      target: 'ES2022', module: 'commonjs', moduleResolution: 'node10', lib: ['ES2022', 'ESNext.Disposable'],
+      types: ['node'], strict: true, esModuleInterop: true, skipLibCheck: true, isolatedModules: true,
+    };
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions, include: ['generated'] }, null, 2) + '\n');
+  }
+}
+
+function writeModule(dir: string, files: Map<string, string>): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+}
+
+/** What one module of a --toolkit run needs; plain data, so a worker process can receive it. */
+export interface ModuleJob {
+  root: string;
+  release: string;
+  includeDirs: string[];
+  clang: string;
+  check: boolean;
+  /** Named with --modules: missing headers are a failure, not a skip. */
+  explicit: boolean;
+  module: string;
+  /** The release of this module's own pip wheel, when it differs from the toolkit's. */
+  component?: string;
+}
+
+/** The result of one module: lines to print, stale entries, or a one-line failure. */
+export interface ModuleOutcome {
+  lines: string[];
+  stale: string[];
+  failed?: string;
+  skipped?: boolean;
+}
+
+function oneLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split('\n')[0];
+}
+
+/** Parses, emits and writes (or compares) one module. Never throws: a failure is an outcome. */
+export function generateModule(job: ModuleJob): ModuleOutcome {
+  const spec = findModule(job.module)!;
+  const out: ModuleOutcome = { lines: [], stale: [] };
+  const label = `${job.release} ${spec.name.padEnd(9)}`;
+  const t0 = Date.now();
+  try {
+    if (!librariesFor(spec, job.release)) {
+      if (!job.explicit) return { ...out, skipped: true, lines: [`${label} skipped: not part of CUDA ${job.release} (the catalog knows no library of it)`] };
+    }
+    const ir = parseModule(spec, { clang: job.clang, includeDirs: job.includeDirs, cudaVersion: job.release, warn: (l) => out.lines.push(l) });
+    const files = emitFor(job.root, ir, spec);
+    const dir = join(job.root, 'generated', job.release, spec.name);
+    const counts = `${String(ir.functions.length).padStart(4)} functions, ${ir.records.length + ir.enums.length + ir.typedefs.length} types`;
+    const component = job.component ? ` [its headers are CUDA ${job.component}, labelled ${job.release}]` : '';
+    if (job.check) {
+      const path = irPath(job.root, job.release, spec.name);
+      const irStale = !existsSync(path) || readFileSync(path, 'utf8') !== serializeIR(ir) ? 'IR differs from the headers' : '';
+      const diff = compareFiles(files, filesOf(dir));
+      if (irStale) out.stale.push(`headers/${job.release}/${spec.name}.json: ${irStale}`);
+      if (diff) out.stale.push(`generated/${job.release}/${spec.name}: ${diff}`);
+      out.lines.push(`${label} ${counts} ${irStale || diff ? 'STALE' : 'ok'} (${Date.now() - t0} ms)${component}`);
+    } else {
+      writeIR(job.root, ir);
+      writeModule(dir, files);
+      out.lines.push(`${label} ${counts} (${Date.now() - t0} ms)${component}`);
+    }
+  } catch (e) {
+    const missing = e instanceof GeneratorError && /not found in/.test(e.message);
+    if (missing && !job.explicit) return { ...out, skipped: true, lines: [...out.lines, `${label} skipped: ${oneLine(e)}`] };
+    out.failed = `${job.release} ${spec.name}: ${oneLine(e)}`;
+    out.lines.push(`${label} FAILED (${Date.now() - t0} ms): ${oneLine(e)}`);
+  }
+  return out;
+}
+
+/** Everything a --toolkit run decides before its modules: the release, include folders, jobs. */
+function planToolkit(o: CliOptions, log: (s: string) => void): ModuleJob[] {
+  const root = resolve(o.out);
+  const layout = toolkitLayout(resolve(o.toolkit!));
+  const includeDirs = [...layout.includeDirs, ...o.include.map((d) => resolve(d))];
+  const clang = findClang();
+  const release = toolkitVersion(clang, includeDirs);
+  log(`CUDA ${release}: ${layout.found}`);
+  const components = layout.sitePackages ? componentReleases(layout.sitePackages) : new Map<string, string>();
+  return selectModules(o.modules).map((spec) => {
+    const component = components.get(spec.name);
+    return {
+      root, release, includeDirs, clang, check: o.check, explicit: !!o.modules, module: spec.name,
+      ...(component && component !== release ? { component } : {}),
+    };
+  });
+}
+
+function summarize(outcomes: ModuleOutcome[], o: CliOptions, t0: number, log: (s: string) => void): number {
+  const failed = outcomes.filter((x) => x.failed).map((x) => x.failed!);
+  const done = outcomes.filter((x) => !x.failed && !x.skipped).length;
+  if (done === 0 && failed.length === 0) {
+    throw new GeneratorError(`nothing to ${o.check ? 'check' : 'generate'}: no module's headers were found`);
+  }
+  log(`${done} module(s) ${o.check ? 'checked' : 'generated'}${failed.length ? `, ${failed.length} failed` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const stale = outcomes.flatMap((x) => x.stale);
+  if (failed.length) log(`failed: ${failed.join('; ')}`);
+  return Math.max(finish(stale, log), failed.length ? 1 : 0);
+}
+
+/** Runs the generator in this process (no workers). Returns the exit status. */
 export function run(argv: string[], log: (s: string) => void = console.log): number {
   const o = parseArgs(argv);
+  const early = runWithoutToolkit(o, log);
+  if (early !== undefined) return early;
+  const t0 = Date.now();
+  const jobs = planToolkit(o, log);
+  if (!o.check) scaffold(resolve(o.out));
+  const outcomes = jobs.map((job) => {
+    const r = generateModule(job);
+    for (const l of r.lines) log(l);
+    return r;
+  });
+  return summarize(outcomes, o, t0, log);
+}
+
+/** Runs the generator with `jobs` worker processes for the modules of a --toolkit run. */
+export async function runParallel(argv: string[], log: (s: string) => void = console.log): Promise<number> {
+  const o = parseArgs(argv);
+  const early = runWithoutToolkit(o, log);
+  if (early !== undefined) return early;
+  const t0 = Date.now();
+  const jobs = planToolkit(o, log);
+  if (!o.check) scaffold(resolve(o.out));
+  const workers = Math.min(o.jobs ?? availableParallelism(), jobs.length);
+  if (workers <= 1) return summarize(jobs.map((j) => { const r = generateModule(j); r.lines.forEach((l) => log(l)); return r; }), o, t0, log);
+  const outcomes: ModuleOutcome[] = new Array(jobs.length);
+  let next = 0;
+  const entry = join(repositoryRoot(), 'bin', 'cuda-ts-gen.js');
+  await Promise.all(
+    Array.from({ length: workers }, () =>
+      new Promise<void>((done, fail) => {
+        const child = fork(entry, [], { env: { ...process.env, CUDA_TS_GEN_WORKER: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        let current = -1;
+        const feed = () => {
+          if (next >= jobs.length) return void child.send({ quit: true });
+          current = next++;
+          child.send({ job: jobs[current] });
+        };
+        child.on('message', (r: ModuleOutcome) => {
+          outcomes[current] = r;
+          for (const l of r.lines) log(l);
+          feed();
+        });
+        child.on('exit', (code) => (code === 0 ? done() : fail(new GeneratorError(`a worker process exited with status ${code}`))));
+        feed();
+      }),
+    ),
+  );
+  return summarize(outcomes, o, t0, log);
+}
+
+/** Worker side of {@link runParallel}: generates the modules it is sent, one at a time. */
+function serveWorker(): void {
+  process.on('message', (m: { job?: ModuleJob; quit?: boolean }) => {
+    if (m.quit || !m.job) return process.disconnect();
+    process.send!(generateModule(m.job));
+  });
+}
+
+/** --help, --list, and the runs from stored IR (--check, --from-ir without --toolkit). */
+function runWithoutToolkit(o: CliOptions, log: (s: string) => void): number | undefined {
   if (o.help) {
     log(USAGE);
     return 0;
   }
   if (o.list) {
-    for (const m of MODULES) log(`${m.name.padEnd(10)} ${m.title} — ${m.includes.join(', ')} — ${Object.values(m.sonames).flat().join(', ')}`);
+    for (const m of MODULES) {
+      const libs = RELEASES.map((r) => `${r}: ${librariesFor(m, r)?.join(', ') ?? '—'}`).join('; ');
+      log(`${m.name.padEnd(10)} ${m.title} — ${m.includes.join(', ')} — ${libs}`);
+    }
     return 0;
   }
+  if (o.toolkit) return undefined;
+  if (!o.check && !o.fromIr) throw new GeneratorError(`--toolkit is required (only --check and --from-ir run from the stored IR)\n${USAGE}`);
   const root = resolve(o.out);
+  const t0 = Date.now();
   const stale: string[] = [];
-
-  if (!o.toolkit) {
-    if (!o.check && !o.fromIr) throw new GeneratorError(`--toolkit is required (only --check and --from-ir run from the stored IR)\n${USAGE}`);
-    // Re-emit every stored IR and compare with generated/: no clang needed.
-    const specs = selectModules(o.modules);
-    for (const release of storedReleases(root)) {
-      for (const spec of specs) {
-        if (!existsSync(irPath(root, release, spec.name))) continue;
-        const t0 = Date.now();
-        const ir = readIR(root, release, spec.name);
-        const files = emitModule(ir, spec, sinceMap(root, ir));
-        const dir = join(root, 'generated', release, spec.name);
-        if (!o.check) {
-          rmSync(dir, { recursive: true, force: true });
-          mkdirSync(dir, { recursive: true });
-          for (const [name, text] of files) writeFileSync(join(dir, name), text);
-          log(`${release} ${spec.name.padEnd(9)} ${String(ir.functions.length).padStart(4)} functions re-emitted (${Date.now() - t0} ms)`);
-          continue;
-        }
-        const diff = compareFiles(files, filesOf(dir));
-        if (diff) stale.push(`generated/${release}/${spec.name}: ${diff}`);
-        log(`${release} ${spec.name.padEnd(9)} ${String(ir.functions.length).padStart(4)} functions ${diff ? 'STALE' : 'ok'} (${Date.now() - t0} ms)`);
-      }
-    }
-    return finish(stale, log);
-  }
-
-  const toolkit = resolve(o.toolkit);
-  const toolkitInclude = join(toolkit, 'include');
-  if (!existsSync(toolkitInclude)) throw new GeneratorError(`toolkit not found: ${toolkitInclude} does not exist`);
-  const includeDirs = [toolkitInclude, ...o.include.map((d) => resolve(d))];
-  const clang = findClang();
-  const cudaVersion = toolkitVersion(clang, includeDirs);
   const specs = selectModules(o.modules);
-  const explicit = !!o.modules;
-  for (const spec of specs) {
-    const t0 = Date.now();
-    let ir: ModuleIR;
-    try {
-      ir = parseModule(spec, { clang, includeDirs, cudaVersion });
-    } catch (e) {
-      if (!explicit && e instanceof GeneratorError && /not found in/.test(e.message)) {
-        log(`${cudaVersion} ${spec.name.padEnd(9)} skipped: ${e.message}`);
+  let compared = 0;
+  if (!o.check) scaffold(root);
+  for (const release of storedReleases(root)) {
+    for (const spec of specs) {
+      if (!existsSync(irPath(root, release, spec.name))) continue;
+      const t1 = Date.now();
+      const ir = readIR(root, release, spec.name);
+      const files = emitFor(root, ir, spec);
+      const dir = join(root, 'generated', release, spec.name);
+      compared++;
+      if (!o.check) {
+        writeModule(dir, files);
+        log(`${release} ${spec.name.padEnd(9)} ${String(ir.functions.length).padStart(4)} functions re-emitted (${Date.now() - t1} ms)`);
         continue;
       }
-      throw e;
-    }
-    const files = emitModule(ir, spec, sinceMap(root, ir));
-    const dir = join(root, 'generated', cudaVersion, spec.name);
-    const ms = Date.now() - t0;
-    const counts = `${String(ir.functions.length).padStart(4)} functions, ${ir.records.length + ir.enums.length + ir.typedefs.length} types`;
-    if (o.check) {
-      const path = irPath(root, cudaVersion, spec.name);
-      const irStale = !existsSync(path) || readFileSync(path, 'utf8') !== serializeIR(ir) ? 'IR differs from the headers' : '';
       const diff = compareFiles(files, filesOf(dir));
-      if (irStale) stale.push(`headers/${cudaVersion}/${spec.name}.json: ${irStale}`);
-      if (diff) stale.push(`generated/${cudaVersion}/${spec.name}: ${diff}`);
-      log(`${cudaVersion} ${spec.name.padEnd(9)} ${counts} ${irStale || diff ? 'STALE' : 'ok'} (${ms} ms)`);
-    } else {
-      writeIR(root, ir);
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      for (const [name, text] of files) writeFileSync(join(dir, name), text);
-      log(`${cudaVersion} ${spec.name.padEnd(9)} ${counts} (${ms} ms)`);
+      if (diff) stale.push(`generated/${release}/${spec.name}: ${diff}`);
+      log(`${release} ${spec.name.padEnd(9)} ${String(ir.functions.length).padStart(4)} functions ${diff ? 'STALE' : 'ok'} (${Date.now() - t1} ms)`);
     }
   }
+  if (compared === 0) {
+    const which = o.modules ? ` of ${o.modules.join(', ')}` : '';
+    throw new GeneratorError(`nothing to ${o.check ? 'check' : 're-emit'}: no stored IR${which} under ${join(root, 'headers')} (give --toolkit, or --out a root holding headers/<release>/)`);
+  }
+  log(`${compared} module(s) ${o.check ? 'checked' : 're-emitted'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return finish(stale, log);
 }
 
@@ -179,13 +392,24 @@ function finish(stale: string[], log: (s: string) => void): number {
   return 0;
 }
 
+/** Expected failures (bad usage, bad input, invalid IR) print one line; anything else is a bug. */
+function report(e: unknown): void {
+  const expected = e instanceof GeneratorError || e instanceof IRError;
+  console.error(`cuda-ts-gen: ${expected ? (e as Error).message : ((e as Error).stack ?? String(e))}`);
+  process.exitCode = 2;
+}
+
 export function main(argv = process.argv.slice(2)): void {
+  if (process.env.CUDA_TS_GEN_WORKER === '1' && process.send) return serveWorker();
   try {
+    const o = parseArgs(argv);
+    if (o.toolkit && !o.list && !o.help && (o.jobs ?? availableParallelism()) > 1) {
+      runParallel(argv).then((code) => (process.exitCode = code), report);
+      return;
+    }
     process.exitCode = run(argv);
   } catch (e) {
-    const msg = e instanceof GeneratorError ? e.message : (e as Error).stack ?? String(e);
-    console.error(`cuda-ts-gen: ${msg}`);
-    process.exitCode = 2;
+    report(e);
   }
 }
 

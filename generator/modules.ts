@@ -1,6 +1,14 @@
 // The module catalog: the one place that knows CUDA's libraries — which headers each module parses,
 // which symbols belong to it, which shared libraries export them and how its status codes read.
 // Generated code receives these facts as data; nothing else hard-codes CUDA libraries.
+//
+// The release axis: library names are keyed by the first release that uses them, functions a library
+// does not export by the exact release whose libraries were surveyed, and the minimum driver of each
+// release lives once in src/runtime/versions.ts. `specForRelease` resolves them into the plain view
+// the emitter reads (`sonames[major]`, `notExported`).
+import { MIN_DRIVER, minimumDriver } from '../src/runtime/versions';
+
+export { MIN_DRIVER, minimumDriver };
 
 export interface StatusSpec {
   /** The C type functions return as status (`CUresult`). */
@@ -30,7 +38,9 @@ export interface ModuleSpec {
   macroPrefixes: string[];
   /** The macro giving the library's version number (`CUDA_VERSION` → 13000); absent: the CUDA release. */
   versionMacro?: string;
-  /** Library sonames by CUDA major release, newest-compatible first. */
+  /** Library sonames keyed by the first CUDA release that uses them (`'11.0'`, `'12.0'`; a bare major
+   *  `'13'` means `'13.0'`), newest-compatible first: a release uses the entry with the greatest key
+   *  at or below it. Resolve with {@link librariesFor}. */
   sonames: Record<string, string[]>;
   /** Environment variable naming the library file explicitly. */
   env: string;
@@ -43,8 +53,14 @@ export interface ModuleSpec {
   includeHint?: string;
   /** Extra `-D` defines. */
   defines?: string[];
-  /** Functions the headers declare but the library does not export (known from the real libraries):
-   *  generated, documented as such, and raising CudaSymbolError when called. */
+  /** Headers of `includes` that a toolkit may lack (no pip wheel ships the profiler headers): when
+   *  missing, only their declarations are absent, with one warning. */
+  optionalIncludes?: string[];
+  /** Functions the headers declare but the library does not export, by the exact release whose
+   *  libraries were surveyed (`'13.0'`): never applied to another release. */
+  notExportedIn?: Record<string, string[]>;
+  /** The resolved view for one release ({@link specForRelease}): generated, documented as such, and
+   *  raising CudaSymbolError when called. Catalog entries leave it unset. */
   notExported?: string[];
   /** The headers have per-thread-default-stream variants (`CUDA_API_PER_THREAD_DEFAULT_STREAM`);
    *  undefined: detected from `…PTDS(api)`/`…PTSZ(api)` macros (one more clang run). */
@@ -76,11 +92,12 @@ export const MODULES: readonly ModuleSpec[] = [
     name: 'driver',
     title: 'CUDA driver API',
     includes: ['cuda.h', 'cudaProfiler.h'],
+    optionalIncludes: ['cudaProfiler.h'],
     ownHeaders: ['cuda.h', 'cudaProfiler.h'],
     prefixes: ['cu'],
     macroPrefixes: ['CU_', 'CUDA_', 'MAX_PLANES'],
     versionMacro: 'CUDA_VERSION',
-    sonames: { '12': ['libcuda.so.1', 'libcuda.so'], '13': ['libcuda.so.1', 'libcuda.so'] },
+    sonames: { '11.0': ['libcuda.so.1', 'libcuda.so'] },
     env: 'CUDA_TS_DRIVER_LIBRARY',
     resolve: 'procAddress',
     status: {
@@ -108,6 +125,7 @@ export const MODULES: readonly ModuleSpec[] = [
     name: 'runtime',
     title: 'CUDA runtime API',
     includes: ['cuda_runtime_api.h', 'cuda_profiler_api.h'],
+    optionalIncludes: ['cuda_profiler_api.h'],
     ownHeaders: [
       'cuda_runtime_api.h',
       'cuda_profiler_api.h',
@@ -120,7 +138,7 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['cuda'],
     macroPrefixes: ['cuda', 'CUDA'],
     versionMacro: 'CUDART_VERSION',
-    sonames: { '12': ['libcudart.so.12'], '13': ['libcudart.so.13'] },
+    sonames: { '11.0': ['libcudart.so.11.0'], '12.0': ['libcudart.so.12'], '13.0': ['libcudart.so.13'] },
     env: 'CUDA_TS_RUNTIME_LIBRARY',
     resolve: 'symbol',
     status: {
@@ -146,7 +164,7 @@ export const MODULES: readonly ModuleSpec[] = [
     ownHeaders: ['nvrtc.h'],
     prefixes: ['nvrtc'],
     macroPrefixes: ['NVRTC_'],
-    sonames: { '12': ['libnvrtc.so.12'], '13': ['libnvrtc.so.13'] },
+    sonames: { '11.2': ['libnvrtc.so.11.2'], '12.0': ['libnvrtc.so.12'], '13.0': ['libnvrtc.so.13'] },
     env: 'CUDA_TS_NVRTC_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -165,7 +183,7 @@ export const MODULES: readonly ModuleSpec[] = [
     ownHeaders: ['nvJitLink.h'],
     prefixes: ['nvJitLink'],
     macroPrefixes: ['NVJITLINK_'],
-    sonames: { '12': ['libnvJitLink.so.12'], '13': ['libnvJitLink.so.13'] },
+    sonames: { '12.0': ['libnvJitLink.so.12'], '13.0': ['libnvJitLink.so.13'] },
     env: 'CUDA_TS_NVJITLINK_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -179,7 +197,7 @@ export const MODULES: readonly ModuleSpec[] = [
     ownHeaders: ['nvFatbin.h'],
     prefixes: ['nvFatbin'],
     macroPrefixes: ['NVFATBIN_'],
-    sonames: { '12': ['libnvfatbin.so.12'], '13': ['libnvfatbin.so.13'] },
+    sonames: { '12.4': ['libnvfatbin.so.12'], '13.0': ['libnvfatbin.so.13'] },
     env: 'CUDA_TS_NVFATBIN_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -200,7 +218,7 @@ export const MODULES: readonly ModuleSpec[] = [
     excludePrefixes: ['cublasLt', 'cublasXt'],
     macroPrefixes: ['CUBLAS_'],
     versionMacro: 'CUBLAS_VERSION',
-    sonames: { '12': ['libcublas.so.12'], '13': ['libcublas.so.13'] },
+    sonames: { '11.0': ['libcublas.so.11'], '12.0': ['libcublas.so.12'], '13.0': ['libcublas.so.13'] },
     env: 'CUDA_TS_CUBLAS_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -219,13 +237,13 @@ export const MODULES: readonly ModuleSpec[] = [
     ownHeaders: ['cublasLt.h'],
     prefixes: ['cublasLt'],
     macroPrefixes: ['CUBLASLT_'],
-    sonames: { '12': ['libcublasLt.so.12'], '13': ['libcublasLt.so.13'] },
+    sonames: { '11.0': ['libcublasLt.so.11'], '12.0': ['libcublasLt.so.12'], '13.0': ['libcublasLt.so.13'] },
     env: 'CUDA_TS_CUBLASLT_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExported: ['cublasLtDisableCpuInstructionsSetMask'],
+    notExportedIn: { '13.0': ['cublasLtDisableCpuInstructionsSetMask'] },
     status: {
       type: 'cublasStatus_t',
       success: 'CUBLAS_STATUS_SUCCESS',
@@ -241,13 +259,13 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['curand'],
     macroPrefixes: ['CURAND_'],
     versionMacro: 'CURAND_VERSION',
-    sonames: { '12': ['libcurand.so.10'], '13': ['libcurand.so.10'] },
+    sonames: { '11.0': ['libcurand.so.10'] },
     env: 'CUDA_TS_CURAND_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExported: ['curandGenerateBinomial', 'curandGenerateBinomialMethod'],
+    notExportedIn: { '13.0': ['curandGenerateBinomial', 'curandGenerateBinomialMethod'] },
     status: { type: 'curandStatus_t', success: 'CURAND_STATUS_SUCCESS', errorClass: 'CurandError' },
   },
   {
@@ -258,7 +276,7 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['cufft'],
     macroPrefixes: ['CUFFT_', 'MAX_CUDA_DESCRIPTOR_GPUS'],
     versionMacro: 'CUFFT_VERSION',
-    sonames: { '12': ['libcufft.so.11'], '13': ['libcufft.so.12'] },
+    sonames: { '11.0': ['libcufft.so.10'], '12.0': ['libcufft.so.11'], '13.0': ['libcufft.so.12'] },
     env: 'CUDA_TS_CUFFT_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -273,18 +291,18 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['cusparse'],
     macroPrefixes: ['CUSPARSE_'],
     versionMacro: 'CUSPARSE_VERSION',
-    sonames: { '12': ['libcusparse.so.12'], '13': ['libcusparse.so.12'] },
+    sonames: { '11.0': ['libcusparse.so.11'], '12.0': ['libcusparse.so.12'] },
     env: 'CUDA_TS_CUSPARSE_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExported: [
+    notExportedIn: { '13.0': [
       ...['bsric02', 'bsrilu02', 'bsrsm2', 'bsrsv2', 'csr2gebsr', 'csric02', 'csrilu02', 'gebsr2gebsc', 'gebsr2gebsr'].flatMap((op) =>
         ['S', 'D', 'C', 'Z'].map((t) => `cusparse${t}${op}_bufferSizeExt`),
       ),
       'cusparseXgebsr2csr',
-    ],
+    ] },
     status: {
       type: 'cusparseStatus_t',
       success: 'CUSPARSE_STATUS_SUCCESS',
@@ -300,16 +318,16 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['cusolver'],
     macroPrefixes: ['CUSOLVER'],
     versionMacro: 'CUSOLVER_VERSION',
-    sonames: { '12': ['libcusolver.so.11'], '13': ['libcusolver.so.12'] },
+    sonames: { '11.0': ['libcusolver.so.11'], '13.0': ['libcusolver.so.12'] },
     env: 'CUDA_TS_CUSOLVER_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExported: [
+    notExportedIn: { '13.0': [
       'cusolverDnLoggerForceDisable', 'cusolverDnLoggerOpenFile', 'cusolverDnLoggerSetCallback',
       'cusolverDnLoggerSetFile', 'cusolverDnLoggerSetLevel', 'cusolverDnLoggerSetMask',
-    ],
+    ] },
     status: { type: 'cusolverStatus_t', success: 'CUSOLVER_STATUS_SUCCESS', errorClass: 'CusolverError' },
   },
   {
@@ -320,7 +338,7 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['nvml'],
     macroPrefixes: ['NVML_', 'nvml'],
     versionMacro: 'NVML_API_VERSION',
-    sonames: { '12': ['libnvidia-ml.so.1'], '13': ['libnvidia-ml.so.1'] },
+    sonames: { '11.0': ['libnvidia-ml.so.1'] },
     env: 'CUDA_TS_NVML_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -338,7 +356,7 @@ export const MODULES: readonly ModuleSpec[] = [
     ownHeaders: ['cufile.h'],
     prefixes: ['cuFile'],
     macroPrefixes: ['CU_FILE_', 'CUFILE_'],
-    sonames: { '12': ['libcufile.so.0'], '13': ['libcufile.so.0'] },
+    sonames: { '11.0': ['libcufile.so.0'] },
     env: 'CUDA_TS_CUFILE_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -355,7 +373,7 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['cupti'],
     macroPrefixes: ['CUPTI_'],
     versionMacro: 'CUPTI_API_VERSION',
-    sonames: { '12': ['libcupti.so.12'], '13': ['libcupti.so.13'] },
+    sonames: { '11.8': ['libcupti.so.11.8'], '12.0': ['libcupti.so.12'], '13.0': ['libcupti.so.13'] },
     env: 'CUDA_TS_CUPTI_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -375,7 +393,7 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['cudnn'],
     macroPrefixes: ['CUDNN_'],
     versionMacro: 'CUDNN_VERSION',
-    sonames: { '12': ['libcudnn.so.9'], '13': ['libcudnn.so.9'] },
+    sonames: { '11.0': ['libcudnn.so.9'] },
     env: 'CUDA_TS_CUDNN_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
@@ -398,13 +416,13 @@ export const MODULES: readonly ModuleSpec[] = [
     prefixes: ['nccl'],
     macroPrefixes: ['NCCL_'],
     versionMacro: 'NCCL_VERSION_CODE',
-    sonames: { '12': ['libnccl.so.2'], '13': ['libnccl.so.2'] },
+    sonames: { '11.0': ['libnccl.so.2'] },
     env: 'CUDA_TS_NCCL_LIBRARY',
     resolve: 'symbol',
     perThreadDefaultStream: false,
     dataPointers: true,
     // Declared but not exported by the CUDA 13.0 library (symbol survey on the H200, test/gpu/modules.gpu.test.ts).
-    notExported: ['ncclCommRevoke'],
+    notExportedIn: { '13.0': ['ncclCommRevoke'] },
     // ncclCommInitAll fills an array of `ndev` communicators: the caller passes it (BigUint64Array(ndev)).
     paramOverrides: { 'ncclCommInitAll.comm': 'in' },
     status: {
@@ -423,8 +441,44 @@ export function findModule(name: string): ModuleSpec | undefined {
   return MODULES.find((m) => m.name === name);
 }
 
-/** CUDA release → the oldest Linux driver that supports it (for "needs driver ≥ N" messages). */
-export const MIN_DRIVER: Record<string, number> = {
-  '12.0': 525, '12.1': 530, '12.2': 535, '12.3': 545, '12.4': 550, '12.5': 555,
-  '12.6': 560, '12.8': 570, '12.9': 575, '13.0': 580, '13.1': 590,
-};
+/** The releases this project generates and stores, oldest first (a fixed, committed list). */
+export const RELEASES: readonly string[] = ['11.8', '12.5', '12.6', '13.0'];
+
+/** The first release of the `since` annotations: a function declared by it carries none, one that
+ *  appeared later names the first release of {@link RELEASES} (from this one on) declaring it. Fixed,
+ *  so storing another release never rewrites the annotations of the others. */
+export const SINCE_BASELINE = '12.6';
+
+/** "11.8" → 11080 (a bare major "13" → 13000). */
+export function releaseNumber(release: string): number {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(release);
+  if (!m) throw new Error(`not a CUDA release: "${release}"`);
+  return Number(m[1]) * 1000 + Number(m[2] ?? 0) * 10;
+}
+
+/** The library names of a module in one release, or undefined when the catalog knows none. */
+export function librariesFor(spec: ModuleSpec, release: string): string[] | undefined {
+  const n = releaseNumber(release);
+  let best: { from: number; names: string[] } | undefined;
+  for (const [from, names] of Object.entries(spec.sonames)) {
+    const f = releaseNumber(from);
+    if (f <= n && (!best || f > best.from)) best = { from: f, names };
+  }
+  return best?.names;
+}
+
+/** The functions a release's library is known not to export: only releases that were surveyed. */
+export function notExportedFor(spec: ModuleSpec, release: string): string[] {
+  return spec.notExportedIn?.[release] ?? [];
+}
+
+/** The view of a module the emitter reads for one release: `sonames` holds that release's names under
+ *  its major, `notExported` that release's list. Throws when the catalog knows no library name. */
+export function specForRelease(spec: ModuleSpec, release: string): ModuleSpec {
+  const names = librariesFor(spec, release);
+  if (!names) {
+    const known = Object.keys(spec.sonames).join(', ');
+    throw new Error(`the catalog knows no library name of ${spec.name} for CUDA ${release} (it knows releases from ${known})`);
+  }
+  return { ...spec, sonames: { [String(Math.floor(releaseNumber(release) / 1000))]: names }, notExported: notExportedFor(spec, release) };
+}

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readIR, storedReleases } from '../generator/ir/store';
-import { findModule } from '../generator/modules';
+import { findModule, librariesFor, notExportedFor, RELEASES, specForRelease } from '../generator/modules';
 
 const root = join(__dirname, '..');
 const cases = storedReleases(root).flatMap((release) =>
@@ -46,6 +46,36 @@ test('every catalog module of 13.0 is generated', () => {
   expect(have.sort()).toEqual(Object.keys(DECLARED_13_0).sort());
 });
 
+describe('catalog release axis', () => {
+  const names = (module: string, release: string) => librariesFor(findModule(module)!, release);
+  test('CUDA 11 library names', () => {
+    expect(names('runtime', '11.8')).toEqual(['libcudart.so.11.0']);
+    expect(names('cublas', '11.8')).toEqual(['libcublas.so.11']);
+    expect(names('cublaslt', '11.8')).toEqual(['libcublasLt.so.11']);
+    expect(names('nvrtc', '11.8')).toEqual(['libnvrtc.so.11.2']);
+    expect(names('cufft', '11.8')).toEqual(['libcufft.so.10']);
+    expect(names('curand', '11.8')).toEqual(['libcurand.so.10']);
+    expect(names('cusolver', '11.8')).toEqual(['libcusolver.so.11']);
+    expect(names('cusparse', '11.8')).toEqual(['libcusparse.so.11']);
+    expect(names('nvjitlink', '11.8')).toBeUndefined(); // nvJitLink arrived with 12.0
+  });
+  test('a release takes the newest entry at or below it', () => {
+    expect(names('cufft', '12.5')).toEqual(['libcufft.so.11']);
+    expect(names('cufft', '13.0')).toEqual(['libcufft.so.12']);
+    expect(names('cusolver', '12.6')).toEqual(['libcusolver.so.11']);
+    expect(names('runtime', '13.5')).toEqual(['libcudart.so.13']);
+    expect(names('nvfatbin', '12.3')).toBeUndefined();
+  });
+  test('functions not exported are facts of the surveyed release only', () => {
+    const cusparse = findModule('cusparse')!;
+    expect(notExportedFor(cusparse, '13.0')).toContain('cusparseXgebsr2csr');
+    for (const r of RELEASES.filter((x) => x !== '13.0')) expect(notExportedFor(cusparse, r)).toEqual([]);
+    expect(specForRelease(cusparse, '12.6').notExported).toEqual([]);
+    expect(specForRelease(cusparse, '12.6').sonames).toEqual({ '12': ['libcusparse.so.12'] });
+    expect(() => specForRelease(findModule('nvjitlink')!, '11.8')).toThrow(/no library name of nvjitlink for CUDA 11\.8/);
+  });
+});
+
 describe.each(cases)('module surface %s %s', (release, module) => {
   const ir = readIR(root, release, module);
   const spec = findModule(module)!;
@@ -67,11 +97,17 @@ describe.each(cases)('module surface %s %s', (release, module) => {
     expect(functionNames(raw, new Set(['configure', 'once']))).toEqual(expected);
   });
 
-  test('functions the library does not export are listed in the generated metadata', () => {
+  test("functions the library does not export are listed in the generated metadata (that release's survey only)", () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const raw = require(join(root, 'generated', release, module, 'raw.ts')) as { notExported?: readonly string[] };
-    const listed = (spec.notExported ?? []).filter((n) => ir.functions.some((f) => f.name === n));
+    const listed = notExportedFor(spec, release).filter((n) => ir.functions.some((f) => f.name === n));
     expect([...(raw.notExported ?? [])].sort()).toEqual(listed.sort());
+  });
+
+  test("the binding looks for this release's library names", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const binding = require(join(root, 'generated', release, module, 'binding.ts')) as { binder: { spec: { sonames: readonly string[] } } };
+    expect([...binding.binder.spec.sonames]).toEqual(librariesFor(spec, release));
   });
 
   if (release === '13.0') {

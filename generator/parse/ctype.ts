@@ -5,10 +5,17 @@ import type { CType } from '../ir/schema';
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict', '__restrict', '_Nonnull', '_Nullable', '__unaligned']);
 const BUILTIN_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', '_Bool', 'bool', '__int128', '_Float16', '__fp16']);
 
-/** Anonymous records print as `struct (unnamed struct at FILE:L:C)`; we name them `@anon:FILE:L:C`. */
-const ANON = /\((?:unnamed|anonymous)(?: (?:struct|union|enum))? at ([^)]+)\)/g;
+/** Anonymous records print as `struct (unnamed struct at FILE:L:C)`; we name them `@anon:BASENAME:L:C`.
+ *  FILE is a full path that may hold any character (a space, `(`, `,`, `[`, `*`): the match runs to the
+ *  last `:line:col)` and the key keeps only the file's base name, so names never depend on where the
+ *  toolkit lives. */
+const ANON = /\((?:unnamed|anonymous)(?: (?:struct|union|enum))? at (.+?:\d+:\d+)\)/g;
 export function anonKey(location: string): string {
-  return `@anon:${location}`;
+  const m = /^(.*):(\d+):(\d+)$/.exec(location);
+  const file = m ? m[1] : location;
+  const base = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  const safe = base.replace(/[^\w.-]/g, '_');
+  return m ? `@anon:${safe}:${m[2]}:${m[3]}` : `@anon:${safe}`;
 }
 
 function tokenize(text: string): string[] {

@@ -1,4 +1,4 @@
-import { formatCType, parseCType } from '../../generator/parse/ctype';
+import { anonKey, formatCType, parseCType } from '../../generator/parse/ctype';
 
 describe('C type spellings from clang', () => {
   test('builtins are canonicalised', () => {
@@ -33,8 +33,17 @@ describe('C type spellings from clang', () => {
     expect(parseCType('void (*)(void)')).toEqual({ kind: 'pointer', to: { kind: 'function', returns: { kind: 'builtin', name: 'void' }, params: [] } });
   });
   test('anonymous records become location keys', () => {
-    expect(parseCType('struct (unnamed struct at /x/cuda.h:12:5)')).toEqual({ kind: 'named', name: '@anon:/x/cuda.h:12:5' });
-    expect(parseCType('struct Outer::(unnamed at /x/cuda.h:12:5)')).toEqual({ kind: 'named', name: '@anon:/x/cuda.h:12:5' });
+    expect(parseCType('struct (unnamed struct at /x/cuda.h:12:5)')).toEqual({ kind: 'named', name: '@anon:cuda.h:12:5' });
+    expect(parseCType('struct Outer::(unnamed at /x/cuda.h:12:5)')).toEqual({ kind: 'named', name: '@anon:cuda.h:12:5' });
+  });
+  test('anonymous keys do not depend on the toolkit path, whatever characters it holds', () => {
+    for (const dir of ['/opt/my cuda', '/t/a(b)', '/t/x,y', '/t/[z]', '/t/*', '/t/a (1), [2] *x']) {
+      expect(parseCType(`union CUlaunchAttributeValue_union::(anonymous at ${dir}/include/cuda.h:548:9) *`)).toEqual({
+        kind: 'pointer',
+        to: { kind: 'named', name: '@anon:cuda.h:548:9' },
+      });
+    }
+    expect(anonKey('/a dir (x)/include/cuda.h:7:3')).toBe('@anon:cuda.h:7:3');
   });
   test('round trip through formatCType', () => {
     for (const s of ['const char *', 'unsigned int', 'void **', 'CUresult (*)(CUstream, CUresult, void *)']) {
