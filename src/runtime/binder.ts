@@ -5,6 +5,7 @@
 import koffi, { type TypeObject } from 'koffi';
 import { CudaSymbolError } from './errors';
 import { loadLibrary, type LibrarySpec, type LoadedLibrary } from './library';
+import { NodeFfiLibrary, nodeFfiUnavailableReason } from './nodeffi';
 import { requirement, versionString } from './versions';
 
 /** A koffi type: a type name (`int`, `void *`) or a type object (structs by value). */
@@ -27,7 +28,17 @@ export interface BinderSpec extends LibrarySpec {
 export interface BinderOptions {
   /** Bind the per-thread-default-stream variants (`_ptds`/`_ptsz`, or cuGetProcAddress's flag). */
   perThreadDefaultStream?: boolean;
+  /**
+   * Which FFI calls the C functions: `koffi` (the default) or `node` (Node's built-in `node:ffi`,
+   * Node 26+), which binds each function whose signature it expresses and leaves the rest on koffi
+   * (see {@link Binder.backendOf}). Where the running Node has no `node:ffi`, every function stays on
+   * koffi. `CUDA_TS_FFI=node` sets it for every module.
+   */
+  ffi?: FfiBackend;
 }
+
+/** The FFI a function is called through. */
+export type FfiBackend = 'koffi' | 'node';
 
 const CU_GET_PROC_ADDRESS_DEFAULT = 0;
 const CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2;
@@ -53,6 +64,8 @@ export class Binder {
   private readonly procOut = new BigUint64Array(1);
   private readonly procStatus = new Int32Array(1);
   private installedDriver: number | undefined;
+  private nodeLib: NodeFfiLibrary | string | undefined;
+  private backends: Map<string, { backend: FfiBackend; reason?: string }> | undefined;
 
   /**
    * Loads nothing yet. `CUDA_API_PER_THREAD_DEFAULT_STREAM` (set, not `0`) turns on
@@ -67,18 +80,34 @@ export class Binder {
     },
   ) {
     const env = process.env.CUDA_API_PER_THREAD_DEFAULT_STREAM;
-    this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '' };
+    this.options = { perThreadDefaultStream: env !== undefined && env !== '0' && env !== '', ffi: process.env.CUDA_TS_FFI === 'node' ? 'node' : 'koffi' };
   }
 
   /** Opt in to per-thread default stream variants. Must precede the first call of the module. */
   configure(options: BinderOptions): void {
     if (this.bound > 0) throw new Error(`cuda-ts ${this.spec.module}: configure() must be called before the first function call`);
+    if (options.ffi !== undefined && options.ffi !== 'koffi' && options.ffi !== 'node') {
+      throw new TypeError(`cuda-ts ${this.spec.module}: configure(): ffi must be 'koffi' or 'node', not ${String(options.ffi)}`);
+    }
     this.options = { ...this.options, ...options };
   }
 
   /** True when per-thread default stream variants are bound. */
   get perThreadDefaultStream(): boolean {
     return !!this.options.perThreadDefaultStream;
+  }
+
+  /** The FFI asked for ({@link BinderOptions.ffi}); each function may still fall back to koffi. */
+  get ffi(): FfiBackend {
+    return this.options.ffi ?? 'koffi';
+  }
+
+  /**
+   * The FFI `name` was bound through, and why it fell back to koffi when node:ffi was asked for;
+   * undefined before its first call.
+   */
+  backendOf(name: string): { backend: FfiBackend; reason?: string } | undefined {
+    return this.backends?.get(name);
   }
 
   /** The loaded library (loads it on first use). */
@@ -109,21 +138,70 @@ export class Binder {
   ): NativeFunction {
     const lib = this.library();
     const ptds = this.perThreadDefaultStream && ptdsSymbol !== undefined;
+    const exported = ptds ? ptdsSymbol! : symbol;
     let fn: NativeFunction | undefined;
+    let address = 0;
     if (this.spec.resolve === 'procAddress' && proc) {
       const version = ptds ? (proc[2] ?? proc[1]) : proc[1];
       // Never ask above the pinned release: a 12.6 binding keeps the 12.6 ABI on a 13.0 driver.
-      const address = this.resolveProcAddress(proc[0], Math.min(version, this.spec.cudaVersionNumber), ptds);
-      if (address !== 0) fn = koffi.decode(address, koffi.proto(result, params)) as NativeFunction;
+      address = this.resolveProcAddress(proc[0], Math.min(version, this.spec.cudaVersionNumber), ptds);
     }
+    if (this.options.ffi === 'node') {
+      const bound = this.bindNode(name, exported, address, result, params);
+      if (bound) {
+        this.bound++;
+        return bound;
+      }
+    }
+    if (address !== 0) fn = koffi.decode(address, koffi.proto(result, params)) as NativeFunction;
     if (!fn) {
       try {
-        fn = lib.func(ptds ? ptdsSymbol! : symbol, result, params) as NativeFunction;
+        fn = lib.func(exported, result, params) as NativeFunction;
       } catch {
         throw new CudaSymbolError(this.spec.module, name, this.missingDetail(since));
       }
     }
     this.bound++;
+    return fn;
+  }
+
+  /**
+   * node:ffi binds by exported symbol only, so a function cuGetProcAddress resolved is bound through
+   * it only when the driver's answer is that very symbol (same address); otherwise, and for any
+   * signature node:ffi cannot express, koffi keeps it. Records the choice for {@link backendOf}.
+   */
+  private bindNode(name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | undefined {
+    const record = (backend: FfiBackend, reason?: string) => (this.backends ??= new Map()).set(name, reason ? { backend, reason } : { backend });
+    if (this.nodeLib === undefined) {
+      const why = nodeFfiUnavailableReason();
+      if (why) this.nodeLib = why;
+      else {
+        try {
+          this.nodeLib = NodeFfiLibrary.open(this.spec);
+        } catch (e) {
+          this.nodeLib = (e as Error).message;
+        }
+      }
+    }
+    if (typeof this.nodeLib === 'string') {
+      record('koffi', this.nodeLib);
+      return undefined;
+    }
+    const at = this.nodeLib.address(exported);
+    if (at === undefined) {
+      record('koffi', `${exported} is not exported by ${this.nodeLib.path}`);
+      return undefined;
+    }
+    if (address !== 0 && at !== BigInt(address)) {
+      record('koffi', `cuGetProcAddress resolves ${name} to another entry point than the exported ${exported}`);
+      return undefined;
+    }
+    const fn = this.nodeLib.bind(exported, name, result, params);
+    if (typeof fn === 'string') {
+      record('koffi', fn);
+      return undefined;
+    }
+    record('node');
     return fn;
   }
 

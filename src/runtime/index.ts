@@ -5,5 +5,7 @@ export * from './scratch';
 export * from './binder';
 export * from './ffi';
 export * from './callbacks';
+export * from './validate';
 export { loadLibrary, libraryCandidates, type LibrarySpec } from './library';
 export { requirement, versionString } from './versions';
+export * from './nodeffi';
