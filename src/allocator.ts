@@ -11,6 +11,7 @@
 import * as drv from './driver';
 import { describe } from './context';
 import { captureOf } from './capture';
+import { Core } from './lifecycle';
 
 /** What {@link CachingAllocator.stats} reports for one context (bytes are counted at class size). */
 export interface AllocatorStats {
@@ -66,10 +67,16 @@ function cacheOf(ctx: ContextLike): Cache {
 /** The size class of `n` bytes: 512-byte minimum, then 4 classes per power of two (≤ 25% rounding). */
 export function sizeClass(n: number): number {
   if (n <= 512) return 512;
-  const p = n <= 0x80000000 ? 2 ** (31 - Math.clz32(n - 1)) : 2 ** Math.floor(Math.log2(n - 1));
-  const step = p / 4;
-  return Math.ceil(n / step) * step;
+  if (n === lastSize) return lastClass;
+  const step = n <= 0x80000000 ? STEPS[31 - Math.clz32(n - 1)] : 2 ** Math.floor(Math.log2(n - 1)) / 4;
+  lastSize = n;
+  lastClass = Math.ceil(n / step) * step;
+  return lastClass;
 }
+/** A quarter of each power of two below 2^32 (2 ** k is a slow call with a variable k). */
+const STEPS = Array.from({ length: 32 }, (_, k) => 2 ** k / 4);
+let lastSize = 0;
+let lastClass = 0;
 
 /** True when stream-ordered allocations go through the cache (CUDA_TS_CACHING_ALLOCATOR=0 turns it off). */
 export function cachingEnabled(): boolean {
@@ -186,6 +193,23 @@ export function freeCached(ctx: ContextLike, ptr: number, cls: number, h: number
   if (stack === undefined) bins.set(cls, [ptr]);
   else stack.push(ptr);
   c.cached += cls;
+}
+
+/** The life-cycle core of a buffer from the cache: gives its block back when destroyed. @internal */
+export class CachedBlockCore extends Core {
+  constructor(
+    kind: string,
+    private readonly ctx: ContextLike,
+    private readonly ptr: number,
+    private readonly cls: number,
+    private readonly h: number,
+  ) {
+    super(kind, undefined);
+  }
+
+  protected override destroyNative(): void {
+    freeCached(this.ctx, this.ptr, this.cls, this.h);
+  }
 }
 
 /** Frees (cuMemFreeAsync) the blocks cached for stream `h` of `ctx`: called before the stream is destroyed. */

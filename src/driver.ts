@@ -81,6 +81,15 @@ export function native(name: string): NativeFunction {
   return fn;
 }
 
+/**
+ * Test seam: makes `native(name)` return `fn` (undefined: resolve normally again), so that the objects
+ * layer's logic can be unit-tested without a driver. @internal
+ */
+export function provideNative(name: string, fn: NativeFunction | undefined): void {
+  if (fn === undefined) functions.delete(name);
+  else functions.set(name, fn);
+}
+
 /** Out-parameter slots shared by every call (read them right after the call that fills them). */
 export const out64 = new BigUint64Array(4);
 /** A second 64-bit slot, for calls with two 64-bit out-parameters. */

@@ -75,18 +75,39 @@ export class Core {
   /** Index in the registration queue, or -1 (see registerLater). */
   queued = -1;
   refs = 0;
-  /** Parents added by hold(), for a constant-time duplicate check. */
-  private held: Set<Core> | undefined;
   /** Pending destroy work: undefined for non-owning (wrapped) objects. */
   private destroyFn: (() => void) | undefined;
+  // Parents: the first two inline (most objects have one or two: no array per object), more in `more`.
+  private p0: Core | undefined;
+  private p1: Core | undefined;
+  private more: Core[] | undefined;
+  /** Parents added by hold(), for a constant-time duplicate check. */
+  private held: Set<Core> | undefined;
 
   constructor(
     readonly kind: string,
     destroy: (() => void) | undefined,
-    readonly parents: Core[] = [],
+    parents?: readonly Core[],
   ) {
     this.destroyFn = destroy;
-    for (let i = 0; i < parents.length; i++) parents[i].refs++;
+    if (parents !== undefined) for (let i = 0; i < parents.length; i++) this.addParent(parents[i]);
+  }
+
+  /** @internal */
+  addParent(p: Core): void {
+    p.refs++;
+    if (this.p0 === undefined) this.p0 = p;
+    else if (this.p1 === undefined) this.p1 = p;
+    else (this.more ??= []).push(p);
+  }
+
+  /** The cores this one keeps alive. */
+  get parents(): Core[] {
+    const list: Core[] = [];
+    if (this.p0) list.push(this.p0);
+    if (this.p1) list.push(this.p1);
+    if (this.more) list.push(...this.more);
+    return list;
   }
 
   /**
@@ -98,8 +119,14 @@ export class Core {
     const held = (this.held ??= new Set(this.parents));
     if (held.has(parent)) return;
     held.add(parent);
-    this.parents.push(parent);
-    parent.refs++;
+    this.addParent(parent);
+  }
+
+  /** Frees the native object (once). Subclasses that carry their own data override it instead of passing a closure. */
+  protected destroyNative(): void {
+    const fn = this.destroyFn;
+    this.destroyFn = undefined;
+    if (fn !== undefined) fn();
   }
 
   /** Marks the object closed and destroys it now if nothing depends on it. Throws what the destroy threw. */
@@ -112,23 +139,27 @@ export class Core {
   private maybeDestroy(): void {
     if (!this.closed || this.refs > 0 || this.destroyed) return;
     this.destroyed = true;
-    const fn = this.destroyFn;
-    this.destroyFn = undefined;
     let error: unknown;
     try {
-      fn?.();
+      this.destroyNative();
     } catch (e) {
       error = e;
     }
-    for (const p of this.parents) {
-      p.refs--;
-      try {
-        p.maybeDestroy();
-      } catch (e) {
-        deferError(e);
-      }
-    }
+    if (this.p0 !== undefined) Core.release(this.p0);
+    if (this.p1 !== undefined) Core.release(this.p1);
+    if (this.more !== undefined) for (const p of this.more) Core.release(p);
+    this.held = undefined;
     if (error !== undefined) throw error;
+  }
+
+  private static release(p: Core): void {
+    p.refs--;
+    if (p.refs > 0 || !p.closed) return; // the common case: the parent lives on
+    try {
+      p.maybeDestroy();
+    } catch (e) {
+      deferError(e);
+    }
   }
 }
 
@@ -193,13 +224,17 @@ export abstract class Resource {
    * @param destroy frees the native object; undefined for a wrapper that owns nothing
    * @param parents objects kept alive (not destroyed, even once closed) until this one is destroyed
    */
-  protected constructor(kind: string, destroy: (() => void) | undefined, parents: readonly (Resource | undefined)[] = []) {
-    const cores: Core[] = [];
-    for (let i = 0; i < parents.length; i++) {
-      const p = parents[i];
-      if (p !== undefined) cores.push(p.core);
+  protected constructor(kind: string, destroy: (() => void) | Core | undefined, parents?: readonly (Resource | undefined)[]) {
+    // A Core subclass may come instead of a destroy function (it frees in destroyNative: one object
+    // instead of a core and a closure, for the hottest objects).
+    const core = destroy instanceof Core ? destroy : new Core(kind, destroy);
+    if (parents !== undefined) {
+      for (let i = 0; i < parents.length; i++) {
+        const p = parents[i];
+        if (p !== undefined) core.addParent(p.core);
+      }
     }
-    this.core = new Core(kind, destroy, cores);
+    this.core = core;
     if (destroy) registerLater(this);
   }
 
@@ -231,6 +266,11 @@ export abstract class Resource {
   async [Symbol.asyncDispose](): Promise<void> {
     this.close();
   }
+}
+
+/** True when a free failed unseen and the next call must report it. @internal */
+export function deferredPending(): boolean {
+  return deferred.length !== 0;
 }
 
 function deferredLength(): number {

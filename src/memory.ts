@@ -8,9 +8,9 @@ import { isArrayBuffer, isDataView } from './runtime';
 import koffi from 'koffi';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
-import { Resource, assertMayBlock, whenNoHostFuncs } from './lifecycle';
+import { Resource, assertMayBlock, deferredPending, whenNoHostFuncs, type Core } from './lifecycle';
 import { Stream, toStream, type StreamLike } from './stream';
-import { allocCached, allocUncached, cachingEnabled, driverFree, freeCached, sizeClass } from './allocator';
+import { CachedBlockCore, allocCached, allocUncached, cachingEnabled, driverFree, sizeClass } from './allocator';
 import { noteUse } from './capture';
 
 /** Host memory a copy accepts: a TypedArray, DataView, Buffer or ArrayBuffer (pageable). */
@@ -241,8 +241,14 @@ export class DeviceBuffer extends Resource {
    * @param destroy frees the memory; undefined for a view
    * @param parent the buffer a view is made from
    */
-  protected constructor(kind: string, address: number, byteLength: number, context: Context, destroy: (() => void) | undefined, stream?: Stream, pool?: MemoryPool, parent?: DeviceBuffer) {
-    super(kind, destroy, parent ? [] : pool ? [context, stream, pool] : stream ? [context, stream] : [context]);
+  protected constructor(kind: string, address: number, byteLength: number, context: Context, destroy: (() => void) | Core | undefined, stream?: Stream, pool?: MemoryPool, parent?: DeviceBuffer) {
+    super(kind, destroy);
+    if (parent === undefined) {
+      const core = this.core;
+      core.addParent(context.core);
+      if (stream !== undefined) core.addParent(stream.core);
+      if (pool !== undefined) core.addParent(pool.core);
+    }
     this.address = address;
     this.byteLength = byteLength;
     this.context = context;
@@ -253,6 +259,20 @@ export class DeviceBuffer extends Resource {
 
   /** Allocates `byteLength` bytes of device memory (stream-ordered when `stream` is given). */
   static alloc(byteLength: number, options?: AllocOptions): DeviceBuffer {
+    // The hot path (a cached stream-ordered block on an open Stream, nothing else asked) first; anything
+    // unusual falls through to the checks below, which throw the precise error.
+    if (options !== undefined && options !== null) {
+      const st = options.stream;
+      if (st instanceof Stream && options.pool === undefined && options.context === undefined && options.cache === undefined && st.capture === undefined && st.hostError === undefined && typeof byteLength === 'number' && byteLength > 0 && byteLength <= Number.MAX_SAFE_INTEGER && cachingEnabled()) {
+        const ctx = st.context;
+        if (!st.core.closed && !ctx.core.closed && ctx.unusable === undefined && Number.isInteger(byteLength) && !deferredPending()) {
+          const h = st.handle;
+          const cls = sizeClass(byteLength);
+          const ptr = allocCached(ctx, cls, h, 'DeviceBuffer.alloc');
+          return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, new CachedBlockCore('DeviceBuffer', ctx, ptr, cls, h), st);
+        }
+      }
+    }
     if (typeof byteLength !== 'number' || !Number.isSafeInteger(byteLength) || byteLength < 0) size('DeviceBuffer.alloc: byteLength', byteLength);
     if (options === undefined) return DeviceBuffer.allocSync(byteLength, Context.current());
     if (typeof options !== 'object' || options === null) throw new TypeError(`DeviceBuffer.alloc: options must be an object, got ${describe(options)}`);
@@ -283,7 +303,7 @@ export class DeviceBuffer extends Resource {
     if (options.cache !== false && cachingEnabled() && stream.capture === undefined) {
       const cls = sizeClass(byteLength);
       const ptr = allocCached(ctx, cls, h, 'DeviceBuffer.alloc');
-      return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => freeCached(ctx, ptr, cls, h), stream);
+      return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, new CachedBlockCore('DeviceBuffer', ctx, ptr, cls, h), stream);
     }
     const ptr = allocUncached(ctx, byteLength, h);
     return new DeviceBuffer('DeviceBuffer', ptr, byteLength, ctx, () => driverFree(ctx, ptr, h), stream);
