@@ -146,12 +146,15 @@ export class Binder {
       // Never ask above the pinned release: a 12.6 binding keeps the 12.6 ABI on a 13.0 driver.
       address = this.resolveProcAddress(proc[0], Math.min(version, this.spec.cudaVersionNumber), ptds);
     }
+    let why: string | undefined;
     if (this.options.ffi === 'node') {
       const bound = this.bindNode(name, exported, address, result, params);
-      if (bound) {
+      if (typeof bound === 'function') {
+        (this.backends ??= new Map()).set(name, { backend: 'node' });
         this.bound++;
         return bound;
       }
+      why = bound;
     }
     if (address !== 0) fn = koffi.decode(address, koffi.proto(result, params)) as NativeFunction;
     if (!fn) {
@@ -161,6 +164,7 @@ export class Binder {
         throw new CudaSymbolError(this.spec.module, name, this.missingDetail(since));
       }
     }
+    (this.backends ??= new Map()).set(name, why ? { backend: 'koffi', reason: why } : { backend: 'koffi' });
     this.bound++;
     return fn;
   }
@@ -168,10 +172,9 @@ export class Binder {
   /**
    * node:ffi binds by exported symbol only, so a function cuGetProcAddress resolved is bound through
    * it only when the driver's answer is that very symbol (same address); otherwise, and for any
-   * signature node:ffi cannot express, koffi keeps it. Records the choice for {@link backendOf}.
+   * signature node:ffi cannot express, koffi keeps it: returns the function, or why not.
    */
-  private bindNode(name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | undefined {
-    const record = (backend: FfiBackend, reason?: string) => (this.backends ??= new Map()).set(name, reason ? { backend, reason } : { backend });
+  private bindNode(name: string, exported: string, address: number, result: FfiType, params: FfiType[]): NativeFunction | string {
     if (this.nodeLib === undefined) {
       const why = nodeFfiUnavailableReason();
       if (why) this.nodeLib = why;
@@ -183,26 +186,11 @@ export class Binder {
         }
       }
     }
-    if (typeof this.nodeLib === 'string') {
-      record('koffi', this.nodeLib);
-      return undefined;
-    }
+    if (typeof this.nodeLib === 'string') return this.nodeLib;
     const at = this.nodeLib.address(exported);
-    if (at === undefined) {
-      record('koffi', `${exported} is not exported by ${this.nodeLib.path}`);
-      return undefined;
-    }
-    if (address !== 0 && at !== BigInt(address)) {
-      record('koffi', `cuGetProcAddress resolves ${name} to another entry point than the exported ${exported}`);
-      return undefined;
-    }
-    const fn = this.nodeLib.bind(exported, name, result, params);
-    if (typeof fn === 'string') {
-      record('koffi', fn);
-      return undefined;
-    }
-    record('node');
-    return fn;
+    if (at === undefined) return `${exported} is not exported by ${this.nodeLib.path}`;
+    if (address !== 0 && at !== BigInt(address)) return `cuGetProcAddress resolves ${name} to another entry point than the exported ${exported}`;
+    return this.nodeLib.bind(exported, name, result, params);
   }
 
   /** Binds `name` from the module's binding table (see BindingTable). */

@@ -177,11 +177,13 @@ function fromWide(r: unknown): unknown {
 }
 
 function renameError(fn: string, params: readonly unknown[], e: unknown): unknown {
-  if (!(e instanceof TypeError || e instanceof RangeError)) return e;
+  // By name: node:ffi's errors come from Node's own realm (a vm context such as Jest's has others).
+  const kind = (e as Error | undefined)?.name;
+  if (kind !== 'TypeError' && kind !== 'RangeError') return e;
   const message = (e as Error).message;
   const which = /Argument (\d+)/.exec(message);
   const where = which ? ` (parameter ${which[1]}: ${describe(params[Number(which[1])])})` : '';
-  return e instanceof RangeError ? new RangeError(`${fn}: ${message}${where}`) : new TypeError(`${fn}: ${message}${where}`);
+  return kind === 'RangeError' ? new RangeError(`${fn}: ${message}${where}`) : new TypeError(`${fn}: ${message}${where}`);
 }
 
 /**

@@ -1,0 +1,143 @@
+// The FFI seam: the same calls through koffi and through node:ffi (Node 26+), on this machine's
+// libcudart (no GPU needed: cudaGetDeviceCount answers cudaErrorInsufficientDriver (35) without a
+// driver, cudaRuntimeGetVersion and cudaGetErrorName need none). The node:ffi half skips with its
+// reason where the running Node has no node:ffi. `CUDA_TS_FFI=node` runs the whole unit suite with
+// the generated modules on node:ffi; the last block checks that the environment took effect.
+import { existsSync } from 'node:fs';
+import { Binder, type FfiBackend, Scratch, loadLibrary, nodeFfi, nodeFfiParam, nodeFfiSignature, nodeFfiUnavailableReason } from '../src/runtime';
+
+function hasCudart(): boolean {
+  try {
+    loadLibrary({ module: 'runtime', sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const cudart = hasCudart();
+const hasDriver = ['/usr/lib/x86_64-linux-gnu/libcuda.so.1', '/usr/local/nvidia/lib64/libcuda.so.1', '/usr/lib64/libcuda.so.1'].some(existsSync);
+const nodeReason = nodeFfiUnavailableReason();
+
+const runtimeSpec = { module: 'runtime', cudaVersion: '13.0', cudaVersionNumber: 13000, sonames: ['libcudart.so.13'], env: 'CUDA_TS_RUNTIME_LIBRARY', resolve: 'symbol' as const };
+function binderFor(ffi: FfiBackend): Binder {
+  const b = new Binder(runtimeSpec);
+  b.configure({ ffi });
+  return b;
+}
+
+describe('node:ffi signature mapping (no library needed)', () => {
+  test('scalars, 64-bit integers and pointers map; records, bool and string results stay on koffi', () => {
+    expect(nodeFfiParam('int32_t')).toEqual({ ffi: 'int32', conv: 'none' });
+    expect(nodeFfiParam('uintptr_t')).toEqual({ ffi: 'uint64', conv: 'u64' });
+    expect(nodeFfiParam('int64_t')).toEqual({ ffi: 'int64', conv: 'i64' });
+    expect(nodeFfiParam('const char *')).toEqual({ ffi: 'pointer', conv: 'ptr' });
+    expect(nodeFfiParam('bool')).toBeUndefined();
+    expect(nodeFfiParam({} as unknown)).toBeUndefined();
+    expect(nodeFfiSignature('int32_t', ['void *', 'uint64_t'])).toMatchObject({ result: ['int32', false] });
+    expect(nodeFfiSignature('uint64_t', [])).toMatchObject({ result: ['uint64', true] });
+    expect(nodeFfiSignature('const char *', ['int32_t'])).toMatch(/result type const char \* is not expressed/);
+    expect(nodeFfiSignature('int32_t', ['int32_t', {}])).toMatch(/parameter 1 \(a record by value\)/);
+  });
+  test('configure() refuses an unknown backend, and only before the first call', () => {
+    const b = new Binder(runtimeSpec);
+    expect(() => b.configure({ ffi: 'ctypes' as FfiBackend })).toThrow(TypeError);
+    expect(b.ffi).toBe(process.env.CUDA_TS_FFI === 'node' ? 'node' : 'koffi');
+  });
+});
+
+const backends: [FfiBackend, string | undefined][] = [
+  ['koffi', cudart ? undefined : 'libcudart.so.13 not found'],
+  ['node', !cudart ? 'libcudart.so.13 not found' : nodeReason || undefined],
+];
+
+for (const [backend, skip] of backends) {
+  (skip ? describe.skip : describe)(`libcudart calls through ${backend}${skip ? ` — skipped: ${skip}` : ''}`, () => {
+    const b = binderFor(backend);
+    const expected = (name: string) => expect(b.backendOf(name)?.backend).toBe(backend);
+
+    test('no-argument call (cudaGetLastError) returns the library status', () => {
+      const f = b.bind('cudaGetLastError', 'cudaGetLastError', undefined, 'int32_t', []);
+      const status = f();
+      expect(typeof status).toBe('number');
+      expect(Number.isInteger(status)).toBe(true);
+      expected('cudaGetLastError');
+    });
+    test('out-parameters as the typed layer passes them: Scratch slots (views at offset 0 and 8), Int32Array, DataView', () => {
+      const f = b.bind('cudaRuntimeGetVersion', 'cudaRuntimeGetVersion', undefined, 'int32_t', ['void *']);
+      const s = new Scratch(2);
+      expect(f(s.slot(0))).toBe(0);
+      expect(s.i32[0]).toBe(13000);
+      expect(f(s.slot(1))).toBe(0); // a sub-view: its own address, not the buffer's
+      expect(s.i32[2]).toBe(13000);
+      s.i32[2] = 0;
+      expect(f(s.slot(1))).toBe(0); // again, through the cached address
+      expect(s.i32[2]).toBe(13000);
+      const out = new Int32Array(3);
+      expect(f(out.subarray(2))).toBe(0);
+      expect([...out]).toEqual([0, 0, 13000]);
+      const dv = new DataView(new ArrayBuffer(16), 4, 4);
+      expect(f(dv)).toBe(0);
+      expect(dv.getInt32(0, true)).toBe(13000);
+      expect(f(null)).not.toBe(0); // NULL: the library refuses it
+      expected('cudaRuntimeGetVersion');
+    });
+    (hasDriver ? test.skip : test)('a status without a driver: cudaGetDeviceCount answers cudaErrorInsufficientDriver (35)', () => {
+      const f = b.bind('cudaGetDeviceCount', 'cudaGetDeviceCount', undefined, 'int32_t', ['void *']);
+      expect(f(new Int32Array(1))).toBe(35);
+    });
+    test('a 64-bit integer parameter takes a number or a bigint (cudaDestroyTextureObject)', () => {
+      const f = b.bind('cudaDestroyTextureObject', 'cudaDestroyTextureObject', undefined, 'int32_t', ['uint64_t']);
+      const a = f(0);
+      expect(typeof a).toBe('number');
+      expect(f(0n)).toBe(a);
+    });
+    test('const char * results come back as JS strings (node:ffi leaves them on koffi)', () => {
+      const f = b.bind('cudaGetErrorName', 'cudaGetErrorName', undefined, 'const char *', ['int32_t']);
+      expect(f(35)).toBe('cudaErrorInsufficientDriver');
+      expect(b.backendOf('cudaGetErrorName')?.backend).toBe('koffi');
+      if (backend === 'node') expect(b.backendOf('cudaGetErrorName')?.reason).toMatch(/const char \*/);
+    });
+    test('a missing symbol still fails at call time with the usual error', () => {
+      expect(() => b.bind('cudaFutureFunction', 'cudaFutureFunction', undefined, 'int32_t', [], '13.1')).toThrow(/cudaFutureFunction is not available/);
+    });
+  });
+}
+
+(nodeReason || !cudart ? describe.skip : describe)(`node:ffi argument checks${nodeReason ? ` — skipped: ${nodeReason}` : ''}`, () => {
+  const b = binderFor('node');
+  test('bad arguments are a TypeError or RangeError naming the function and the parameter, never a crash', () => {
+    const version = b.bind('cudaRuntimeGetVersion', 'cudaRuntimeGetVersion', undefined, 'int32_t', ['void *']);
+    expect(() => version(1.5)).toThrow(RangeError);
+    expect(() => version(1.5)).toThrow(/^cudaRuntimeGetVersion: Argument 0: 1\.5 .*parameter 0: void \*/);
+    expect(() => version(true)).toThrow(/^cudaRuntimeGetVersion: .*parameter 0: void \*/);
+    expect(() => version()).toThrow(/cudaRuntimeGetVersion: expected 1 argument, got 0/);
+    const name = b.bind('cudaDeviceCanAccessPeer', 'cudaDeviceCanAccessPeer', undefined, 'int32_t', ['void *', 'int32_t', 'int32_t']);
+    expect(() => name(new Int32Array(1), 0.5, 0)).toThrow(TypeError);
+    expect(() => name(new Int32Array(1), 0.5, 0)).toThrow(/^cudaDeviceCanAccessPeer: .*parameter 1: int32_t/);
+    const destroy = b.bind('cudaDestroyTextureObject', 'cudaDestroyTextureObject', undefined, 'int32_t', ['uint64_t']);
+    expect(() => destroy(-1)).toThrow(/^cudaDestroyTextureObject: Argument 0: -1 /);
+    expect(() => destroy(2 ** 53)).toThrow(RangeError);
+    expect(typeof destroy(2n ** 60n)).toBe('number'); // beyond 2^53 as a bigint: accepted
+  });
+  test('a detached buffer is refused, not written through a stale address', () => {
+    const version = b.bind('cudaRuntimeGetVersion', 'cudaRuntimeGetVersion', undefined, 'int32_t', ['void *']);
+    const buffer = new ArrayBuffer(16);
+    const view = new Uint8Array(buffer, 8, 4);
+    expect(version(view)).toBe(0); // caches view's address
+    (buffer as ArrayBuffer & { transfer(): ArrayBuffer }).transfer();
+    expect(() => version(view)).toThrow(TypeError);
+  });
+  test('nodeFfi() is the running Node\'s module', () => {
+    expect(typeof nodeFfi()?.DynamicLibrary).toBe('function');
+  });
+});
+
+(cudart ? describe : describe.skip)('the generated runtime module follows CUDA_TS_FFI', () => {
+  test(`CUDA_TS_FFI=${process.env.CUDA_TS_FFI ?? '(unset)'}: typed calls go through ${process.env.CUDA_TS_FFI === 'node' && !nodeReason ? 'node:ffi' : 'koffi'}`, () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const rt = require('../generated/13.0/runtime') as typeof import('../generated/13.0/runtime');
+    expect(rt.cudaRuntimeGetVersion()).toBe(13000);
+    const want = process.env.CUDA_TS_FFI === 'node' && !nodeReason ? 'node' : 'koffi';
+    expect(rt.binder.backendOf('cudaRuntimeGetVersion')?.backend ?? 'koffi').toBe(want);
+  });
+});
