@@ -14,9 +14,10 @@ export interface RecordLayout {
   fields: FieldLayout[];
 }
 
-/** `struct X`, `union X::(unnamed at F:L:C)` → lookup key. */
+/** `struct X`, `union X::(unnamed at F:L:C)` → lookup key. F may hold `)` and spaces: the location
+ *  runs to the last `:line:col)`. */
 export function layoutKey(typeText: string): string {
-  const anon = /\((?:unnamed|anonymous)(?: (?:struct|union))? at ([^)]+)\)/.exec(typeText);
+  const anon = /\((?:unnamed|anonymous)(?: (?:struct|union))? at (.+:\d+:\d+)\)/.exec(typeText);
   if (anon) return anonKey(anon[1]);
   return typeText.trim();
 }

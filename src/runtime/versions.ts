@@ -26,11 +26,12 @@ export function minimumDriver(release: string): { driver: number; atLeast: boole
   return undefined;
 }
 
-/** "CUDA 13.0 / driver ≥ 580"; a release newer than the table: "CUDA 13.5 / driver ≥ 590 at least". */
+/** "CUDA 13.0 / driver ≥ 580"; a release newer than the table:
+ *  "CUDA 13.5 / driver ≥ 590 (13.5 is newer than this table)". */
 export function requirement(cudaVersion: string): string {
   const d = minimumDriver(cudaVersion);
   if (!d) return `CUDA ${cudaVersion}`;
-  return `CUDA ${cudaVersion} / driver ≥ ${d.driver}${d.atLeast ? ' at least' : ''}`;
+  return `CUDA ${cudaVersion} / driver ≥ ${d.driver}${d.atLeast ? ` (${cudaVersion} is newer than this table)` : ''}`;
 }
 
 /** 13000 → "13.0", 12060 → "12.6". */
