@@ -11,9 +11,10 @@ import {
   Core, DeferredFreeError, HostCallbackPendingError, Resource, assertMayBlock, deferError, drainAfterHostFuncs, hostFuncs, throwDeferred, whenNoHostFuncs,
 } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory';
-import type { Kernel } from '../src/module';
+import { Kernel } from '../src/module';
 import { Program } from '../src/program';
-import { cudaStream, poll, streamHandle } from '../src/stream';
+import { Stream, cudaStream, poll, streamHandle } from '../src/stream';
+import * as drv from '../src/driver';
 
 class Thing extends Resource {
   constructor(destroy: () => void, parents: Resource[] = []) {
@@ -269,14 +270,28 @@ describe('kernel arguments', () => {
 
   test('launch validates before calling the driver', () => {
     let bound = 0;
-    const ctx = { bind: () => bound++, fail: (e: unknown) => e };
-    const untyped = { name: 'k', handle: 1, argPack: undefined, check: () => ctx } as unknown as Kernel;
+    const ctx = fakeContext();
+    (ctx as unknown as { bind: () => void }).bind = () => bound++;
+    const fakeKernel = (name: string, argPack: ArgPack | undefined) => {
+      const k = Object.create(Kernel.prototype) as Kernel;
+      Object.assign(k, { name, launchLabel: `launch ${name}`, handle: 1, argPack, check: () => ctx, checkLayout: () => undefined });
+      return k;
+    };
+    const untyped = fakeKernel('k', undefined);
     const cfg = new LaunchConfig({ grid: 1, block: 32 });
     expect(() => launch(undefined, cfg, untyped, 1.0)).toThrow(/has no type: declare the kernel's signature/);
-    const typedK = { name: 'saxpy', handle: 1, argPack: new ArgPack(['f32', 'ptr']), check: () => ctx } as unknown as Kernel;
+    const typedK = fakeKernel('saxpy', new ArgPack(['f32', 'ptr']));
     expect(() => launch(undefined, cfg, typedK, 1.0)).toThrow(TypeError);
     expect(() => launchArgs(undefined, cfg, typedK, [1.0, 'x'])).toThrow(TypeError);
     expect(() => launch({} as never, cfg, typedK, 1, null)).toThrow(/Symbol.for\("cuda.stream"\)/);
+    expect(() => launch({ handle: 1 } as never, cfg, typedK, 1, null)).toThrow(TypeError);
+    expect(() => launch(undefined, cfg, { name: 'k', check: () => ctx } as never, 1)).toThrow(/launch: kernel must be a Kernel, got Object/);
+    // raw numbers are never streams, whatever their value
+    for (const bad of [0xdeadbeef, 2 ** 53 + 1, 0, 1, NaN, Infinity, -1, '1', null, 99999n]) {
+      expect(() => launch(bad as never, cfg, typedK, 1, null)).toThrow(TypeError);
+      expect(() => launch(bad as never, cfg, typedK, 1, null)).toThrow(/launch saxpy: stream must be a Stream .*got/);
+    }
+    expect(() => launch(undefined, {} as never, typedK, 1, null)).toThrow(/LaunchConfig: grid is required/);
     expect(bound).toBe(0);
   });
 
@@ -304,14 +319,112 @@ describe('kernel arguments', () => {
 });
 
 describe('stream protocol and argument validation', () => {
-  test('streamHandle accepts handles and the Symbol.for("cuda.stream") protocol', () => {
+  test('streams are Stream objects or the Symbol.for("cuda.stream") protocol, never bare numbers', () => {
     expect(cudaStream).toBe(Symbol.for('cuda.stream'));
     expect(streamHandle(undefined)).toBe(0);
-    expect(streamHandle(42 as never)).toBe(42);
-    expect(streamHandle({ [Symbol.for('cuda.stream')]: () => 77 } as never)).toBe(77);
-    expect(streamHandle({ [Symbol.for('cuda.stream')]: () => 78n } as never)).toBe(78);
-    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 'x' } as never)).toThrow(TypeError);
+    for (const bad of [42, 0, 1, 2, NaN, Infinity, 2 ** 53 + 1, 7n, 'x', null, true]) {
+      expect(() => streamHandle(bad as never)).toThrow(TypeError);
+      expect(() => streamHandle(bad as never, 'Event.record: stream')).toThrow(/^Event.record: stream must be a Stream/);
+    }
+    expect(() => streamHandle(42 as never)).toThrow(/Stream.wrap\(handle, \{ context \}\)/);
+    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 'x' } as never)).toThrow(/non-negative safe integer/);
+    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => -1 } as never)).toThrow(TypeError);
+    expect(() => streamHandle({ [Symbol.for('cuda.stream')]: () => 2 ** 53 + 2 } as never)).toThrow(TypeError);
     expect(() => streamHandle({} as never)).toThrow(TypeError);
+  });
+
+  test('Stream.wrap checks a raw handle before the driver can see it', () => {
+    const ctx = fakeContext();
+    expect(() => Stream.wrap(0xdeadbeef, { context: ctx })).toThrow(RangeError);
+    expect(() => Stream.wrap(0xdeadbeef, { context: ctx })).toThrow(/not a CUstream handle \(no memory of this process is mapped there\)/);
+    expect(() => Stream.wrap(2 ** 53 + 1, { context: ctx })).toThrow(/Stream.wrap: handle/);
+    expect(() => Stream.wrap(NaN, { context: ctx })).toThrow(TypeError);
+    expect(() => Stream.wrap(Infinity, { context: ctx })).toThrow(TypeError);
+    expect(() => Stream.wrap(-5, { context: ctx })).toThrow(TypeError);
+    expect(() => Stream.wrap('0x10' as never, { context: ctx })).toThrow(TypeError);
+    expect(() => Stream.wrap(0x10000, { context: 1 as never })).toThrow(/Stream.wrap: context must be a Context, got number 1/);
+    expect(() => Stream.wrap(0x10000, ctx as never)).toThrow(/options must be \{ context \}/);
+    // handles of other kinds of objects are refused by kind
+    drv.noteHandle(0x7777000, 'CUevent');
+    expect(() => Stream.wrap(0x7777000, { context: ctx })).toThrow(/0x7777000 is a CUevent handle, not a CUstream/);
+    drv.forgetHandle(0x7777000);
+    drv.remember(ctx); // what the Context constructor does
+    expect(() => Stream.wrap(ctx.handle, { context: ctx })).toThrow(/CUcontext handle/);
+    // the default streams
+    expect(Stream.wrap(0, { context: ctx }).handle).toBe(1);
+    expect(Stream.wrap(2n, { context: ctx }).handle).toBe(2);
+  });
+
+  test('LaunchConfig rejects missing, malformed and mistyped fields with the field named', () => {
+    const bad: [unknown, RegExp][] = [
+      [{}, /grid is required/],
+      [{ grid: 1 }, /block is required/],
+      [{ grid: null, block: 1 }, /LaunchConfig: grid must be a number, \[x, y, z\] or \{ x, y, z \}, got null/],
+      [{ grid: [], block: 1 }, /grid as an array has 1 to 3 dimensions/],
+      [{ grid: [1, 2, 3, 4], block: 1 }, /grid as an array has 1 to 3 dimensions.*got 4/],
+      [{ grid: ['2'], block: 1 }, /grid\[0\] must be a number, got string/],
+      [{ grid: { y: 2 }, block: 1 }, /grid.x is required/],
+      [{ grid: { x: 1, w: 2 }, block: 1 }, /grid has an unknown field 'w'/],
+      [{ grid: 1, block: 1, cooperative: 'abc' }, /cooperative must be a boolean, got string/],
+      [{ grid: 1, block: 1, cooperative: 1 }, /cooperative must be a boolean/],
+      [{ grid: 1, block: 1, sharedMemBytes: '8' }, /sharedMemBytes must be a number/],
+      [{ grid: 1, block: 1, blocks: 2 }, /unknown field 'blocks'/],
+      [{ grid: 1, block: 1, cluster: [2, 0] }, /cluster\[1\] must be an integer from 1/],
+    ];
+    for (const [init, message] of bad) {
+      expect(() => new LaunchConfig(init as never)).toThrow(message);
+      let e: unknown;
+      try {
+        new LaunchConfig(init as never);
+      } catch (x) {
+        e = x;
+      }
+      expect(e instanceof TypeError || e instanceof RangeError).toBe(true);
+    }
+    expect(() => new LaunchConfig({ grid: [2 ** 32], block: 1 })).toThrow(RangeError);
+    expect(() => LaunchConfig.linear(1000, -1)).toThrow(/LaunchConfig.linear: blockSize must be an integer from 1 to 1024, got -1/);
+    expect(() => LaunchConfig.linear(1000, 2048)).toThrow(/blockSize/);
+    expect(() => LaunchConfig.linear(0)).toThrow(/LaunchConfig.linear: n must be/);
+    expect(() => LaunchConfig.linear('10' as never)).toThrow(TypeError);
+    const c = new LaunchConfig({ grid: [3], block: { x: 32, z: 2 }, cooperative: false });
+    expect([c.gx, c.gy, c.gz, c.bx, c.by, c.bz, c.cooperative]).toEqual([3, 1, 1, 32, 1, 2, false]);
+  });
+
+  test('memory entries name the method and the argument', () => {
+    const buf = new FakeBuffer(16);
+    expect(() => buf.memset(9, { count: 1.5 })).toThrow(/DeviceBuffer.memset: count must be a non-negative integer, got number 1.5/);
+    expect(() => buf.memset(256)).toThrow(/does not fit in 1 byte/);
+    expect(() => buf.memset(-129)).toThrow(RangeError);
+    expect(() => buf.memset('1' as never)).toThrow(/memset: value must be an integer, got string/);
+    expect(() => buf.memset(0, 5 as never)).toThrow(/DeviceBuffer.memset: options must be an object/);
+    expect(() => buf.memset(0, { stream: 0xdeadbeef as never })).toThrow(/DeviceBuffer.memset: stream must be a Stream/);
+    expect(() => buf.subarray(-1n as never)).toThrow(/DeviceBuffer.subarray: begin must be an integer, got bigint -1/);
+    expect(() => buf.subarray(0, 2.5)).toThrow(/end must be an integer/);
+    expect(() => buf.toArray(undefined as never)).toThrow(/DeviceBuffer.toArray: expected a TypedArray constructor .*got undefined/);
+    expect(() => buf.toArray(Array as never)).toThrow(TypeError);
+    expect(() => buf.toArray(Float32Array, 3 as never)).toThrow(/toArray: options must be an object/);
+    expect(() => buf.copyFrom(new Uint8Array(4), { stream: 0xdeadbeef as never })).toThrow(/DeviceBuffer.copyFrom: stream must be a Stream/);
+    expect(() => buf.copyFrom(new Uint8Array(4), { stream: NaN as never })).toThrow(TypeError);
+    expect(() => buf.copyFrom(new Uint8Array(4), { offset: '2' as never })).toThrow(/copyFrom: offset must be a non-negative integer, got string/);
+    expect(() => buf.copyTo(new Uint8Array(4), { byteLength: 1.5 })).toThrow(/copyTo: byteLength/);
+    expect(() => DeviceBuffer.alloc(-1)).toThrow(/DeviceBuffer.alloc: byteLength must be a non-negative integer, got number -1/);
+    expect(() => DeviceBuffer.alloc(16, { context: '1' as never })).toThrow(/DeviceBuffer.alloc: context must be a Context, got string/);
+    expect(() => DeviceBuffer.alloc(16, { stream: 99999 as never })).toThrow(/DeviceBuffer.alloc: stream must be a Stream.*Stream.wrap/);
+    expect(() => DeviceBuffer.alloc(16, { stream: Infinity as never })).toThrow(TypeError);
+    expect(() => DeviceBuffer.alloc(16, { pool: {} as never })).toThrow(/pool must be a MemoryPool/);
+    expect(() => DeviceBuffer.alloc(16, { cache: 'no' as never, context: fakeContext() })).toThrow(/cache must be a boolean/);
+    expect(() => DeviceBuffer.alloc(16, 7 as never)).toThrow(/DeviceBuffer.alloc: options must be an object/);
+  });
+
+  test('ArgPack and arg.struct validate struct layouts', () => {
+    expect(() => new ArgPack([{ struct: 8, align: 0 }])).toThrow(/ArgPack: signature\[0\]: struct align must be a power of two from 1 to 256, got number 0/);
+    expect(() => new ArgPack([{ struct: 8, align: 3 }])).toThrow(RangeError);
+    expect(() => new ArgPack([{ struct: 1.5 }])).toThrow(TypeError);
+    expect(() => new ArgPack([null as never])).toThrow(/signature\[0\]/);
+    expect(() => new ArgPack('ptr' as never)).toThrow(/ArgPack: a kernel signature is an array/);
+    expect(() => new ArgPack(['toString' as never])).toThrow(/unknown type 'toString'/);
+    expect(() => arg.struct(new Uint8Array(8), 0)).toThrow(/arg.struct: signature\[0\]: struct align/);
+    expect(() => arg.struct('abc' as never)).toThrow(/arg.struct: bytes must be/);
   });
 
   test('validation that needs no driver', () => {
