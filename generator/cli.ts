@@ -38,7 +38,7 @@ const USAGE = `usage: cuda-ts-gen --toolkit DIR [--out DIR] [--modules a,b] [--i
                   The release is CUDA_VERSION of its cuda.h; outputs go to headers/<release>/ and
                   generated/<release>/. Omitted: --check or --from-ir work from the stored IR.
   --out DIR       root holding headers/ and generated/ (default: the current directory). A root
-                  outside this repository gets code importing the support package by its name
+                  without src/runtime/ (not a cuda-ts checkout) gets code importing the support package by its name
                   (${SUPPORT_PACKAGE}) plus a package.json and tsconfig.json when absent, so the
                   tree type-checks and runs by itself once that package and koffi are installed.
   --modules a,b   modules to process (default: all whose headers are found; see --list). A module
@@ -135,15 +135,20 @@ export function sinceMap(root: string, ir: ModuleIR): Map<string, string> {
 function filesOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
-  for (const f of readdirSync(dir)) if (f.endsWith('.ts')) out.set(f, readFileSync(join(dir, f), 'utf8'));
+  for (const f of readdirSync(dir)) if (f.endsWith('.ts') || f === 'signatures.txt') out.set(f, readFileSync(join(dir, f), 'utf8'));
   return out;
 }
 
-/** Emitted files for `root`: inside this repository they reach the support code by path, outside it
- *  by the support package's name. */
+/** A root holding the support sources (a cuda-ts checkout) reaches them by path; any other root
+ *  imports the support package by its name. */
+export function hasSupportSources(root: string): boolean {
+  return existsSync(join(root, 'src', 'runtime', 'index.ts'));
+}
+
+/** Emitted files for `root` (see {@link hasSupportSources}). */
 function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec): Map<string, string> {
   const files = emitModule(ir, specForRelease(spec, ir.cudaVersion), sinceMap(root, ir));
-  if (resolve(root) === repositoryRoot()) return files;
+  if (hasSupportSources(root)) return files;
   const out = new Map<string, string>();
   for (const [name, text] of files) out.set(name, text.split(`from '${IN_REPO_SUPPORT}'`).join(`from '${SUPPORT_PACKAGE}'`));
   return out;
@@ -151,7 +156,7 @@ function emitFor(root: string, ir: ModuleIR, spec: ModuleSpec): Map<string, stri
 
 /** A root outside the repository gets a package.json and tsconfig.json when it has none. */
 function scaffold(root: string): void {
-  if (resolve(root) === repositoryRoot()) return;
+  if (hasSupportSources(root)) return;
   mkdirSync(root, { recursive: true });
   const pkg = join(root, 'package.json');
   if (!existsSync(pkg)) {

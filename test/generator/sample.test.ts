@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import koffi from 'koffi';
 import { emitModule } from '../../generator/emit';
 import { TypeModel } from '../../generator/emit/model';
-import { parseIR, serializeIR } from '../../generator/ir/store';
+import { parseIR, serializeIR, storedReleases } from '../../generator/ir/store';
 import type { ModuleIR } from '../../generator/ir/schema';
 import type { ModuleSpec } from '../../generator/modules';
 import { findClang } from '../../generator/parse/clang';
@@ -116,7 +116,7 @@ describe('IR store', () => {
   test('invalid IR is rejected with the path of the problem', () => {
     const broken = JSON.parse(serializeIR(ir));
     broken.functions[0].params[0].type = { kind: 'pointer' };
-    expect(() => parseIR(JSON.stringify(broken), 'x.json')).toThrow(/x\.json: invalid IR at functions\.0\.params\.0\.type/);
+    expect(() => parseIR(JSON.stringify(broken), 'x.json')).toThrow(/x\.json: invalid IR at functions\[0\] \(smpAddNodes\)\.params\[0\] \(stream\)\.type/);
   });
 });
 
@@ -168,10 +168,16 @@ describe('cuda-ts-gen --check', () => {
   test('passes on a faithful copy and fails once a generated file is edited', () => {
     const root = mkdtempSync(join(tmpdir(), 'cuda-ts-check-'));
     const repo = join(__dirname, '..', '..');
-    for (const v of ['12.6', '13.0']) {
+    // every stored release, whichever the repository holds (none is assumed)
+    const releases = storedReleases(repo).filter((v) => existsSync(join(repo, 'headers', v, 'runtime.json')));
+    expect(releases).toContain('13.0');
+    for (const v of releases) {
       cpSync(join(repo, 'headers', v, 'runtime.json'), join(root, 'headers', v, 'runtime.json'));
       cpSync(join(repo, 'generated', v, 'runtime'), join(root, 'generated', v, 'runtime'), { recursive: true });
     }
+    // a cuda-ts checkout: its generated code reaches the support sources by path
+    mkdirSync(join(root, 'src', 'runtime'), { recursive: true });
+    writeFileSync(join(root, 'src', 'runtime', 'index.ts'), '');
     const log: string[] = [];
     expect(run(['--check', '--out', root, '--modules', 'runtime'], (s) => log.push(s))).toBe(0);
     const raw = join(root, 'generated', '13.0', 'runtime', 'raw.ts');
