@@ -1,0 +1,162 @@
+// README truth: every ```ts block of README.md is type-checked as a user's file would be, with the
+// package names resolving to this repository's sources (`cuda-ts/objects` → src/index.ts,
+// `cuda-ts/13.0/driver/raw` → generated/13.0/driver/raw.ts, `@cuda-ts/driver` → the newest release's
+// driver, …). A block that uses top-level await is checked as an ES module (module esnext, bundler
+// resolution); the others as CommonJS (module commonjs, as this repository compiles). No GPU needed:
+// nothing runs.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = join(__dirname, '..');
+
+/** One fenced TypeScript block: its 1-based line in README.md and its text. */
+export interface ReadmeBlock {
+  line: number;
+  code: string;
+}
+
+/** Every ```ts / ```typescript block of a markdown text. */
+export function typescriptBlocks(markdown: string): ReadmeBlock[] {
+  const blocks: ReadmeBlock[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(```+|~~~+)\s*(ts|typescript|tsx)\b/.exec(lines[i]);
+    if (!open) continue;
+    const fence = open[2];
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length && !lines[j].trimStart().startsWith(fence); j++) body.push(lines[j]);
+    blocks.push({ line: i + 1, code: body.join('\n') });
+    i = j;
+  }
+  return blocks;
+}
+
+/** True when the block awaits at its top level (outside any function), so it must be an ES module. */
+export function usesTopLevelAwait(code: string): boolean {
+  const file = ts.createSourceFile('block.ts', code, ts.ScriptTarget.ES2022, true);
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || ts.isFunctionLike(node) || ts.isClassLike(node)) return;
+    if (ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier)) found = true;
+    else ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(file, visit);
+  return found;
+}
+
+/** `paths` mapping the published package names onto the repository's sources. */
+function packagePaths(): Record<string, string[]> {
+  const releases = readdirSync(join(ROOT, 'generated')).filter((r) => /^\d+\.\d+$/.test(r));
+  const newest = releases.sort((a, b) => Number(b.split('.')[0]) * 1000 + Number(b.split('.')[1]) - (Number(a.split('.')[0]) * 1000 + Number(a.split('.')[1])))[0];
+  return {
+    'cuda-ts': [`generated/${newest}/driver/index.ts`],
+    'cuda-ts/objects': ['src/index.ts'],
+    'cuda-ts/runtime-support': ['src/runtime/index.ts'],
+    'cuda-ts/driver': [`generated/${newest}/driver/index.ts`],
+    'cuda-ts/runtime': [`generated/${newest}/runtime/index.ts`],
+    'cuda-ts/*/raw': ['generated/*/raw.ts'],
+    'cuda-ts/*/types': ['generated/*/types.ts'],
+    'cuda-ts/*': ['generated/*/index.ts'],
+    '@cuda-ts/runtime-support': ['src/runtime/index.ts'],
+    '@cuda-ts/*/raw': [`generated/${newest}/*/raw.ts`],
+    '@cuda-ts/*/types': [`generated/${newest}/*/types.ts`],
+    '@cuda-ts/*': [`generated/${newest}/*/index.ts`],
+  };
+}
+
+/** Type-checks `files` (absolute paths) as one program (a program costs seconds: the generated
+ *  modules are large); the errors found in each of those files, by file. */
+export function typeCheck(files: string[], esm: boolean): Map<string, string[]> {
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
+    module: esm ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
+    moduleResolution: esm ? ts.ModuleResolutionKind.Bundler : ts.ModuleResolutionKind.Node10,
+    strict: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ['node'],
+    typeRoots: [join(ROOT, 'node_modules', '@types')],
+    baseUrl: ROOT,
+    paths: packagePaths(),
+  };
+  const program = ts.createProgram(files, options);
+  const byFile = new Map<string, string[]>();
+  for (const file of files) {
+    const errors: string[] = [];
+    byFile.set(file, errors);
+    const source = program.getSourceFile(file);
+    if (!source) {
+      errors.push(`${file}: not in the program`);
+      continue;
+    }
+    for (const d of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
+      const { line } = d.start !== undefined ? source.getLineAndCharacterOfPosition(d.start) : { line: 0 };
+      errors.push(`line ${line + 1} of the block: TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    }
+  }
+  return byFile;
+}
+
+// One program per module kind for every block, plus the checker's own probes: a file with a real type
+// error (it must be reported) and a correct ESM file (it must not).
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const blocks = typescriptBlocks(readme).map((b) => ({ ...b, esm: usesTopLevelAwait(b.code) }));
+const PROBE_BAD = "import { cuInit } from 'cuda-ts/driver';\ncuInit('0');\n";
+const PROBE_GOOD = "import * as raw from 'cuda-ts/13.0/driver/raw';\nconst n = new Int32Array(1);\nconst s: number = raw.cuDeviceGetCount(n);\nawait Promise.resolve(s);\n";
+let dir = '';
+const results = new Map<string, string[]>();
+const fileOf = (name: string, esm: boolean) => join(dir, `${name}.${esm ? 'mts' : 'ts'}`);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cuda-ts-readme-'));
+  const files = { esm: [] as string[], cjs: [] as string[] };
+  const add = (name: string, code: string, esm: boolean) => {
+    const file = fileOf(name, esm);
+    // `export {}` keeps a block without imports a module of its own (no clash between blocks' names).
+    writeFileSync(file, `${code}\nexport {};\n`);
+    files[esm ? 'esm' : 'cjs'].push(file);
+  };
+  for (const b of blocks) add(`readme-line-${b.line}`, b.code, b.esm);
+  add('probe-bad', PROBE_BAD, false);
+  add('probe-good', PROBE_GOOD, true);
+  for (const esm of [false, true]) for (const [f, e] of typeCheck(files[esm ? 'esm' : 'cjs'], esm)) results.set(f, e);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('README.md: every TypeScript block type-checks', () => {
+  test('the README has TypeScript blocks to check', () => {
+    expect(blocks.length).toBeGreaterThan(0);
+  });
+
+  for (const block of blocks) {
+    test(`the block at README.md line ${block.line} (${block.esm ? 'ES module: top-level await' : 'CommonJS'})`, () => {
+      expect(results.get(fileOf(`readme-line-${block.line}`, block.esm))).toEqual([]);
+    });
+  }
+});
+
+describe('the README block checker itself', () => {
+  test('finds fenced ts blocks with their lines, ignores other languages', () => {
+    const md = 'text\n```ts\nconst a = 1;\n```\n```js\nconst b = 2;\n```\n```typescript\nlet c: number = 3;\n```\n';
+    expect(typescriptBlocks(md)).toEqual([
+      { line: 2, code: 'const a = 1;' },
+      { line: 8, code: 'let c: number = 3;' },
+    ]);
+  });
+
+  test('tells top-level await from await inside a function', () => {
+    expect(usesTopLevelAwait('await Promise.resolve(1);')).toBe(true);
+    expect(usesTopLevelAwait('async function f() { await 1; }')).toBe(false);
+    expect(usesTopLevelAwait('for await (const x of []) {}')).toBe(true);
+  });
+
+  test('reports a real type error in a block (CommonJS), and none in a correct ES module with top-level await', () => {
+    expect(results.get(fileOf('probe-bad', false))).toEqual([expect.stringMatching(/^line 2 of the block: TS2345 /)]);
+    expect(results.get(fileOf('probe-good', true))).toEqual([]);
+  });
+});
