@@ -3,9 +3,13 @@
 //   tsx scripts/pack-modules.ts [--only a,b] [--dist DIR] [--out DIR] [--no-build] [--no-pack] [--revision N]
 //
 // Packages (tarballs in dist/packages/, with manifest.json listing them):
-//   cuda-ts                     everything: every module of every release, the objects layer, the support code;
-//                               its package.json is the root one (same "exports"), less scripts and dev tools.
+//   cuda-ts                     every module of every release, the objects layer and the `cuda-ts` bin (doctor);
+//                               its package.json is the root one (same "exports"), less scripts and dev tools,
+//                               plus a dependency on the support package: its `cuda-ts/runtime-support` entry
+//                               re-exports that package, and its code imports it (rewritten from src/runtime),
+//                               so one CudaError class serves cuda-ts and every @cuda-ts/<module> installed with it.
 //   @cuda-ts/runtime-support    src/runtime compiled: the support code generated modules import.
+//   @cuda-ts/gen                the generator (generator/ compiled) and its `cuda-ts-gen` bin; depends on zod.
 //   @cuda-ts/<module>           one module of one release, versioned <release>.<revision> (13.0.100,
 //                               12.6.100: two versions of one package); depends on koffi and the support
 //                               package only (its `../../../src/runtime` imports are rewritten to it).
@@ -133,16 +137,29 @@ function listSources(dir = join(ROOT, 'src'), prefix = ''): string[] {
 interface Selection {
   main: boolean;
   support: boolean;
+  gen: boolean;
   modules: ModuleEntry[];
 }
 
+/** `generator/**.ts` relative to the repository (what @cuda-ts/gen ships, compiled). */
+function listGeneratorSources(dir = join(ROOT, 'generator'), prefix = 'generator/'): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...listGeneratorSources(full, `${prefix}${name}/`));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(`${prefix}${name.slice(0, -3)}`);
+  }
+  return out;
+}
+
 function select(only: string[] | undefined, all: ModuleEntry[]): Selection {
-  if (!only || only.length === 0) return { main: true, support: true, modules: all };
-  const sel: Selection = { main: false, support: false, modules: [] };
+  if (!only || only.length === 0) return { main: true, support: true, gen: true, modules: all };
+  const sel: Selection = { main: false, support: false, gen: false, modules: [] };
   for (const raw of only) {
     const s = raw.trim();
     if (!s) continue;
     if (s === 'cuda-ts') sel.main = true;
+    else if (s === 'gen' || s === `${SCOPE}/gen`) sel.gen = true;
     else if (s === 'runtime-support' || s === SUPPORT) sel.support = true;
     else {
       const name = s.startsWith(`${SCOPE}/`) ? s.slice(SCOPE.length + 1) : s;
@@ -151,8 +168,8 @@ function select(only: string[] | undefined, all: ModuleEntry[]): Selection {
       for (const h of hits) if (!sel.modules.includes(h)) sel.modules.push(h);
     }
   }
-  // Module packages are unusable without the support package they depend on.
-  if (sel.modules.length > 0) sel.support = true;
+  // Module packages and cuda-ts are unusable without the support package they depend on.
+  if (sel.modules.length > 0 || sel.main) sel.support = true;
   return sel;
 }
 
@@ -285,8 +302,27 @@ function toSupport(file: string): (text: string) => string {
   };
 }
 
-function readme(title: string, body: string): string {
-  return `# ${title}\n\n${body.trim()}\n\nPart of [cuda-ts](https://www.npmjs.com/package/cuda-ts): CUDA bindings generated from NVIDIA's headers, called through [koffi](https://koffi.dev). Needs Node.js 20 or newer and, to call anything, the CUDA library at run time; importing loads nothing.\n`;
+/** The Node.js lines of `engines` in words: "^20 || ^22" → "Node.js 20 or 22". */
+export function nodeLines(engines: Record<string, string> | undefined): string {
+  const range = engines?.node ?? '';
+  const majors = [...range.matchAll(/\^(\d+)/g)].map((m) => m[1]);
+  if (majors.length > 0) return `Node.js ${majors.slice(0, -1).join(', ')}${majors.length > 1 ? ' or ' : ''}${majors[majors.length - 1]}`;
+  return range ? `Node.js ${range}` : 'Node.js';
+}
+
+function readme(root: RootPackage, title: string, body: string): string {
+  return `# ${title}\n\n${body.trim()}\n\nPart of [cuda-ts](https://www.npmjs.com/package/cuda-ts): CUDA bindings generated from NVIDIA's headers, called through [koffi](https://koffi.dev). Needs ${nodeLines(root.engines)} and, to call anything, the CUDA library at run time; importing loads nothing. MIT licensed (LICENSE).\n`;
+}
+
+/** Rewrites the imports of src/runtime in the compiled file `rel` (relative to dist, no extension) to
+ *  the support package, and proves that nothing inside src/runtime is still imported by path. */
+function supportImports(rel: string): (text: string) => string {
+  const spec = relTarget(join(ROOT, `${rel}.js`), join(ROOT, 'src', 'runtime'));
+  return (text) => {
+    const out = text.split(`"${spec}"`).join(`"${SUPPORT}"`).split(`'${spec}'`).join(`'${SUPPORT}'`);
+    if (out.includes(`"${spec}/`) || out.includes(`'${spec}/`)) throw new Error(`${rel}: imports a file inside src/runtime (${spec}/…); only its index is in ${SUPPORT}`);
+    return out;
+  };
 }
 
 function writeJson(file: string, value: unknown): void {
@@ -316,7 +352,7 @@ function stageSupport(root: RootPackage, dist: string, dir: string, sources: str
     dependencies: { koffi: root.dependencies.koffi },
     publishConfig: { access: 'public' },
   });
-  write(join(dir, 'README.md'), readme(SUPPORT, `The run-time support that every \`${SCOPE}/<module>\` package imports: finding and loading CUDA's shared libraries, binding functions on first call, \`CudaError\` and its subclasses, koffi type helpers. You rarely import it yourself; \`import { CudaError } from '${SUPPORT}'\` catches the errors of every module.`));
+  write(join(dir, 'README.md'), readme(root, SUPPORT, `The run-time support that every \`${SCOPE}/<module>\` package imports: finding and loading CUDA's shared libraries, binding functions on first call, \`CudaError\` and its subclasses, koffi type helpers. You rarely import it yourself; \`import { CudaError } from '${SUPPORT}'\` catches the errors of every module, and \`cuda-ts\` depends on this package too (its \`cuda-ts/runtime-support\` entry is this package), so one \`CudaError\` class serves all of them.`));
 }
 
 function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntry, version: string, names: Names): void {
@@ -332,6 +368,8 @@ function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntr
   const spec = MODULES.find((m) => m.name === e.module);
   const title = spec?.title ?? `${e.module} API`;
   const name = `${SCOPE}/${e.module}`;
+  // A real function of this module for the README's example (typed-layer functions start lowercase).
+  const example = (names[`generated/${e.release}/${e.module}/index`] ?? []).find((n) => /^[a-z]/.test(n) && n !== 'configure') ?? 'configure';
   writeJson(join(dir, 'package.json'), {
     name,
     version,
@@ -350,33 +388,96 @@ function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntr
     publishConfig: { access: 'public' },
     cudaTs: { module: e.module, cudaRelease: e.release },
   });
-  write(join(dir, 'README.md'), readme(`${name} ${version}`, `
-${title}, generated from the CUDA ${e.release} headers. The version is \`${e.release}.<revision>\`: install \`${name}@~${e.release}.0\` to stay on the CUDA ${e.release} bindings.
+  write(join(dir, 'README.md'), readme(root, `${name} ${version}`, `
+${title}, generated from the CUDA ${e.release} headers. The version is \`${e.release}.<revision>\`: install \`${name}@~${e.release}.0\` to stay on the CUDA ${e.release} bindings. It depends on \`${SUPPORT}\` (library discovery, the lazy binder, \`CudaError\`), which every installed module shares.
 
 \`\`\`js
-import { ${e.module === 'driver' ? 'cuInit' : '…'} } from '${name}';       // typed: throws CudaError, returns out-parameters
+import { ${example} } from '${name}';   // typed: throws a CudaError subclass, returns out-parameters
 import * as raw from '${name}/raw';     // C-exact: returns the status code
-const { ${e.module === 'driver' ? 'cuInit' : '…'} } = require('${name}'); // CommonJS works the same way
-\`\`\``));
+\`\`\`
+
+CommonJS works the same way (\`const { ${example} } = require('${name}')\`). A call loads the library on first use; when it cannot be found, the call throws \`CudaLibraryError\` listing every path tried (set \`${spec?.env ?? `CUDA_TS_${e.module.toUpperCase()}_LIBRARY`}\` to the file to choose one).`));
 }
 
 function stageMain(root: RootPackage, dist: string, dir: string, sources: string[], modules: ModuleEntry[]): void {
+  // Every import of src/runtime becomes the support package: one copy of it, however packages combine.
   const both = (rel: string): void => {
     for (const ext of ['.js', '.d.ts']) {
-      copy(join(dist, `${rel}${ext}`), join(dir, 'dist', `${rel}${ext}`));
+      copy(join(dist, `${rel}${ext}`), join(dir, 'dist', `${rel}${ext}`), supportImports(rel));
     }
   };
-  for (const s of sources) both(`src/${s}`);
+  for (const s of sources.filter((x) => !x.startsWith('runtime/'))) both(`src/${s}`);
   for (const e of modules) for (const file of moduleFiles(e)) both(`generated/${e.release}/${e.module}/${file}`);
+  // The `cuda-ts/runtime-support` entry: the support package itself.
+  write(join(dir, 'dist', 'src', 'runtime', 'index.js'), `'use strict';\n// cuda-ts/runtime-support is ${SUPPORT}: one CudaError class for cuda-ts and every ${SCOPE}/<module>.\nmodule.exports = require(${JSON.stringify(SUPPORT)});\n`);
+  write(join(dir, 'dist', 'src', 'runtime', 'index.d.ts'), `export * from ${JSON.stringify(SUPPORT)};\n`);
+  copy(join(ROOT, 'bin', 'cuda-ts.js'), join(dir, 'bin', 'cuda-ts.js'));
   for (const entry of ['src/index', 'src/runtime/index', ...modules.flatMap((e) => LAYERS.map((l) => `generated/${e.release}/${e.module}/${l}`))]) {
     for (const ext of ['.js', '.d.ts']) copy(join(dist, 'esm', `${entry}${ext}`), join(dir, 'dist', 'esm', `${entry}${ext}`));
   }
   copy(join(dist, 'package.json'), join(dir, 'dist', 'package.json'));
   copy(join(dist, 'esm', 'package.json'), join(dir, 'dist', 'esm', 'package.json'));
-  // The root package.json less what only the repository uses (scripts, dev tools, the generator's bin).
+  // The root package.json less what only the repository uses (scripts, dev tools, the generator's bin,
+  // which is @cuda-ts/gen's), plus the support package as a dependency.
   const { scripts: _s, devDependencies: _d, bin: _b, private: _p, ...published } = root;
-  writeJson(join(dir, 'package.json'), published);
+  writeJson(join(dir, 'package.json'), {
+    ...published,
+    bin: { 'cuda-ts': 'bin/cuda-ts.js' },
+    dependencies: { ...root.dependencies, [SUPPORT]: `^${root.version}` },
+  });
   copy(join(ROOT, 'README.md'), join(dir, 'README.md'));
+}
+
+/** `sources` (compiled, relative to dist) and every file they require by relative path, transitively
+ *  (the generator imports a few facts of src/runtime, e.g. the minimum driver of each release). */
+function withRelativeRequires(dist: string, sources: string[]): string[] {
+  const seen = new Set<string>();
+  const queue = [...sources];
+  while (queue.length > 0) {
+    const rel = queue.pop()!;
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    const text = readFileSync(join(dist, `${rel}.js`), 'utf8');
+    for (const m of text.matchAll(/require\("(\.\.?\/[^"]+)"\)/g)) {
+      const target = relative(dist, resolve(dist, dirname(rel), m[1])).split('\\').join('/').replace(/\.js$/, '');
+      queue.push(existsSync(join(dist, `${target}.js`)) ? target : `${target}/index`);
+    }
+  }
+  return [...seen].sort();
+}
+
+function stageGen(root: RootPackage, dist: string, dir: string, sources: string[]): void {
+  for (const s of withRelativeRequires(dist, sources)) copy(join(dist, `${s}.js`), join(dir, 'dist', `${s}.js`));
+  copy(join(ROOT, 'bin', 'cuda-ts-gen.js'), join(dir, 'bin', 'cuda-ts-gen.js'));
+  writeJson(join(dir, 'dist', 'package.json'), { type: 'commonjs' });
+  const zod = (root.devDependencies as Record<string, string> | undefined)?.zod ?? (root.dependencies as Record<string, string>).zod;
+  if (!zod) throw new Error('package.json names no zod version (the generator validates its IR with zod)');
+  writeJson(join(dir, 'package.json'), {
+    name: `${SCOPE}/gen`,
+    version: root.version,
+    description: 'cuda-ts-gen: generates cuda-ts bindings from a CUDA toolkit\'s C headers (clang JSON AST → IR → TypeScript)',
+    keywords: ['cuda', 'nvidia', 'bindings', 'generator', 'clang'],
+    license: root.license,
+    engines: root.engines,
+    bin: { 'cuda-ts-gen': 'bin/cuda-ts-gen.js' },
+    dependencies: { zod },
+    publishConfig: { access: 'public' },
+  });
+  write(join(dir, 'README.md'), `# ${SCOPE}/gen
+
+\`cuda-ts-gen\`, the generator of [cuda-ts](https://www.npmjs.com/package/cuda-ts): it reads a CUDA toolkit's C headers
+with clang (\`clang\` or \`clang-19\` must be installed) and writes the IR (\`headers/<release>/<module>.json\`) and the
+bindings (\`generated/<release>/<module>/\`) under \`--out\`.
+
+\`\`\`sh
+npx cuda-ts-gen --list                                   # the modules it knows
+npx cuda-ts-gen --toolkit /usr/local/cuda --out . --modules driver,runtime
+\`\`\`
+
+The emitted TypeScript imports its run-time support as \`../../../src/runtime\`, the layout of a cuda-ts clone, so
+generate into a clone of cuda-ts (or a project with that layout); the published \`cuda-ts\` and \`${SCOPE}/<module>\`
+packages already hold the bindings of every supported release. Needs ${nodeLines(root.engines)}. MIT licensed (LICENSE).
+`);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -397,8 +498,9 @@ export function packModules(opts: PackOptions = {}): PackResult {
   const all = listModules();
   const sel = select(opts.only, all);
   const allSources = listSources();
-  // The support package ships src/runtime; the main package all of src/.
+  // The support package ships src/runtime; the main package the rest of src/ (compiled with it).
   const sources = sel.main ? allSources : sel.support ? allSources.filter((s) => s.startsWith('runtime/')) : [];
+  const genSources = sel.gen ? listGeneratorSources() : [];
   const modules = sel.main ? all : sel.modules;
   const entries = [
     ...(sel.main ? ['src/index'] : []),
@@ -407,7 +509,7 @@ export function packModules(opts: PackOptions = {}): PackResult {
   ];
 
   if (opts.build !== false) {
-    timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
+    timed('tsc', () => compile(dist, [...sources.map((s) => `src/${s}`), ...genSources, ...modules.flatMap((e) => moduleFiles(e).map((f) => `generated/${e.release}/${e.module}/${f}`))]));
   }
   const names = timed('esm', () => {
     const n = exportNames(dist, entries);
@@ -436,12 +538,18 @@ export function packModules(opts: PackOptions = {}): PackResult {
       stageSupport(root, dist, dir, allSources, names);
       staged.push({ dir, name: SUPPORT, version: root.version });
     }
+    if (sel.gen) {
+      const dir = join(stage, 'gen');
+      stageGen(root, dist, dir, genSources);
+      staged.push({ dir, name: `${SCOPE}/gen`, version: root.version });
+    }
     for (const e of sel.modules) {
       const dir = join(stage, `${e.module}-${e.release}`);
       const version = `${e.release}.${revision}${prerelease}`;
       stageModule(root, dist, dir, e, version, names);
       staged.push({ dir, name: `${SCOPE}/${e.module}`, version, module: `${e.release}/${e.module}` });
     }
+    for (const { dir } of staged) copy(join(ROOT, 'LICENSE'), join(dir, 'LICENSE'));
   });
 
   // One `npm pack` for all staged folders; --json names each tarball.
@@ -458,8 +566,8 @@ export function packModules(opts: PackOptions = {}): PackResult {
 }
 
 const USAGE = `usage: tsx scripts/pack-modules.ts [--only a,b] [--dist DIR] [--out DIR] [--no-build] [--no-pack] [--revision N]
-  --only a,b     packages: cuda-ts, runtime-support, <release>/<module> (13.0/driver), <module> (all
-                 releases), <release> (all modules); module packages bring runtime-support. Default: all
+  --only a,b     packages: cuda-ts, runtime-support, gen, <release>/<module> (13.0/driver), <module> (all
+                 releases), <release> (all modules); cuda-ts and module packages bring runtime-support. Default: all
   --dist DIR     tsc output and ESM wrappers (default: dist/, the root package's build)
   --out DIR      tarballs and manifest.json (default: DIST/packages)
   --no-build     use the existing tsc output in DIST

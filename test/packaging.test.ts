@@ -1,10 +1,12 @@
-// Packaging: runs scripts/pack-modules.ts for the support package, @cuda-ts/driver and @cuda-ts/nvrtc
-// (CUDA 13.0) and the main cuda-ts package, installs the tarballs into an empty project without the
-// network (koffi and its prebuilt binary are packed from node_modules; the npm cache is a fresh empty
-// folder, and --offline forbids the registry), then imports every entry point from ESM (.mjs) and
-// CommonJS (.cjs) in child node processes and type-checks a small file under moduleResolution node16
-// and bundler. No GPU: importing must load no CUDA library, and calls fail with CudaLibraryError
-// because the library variables name a file that is not a library.
+// Packaging, as a user gets the packages: runs scripts/pack-modules.ts for the support package,
+// @cuda-ts/driver and @cuda-ts/nvrtc (CUDA 13.0), the main cuda-ts package and @cuda-ts/gen, installs
+// combinations of the tarballs into empty projects without the network (koffi, its prebuilt binary and
+// zod are packed from node_modules; the npm cache is a fresh empty folder, and --offline forbids the
+// registry), then imports every entry point from ESM (.mjs) and CommonJS (.cjs) in child node
+// processes, runs both bins, checks one CudaError class however the packages combine, and type-checks
+// a small file under moduleResolution node16 and bundler. No GPU: importing must load no CUDA library,
+// and calls fail with CudaLibraryError because the library variables name a file that is not a library.
+// Slow (a tsc build and four npm installs): it runs in .ci/run and `npm run test:packaging`, not `npm test`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,11 @@ import type { PackedPackage } from '../scripts/pack-modules';
 
 const ROOT = join(__dirname, '..');
 const MODULES = join(ROOT, 'node_modules');
+
+function attempt(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -72,6 +79,7 @@ function childScript(kind: 'esm' | 'cjs'): string {
     driverUsesSupport: Object.getPrototypeOf(mods['@cuda-ts/driver'].DriverError) === support.CudaError,
     objects: require('cuda-ts/objects').Device === mods['cuda-ts/objects'].Device,
     objectsUseMainSupport: mods['cuda-ts/objects'].CudaError === mods['cuda-ts/runtime-support'].CudaError,
+    mainIsSupport: mods['cuda-ts/runtime-support'].CudaError === support.CudaError,
   };
   process.stdout.write(JSON.stringify(report));`;
   return kind === 'esm'
@@ -127,32 +135,45 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
   let tmp = '';
   let project = '';
   let packages: PackedPackage[] = [];
+  let vendor: string[] = [];
   let env: NodeJS.ProcessEnv = {};
   const timings: Record<string, number> = {};
+  const tarball = (name: string): string => {
+    const p = packages.find((x) => x.name === name);
+    if (!p) throw new Error(`no tarball for ${name}`);
+    return p.file;
+  };
+  /** A fresh project with `tarballs` (and the vendored koffi, zod) installed offline; its path. */
+  const install = (name: string, tarballs: string[]): string => {
+    const dir = join(tmp, name);
+    require('node:fs').mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `packaging-${name}`, version: '1.0.0', private: true }));
+    run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), ...tarballs, ...vendor], dir);
+    return dir;
+  };
 
   beforeAll(() => {
     tmp = mkdtempSync(join(tmpdir(), 'cuda-ts-packaging-'));
     let t0 = Date.now();
     // The packer, as `npm run pack:modules` runs it (tsx), on a subset; tsc writes under tmp.
     const tsx = require.resolve('tsx/cli');
-    run(process.execPath, [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,13.0/driver,13.0/nvrtc', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')], ROOT);
+    run(process.execPath, [tsx, 'scripts/pack-modules.ts', '--only', 'cuda-ts,gen,13.0/driver,13.0/nvrtc', '--dist', join(tmp, 'dist'), '--out', join(tmp, 'packages')], ROOT);
     packages = (JSON.parse(readFileSync(join(tmp, 'packages', 'manifest.json'), 'utf8')) as PackedPackage[]).map((p) => ({ ...p, file: join(tmp, 'packages', p.file) }));
     timings.pack = Date.now() - t0;
 
-    // koffi and its prebuilt binary (@koromix/koffi-<platform>) as tarballs, from node_modules.
+    // koffi and its prebuilt binary (@koromix/koffi-<platform>), and zod (@cuda-ts/gen's dependency),
+    // as tarballs from node_modules, in a folder of their own.
     t0 = Date.now();
-    const vendor = [join(MODULES, 'koffi')];
+    const sources = [join(MODULES, 'koffi'), join(MODULES, 'zod')];
     const koromix = join(MODULES, '@koromix');
-    if (existsSync(koromix)) for (const d of readdirSync(koromix)) vendor.push(join(koromix, d));
-    run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(tmp, 'packages'), ...vendor], tmp);
-    const tarballs = readdirSync(join(tmp, 'packages')).filter((f) => f.endsWith('.tgz')).map((f) => join(tmp, 'packages', f));
+    if (existsSync(koromix)) for (const d of readdirSync(koromix)) sources.push(join(koromix, d));
+    require('node:fs').mkdirSync(join(tmp, 'vendor'));
+    run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(tmp, 'vendor'), ...sources], tmp);
+    vendor = readdirSync(join(tmp, 'vendor')).filter((f) => f.endsWith('.tgz')).map((f) => join(tmp, 'vendor', f));
 
-    project = join(tmp, 'project');
-    PROJECT_OF_ERRORS.dir = project;
-    require('node:fs').mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'packaging-check', version: '1.0.0', private: true }));
     // --offline with an empty cache: any registry request fails. --ignore-scripts: nothing needs one.
-    run('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), ...tarballs], project);
+    project = install('project', packages.map((p) => p.file));
+    PROJECT_OF_ERRORS.dir = project;
     timings.install = Date.now() - t0;
 
     const notALibrary = join(tmp, 'not-a-library.so');
@@ -162,13 +183,13 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
 
   afterAll(() => {
     if (tmp && !process.env.CUDA_TS_KEEP_PACKAGING) rmSync(tmp, { recursive: true, force: true });
-    console.log(`packaging timings (ms): ${JSON.stringify(timings)}`);
+    if (process.env.CUDA_TS_TEST_VERBOSE) process.stderr.write(`packaging timings (ms): ${JSON.stringify(timings)}\n`);
   });
 
   test('the packer made the support, module and main packages with the right versions and dependencies', () => {
     const byName = Object.fromEntries(packages.map((p) => [p.name, p]));
     const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    expect(Object.keys(byName).sort()).toEqual(['@cuda-ts/driver', '@cuda-ts/nvrtc', '@cuda-ts/runtime-support', 'cuda-ts']);
+    expect(Object.keys(byName).sort()).toEqual(['@cuda-ts/driver', '@cuda-ts/gen', '@cuda-ts/nvrtc', '@cuda-ts/runtime-support', 'cuda-ts']);
     expect(byName['@cuda-ts/driver'].version).toMatch(/^13\.0\.\d+/);
     expect(byName['@cuda-ts/nvrtc'].version).toBe(byName['@cuda-ts/driver'].version);
     expect(byName['cuda-ts'].version).toBe(root.version);
@@ -184,9 +205,101 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
     expect(Object.keys(installed('@cuda-ts/runtime-support').dependencies)).toEqual(['koffi']);
     const main = installed('cuda-ts');
     expect(main.exports).toEqual(root.exports);
-    expect(main.dependencies).toEqual(root.dependencies);
+    // cuda-ts depends on the support package instead of bundling a copy of it.
+    expect(main.dependencies).toEqual({ ...root.dependencies, '@cuda-ts/runtime-support': `^${root.version}` });
+    expect(main.bin).toEqual({ 'cuda-ts': 'bin/cuda-ts.js' });
+    expect(main.engines).toEqual(root.engines);
     expect(main.scripts).toBeUndefined();
     expect(main.devDependencies).toBeUndefined();
+    const gen = installed('@cuda-ts/gen');
+    expect(gen.bin).toEqual({ 'cuda-ts-gen': 'bin/cuda-ts-gen.js' });
+    expect(Object.keys(gen.dependencies)).toEqual(['zod']);
+  });
+
+  test('every package carries the LICENSE, and each README names what that package has', () => {
+    const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(license).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} cuda-ts contributors\n/);
+    for (const p of packages) expect({ name: p.name, license: readFileSync(join(project, 'node_modules', p.name, 'LICENSE'), 'utf8') }).toEqual({ name: p.name, license });
+    for (const name of ['@cuda-ts/driver', '@cuda-ts/nvrtc']) {
+      const text = readFileSync(join(project, 'node_modules', name, 'README.md'), 'utf8');
+      const example = /import \{ (\w+) \} from '([^']+)'/.exec(text);
+      expect(example?.[2]).toBe(name);
+      // The README's example is a real function of the package.
+      const exported = run(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(name)})[${JSON.stringify(example?.[1])}])`], project, env);
+      expect({ name, example: example?.[1], exported }).toEqual({ name, example: example?.[1], exported: 'function' });
+      expect(text).toContain('@cuda-ts/runtime-support');
+      expect(text).not.toContain('…');
+    }
+    const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+    const majors = [...engines.matchAll(/\^(\d+)/g)].map((m) => m[1]);
+    for (const name of ['@cuda-ts/driver', '@cuda-ts/runtime-support', '@cuda-ts/gen']) {
+      const text = readFileSync(join(project, 'node_modules', name, 'README.md'), 'utf8');
+      for (const major of majors) expect({ name, mentions: text.includes(major) }).toEqual({ name, mentions: true });
+    }
+  });
+
+  test('cuda-ts ships no copy of the support code: its src/runtime is one re-export of the support package', () => {
+    const runtimeDir = join(project, 'node_modules/cuda-ts/dist/src/runtime');
+    expect(readdirSync(runtimeDir).sort()).toEqual(['index.d.ts', 'index.js']);
+    expect(readFileSync(join(runtimeDir, 'index.js'), 'utf8')).toContain('require("@cuda-ts/runtime-support")');
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const full = join(dir, e.name);
+        if (e.isDirectory()) walk(full);
+        else if (/\.(js|d\.ts)$/.test(e.name) && /["'](?:\.\.?\/)+(?:src\/)?runtime(?:\/[^"']*)?["']/.test(readFileSync(full, 'utf8')) && !full.startsWith(join(project, 'node_modules/cuda-ts/dist/esm/src/runtime'))) offenders.push(full);
+      }
+    };
+    walk(join(project, 'node_modules/cuda-ts/dist/src'));
+    walk(join(project, 'node_modules/cuda-ts/dist/generated'));
+    expect(offenders).toEqual([]);
+  });
+
+  test('the bins work as installed: `cuda-ts doctor` reports and exits 0/1, `cuda-ts-gen --list` lists the catalog', () => {
+    const doctor = attempt(process.execPath, [join(project, 'node_modules/.bin/cuda-ts'), 'doctor', '--json'], project, { ...process.env, NODE_PATH: '' });
+    expect([0, 1]).toContain(doctor.status);
+    expect(doctor.stderr).toBe('');
+    const report = JSON.parse(doctor.stdout);
+    expect(report.releases.map((r: { release: string }) => r.release)).toEqual(expect.arrayContaining(['13.0', '12.6']));
+    expect(report.usable).toBe(doctor.status === 0);
+    const gen = attempt(process.execPath, [join(project, 'node_modules/.bin/cuda-ts-gen'), '--list'], project, { ...process.env, NODE_PATH: '' });
+    expect({ status: gen.status, stderr: gen.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(gen.stdout).toMatch(/\bdriver\b/);
+    expect(gen.stdout).toMatch(/\bcublas\b/);
+  });
+
+  test('`npm publish --dry-run` of every tarball is clean (no warning but the dry run\'s not-logged-in notice)', () => {
+    for (const p of packages) {
+      const r = attempt('npm', ['publish', '--dry-run', '--ignore-scripts', '--offline', '--cache', join(tmp, 'npm-cache'), p.file], tmp);
+      const warnings = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /^npm (warn|err)/i.test(l) && !/requires you to be logged in/.test(l));
+      expect({ name: p.name, status: r.status, warnings }).toEqual({ name: p.name, status: 0, warnings: [] });
+    }
+  });
+
+  test('one CudaError class however the packages combine: a module alone, cuda-ts alone', () => {
+    const check = `
+      const support = require('@cuda-ts/runtime-support');
+      const out = {};
+      for (const [spec, fn] of JSON.parse(process.argv[1])) {
+        try { require(spec)[fn](0); out[spec] = 'no error'; }
+        catch (e) { out[spec] = { name: e.name, isCudaError: e instanceof support.CudaError }; }
+      }
+      try { out.objects = require('cuda-ts/objects').CudaError === support.CudaError && require('cuda-ts/runtime-support').CudaError === support.CudaError; } catch (e) { out.objects = e.code; }
+      process.stdout.write(JSON.stringify(out));`;
+    const notFound = { name: 'CUDA_TS_LIBRARY_NOT_FOUND', isCudaError: true };
+    const moduleAlone = install('module-alone', [tarball('@cuda-ts/runtime-support'), tarball('@cuda-ts/driver')]);
+    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['@cuda-ts/driver', 'cuInit']])], moduleAlone, env))).toEqual({ '@cuda-ts/driver': notFound, objects: 'MODULE_NOT_FOUND' });
+    const mainAlone = install('main-alone', [tarball('cuda-ts'), tarball('@cuda-ts/runtime-support')]);
+    expect(JSON.parse(run(process.execPath, ['-e', check, JSON.stringify([['cuda-ts/driver', 'cuInit'], ['cuda-ts/12.6/driver', 'cuInit']])], mainAlone, env))).toEqual({ 'cuda-ts/driver': notFound, 'cuda-ts/12.6/driver': notFound, objects: true });
+  });
+
+  test('a module tarball without the support tarball does not install, and npm names the missing package', () => {
+    const dir = join(tmp, 'module-without-support');
+    require('node:fs').mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'packaging-alone', version: '1.0.0', private: true }));
+    const r = attempt('npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--cache', join(tmp, 'npm-cache'), tarball('@cuda-ts/driver'), ...vendor], dir);
+    expect(r.status).not.toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/@cuda-ts(\/|%2f)runtime-support/i);
   });
 
   test('module packages import the support package, never a path outside themselves', () => {
@@ -215,12 +328,13 @@ describe('packages: pack, install offline, import from ESM and CommonJS, type-ch
       expect(report.releases).toEqual({ driver: '13.0', driver126: '12.6', pkg: '13.0' });
       expect(report.mapped).toEqual([]);
       const notFound = { name: 'CUDA_TS_LIBRARY_NOT_FOUND', code: -2 };
+      // One CudaError: cuda-ts and the module packages share the one support package.
       expect(report.errors).toEqual({
-        '@cuda-ts/driver cuInit': { ...notFound, supportInstance: true, mainInstance: false },
-        '@cuda-ts/nvrtc nvrtcVersion': { ...notFound, supportInstance: true, mainInstance: false },
-        'cuda-ts/driver cuInit': { ...notFound, supportInstance: false, mainInstance: true },
+        '@cuda-ts/driver cuInit': { ...notFound, supportInstance: true, mainInstance: true },
+        '@cuda-ts/nvrtc nvrtcVersion': { ...notFound, supportInstance: true, mainInstance: true },
+        'cuda-ts/driver cuInit': { ...notFound, supportInstance: true, mainInstance: true },
       });
-      expect(report.shared).toEqual({ driver: true, support: true, driverUsesSupport: true, objects: true, objectsUseMainSupport: true });
+      expect(report.shared).toEqual({ driver: true, support: true, driverUsesSupport: true, objects: true, objectsUseMainSupport: true, mainIsSupport: true });
     });
   }
 
