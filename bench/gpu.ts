@@ -235,7 +235,7 @@ function typedPasses(cuIn: Driver, S: State): Passes {
         cu.cuEventRecord(evA, st);
         cu.cuEventRecord(evB, st);
         cu.cuEventSynchronize(evB);
-        cu.cuEventElapsedTime(outF, evA, evB);
+        outF[0] = cu.cuEventElapsedTime(evA, evB);
       }
     },
     alloc_free_async_1MiB: (ops) => {
@@ -673,11 +673,13 @@ async function main(): Promise<void> {
           const optBlock = koffi.alloc('uint8_t', opt.length);
           new Uint8Array(koffi.view(optBlock, opt.length)).set(opt);
           const opts = BigUint64Array.of(BigInt(koffi.address(optBlock)));
+          void opts;
+          const optList = [`--gpu-architecture=${arch}`]; // the typed layer takes the options as strings
           return measure((ops) => {
             for (let i = 0; i < ops; i++) {
-              const prog = nv.nvrtcCreateProgram(SAXPY, 'saxpy.cu', 0, null, null);
+              const prog = nv.nvrtcCreateProgram(SAXPY, 'saxpy.cu', [], null);
               try {
-                nv.nvrtcCompileProgram(prog, 1, opts);
+                nv.nvrtcCompileProgram(prog, optList);
                 const buf = new Uint8Array(nv.nvrtcGetPTXSize(prog));
                 nv.nvrtcGetPTX(prog, buf);
                 if (!Buffer.from(buf.buffer).includes('.entry saxpy')) throw new Error('NVRTC output has no saxpy entry');

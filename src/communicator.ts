@@ -204,9 +204,7 @@ export class Communicator extends Resource {
   /** A new ncclUniqueId (128 bytes) for initRank; rank 0 usually makes it and sends it to the others. */
   static uniqueId(): Uint8Array {
     requireNccl('Communicator.uniqueId');
-    const id = new Uint8Array(nccl.NCCL_UNIQUE_ID_BYTES);
-    nccl.ncclGetUniqueId(id);
-    return id;
+    return nccl.ncclGetUniqueId(); // the 128 opaque bytes of an ncclUniqueId
   }
 
   /**

@@ -6,7 +6,6 @@ import * as drv from './driver';
 import * as jit from '../generated/13.0/nvjitlink';
 import { CudaLibraryError, CudaSymbolError, isArrayBuffer, isUint8Array, textFrom } from './runtime';
 import { Context, contextOf, describe } from './context';
-import { cStringArray } from './cstrings';
 import { Device } from './device';
 import { Resource } from './lifecycle';
 import { Module, type ModuleOptions } from './module';
@@ -101,9 +100,9 @@ export class Linker extends Resource {
     let logs: { error: Uint8Array; info: Uint8Array; opts: Int32Array; values: BigUint64Array } | undefined;
     let context: Context | undefined;
     if (!options.driver) {
-      const opts = cStringArray([`-arch=${arch}`, ...(options.lto ? ['-lto'] : []), ...(options.options ?? [])]);
+      const opts = [`-arch=${arch}`, ...(options.lto ? ['-lto'] : []), ...(options.options ?? [])];
       try {
-        jitHandle = jit.nvJitLinkCreate(opts.count, opts.pointers);
+        jitHandle = jit.nvJitLinkCreate(opts);
       } catch (e) {
         if (!(e instanceof CudaLibraryError || e instanceof CudaSymbolError)) throw e;
         if (options.lto) throw new LinkError('link-time optimization needs libnvJitLink, which could not be loaded', '', e);

@@ -1,6 +1,5 @@
 // Program: NVRTC runtime compilation of CUDA C++ to PTX, CUBIN or LTO-IR.
 import * as nvrtc from '../generated/13.0/nvrtc';
-import { cStringArray } from './cstrings';
 import { textFrom } from './runtime';
 import { Device } from './device';
 import { Resource } from './lifecycle';
@@ -80,9 +79,7 @@ export class Program extends Resource {
     const name = options.name ?? 'program.cu';
     const headers = Object.entries(options.headers ?? {});
     for (const [k, v] of headers) if (typeof v !== 'string') throw new TypeError(`header ${k} must be source text`);
-    const contents = cStringArray(headers.map(([, v]) => v));
-    const names = cStringArray(headers.map(([k]) => k));
-    const handle = nvrtc.nvrtcCreateProgram(source, name, headers.length, contents.pointers, names.pointers);
+    const handle = nvrtc.nvrtcCreateProgram(source, name, headers.map(([, v]) => v), headers.map(([k]) => k));
     super('Program', () => nvrtc.nvrtcDestroyProgram(handle));
     this.handle = handle;
     this.name = name;
@@ -108,9 +105,8 @@ export class Program extends Resource {
       if (arch) opts.push(`--gpu-architecture=${arch}`);
     }
     if (options.lto) opts.push('-dlto');
-    const args = cStringArray(opts);
     try {
-      nvrtc.nvrtcCompileProgram(this.handle, args.count, args.pointers);
+      nvrtc.nvrtcCompileProgram(this.handle, opts);
     } catch (e) {
       this.lastLog = this.readLog();
       throw new CompileError(this.name, this.lastLog, opts, e);

@@ -5,6 +5,7 @@ import { TypeModel } from './model';
 import { emitBinding, emitRaw } from './raw';
 import { emitTyped } from './typed';
 import { emitTypes } from './types';
+import { formatListing, resolveModule } from '../semantics';
 
 export const GENERATOR_VERSION = '0.1.0';
 
@@ -21,5 +22,7 @@ export function emitModule(ir: ModuleIR, spec: ModuleSpec, since: Map<string, st
     ['binding.ts', emitBinding(ctx)],
     ['raw.ts', emitRaw(ctx)],
     ['index.ts', emitTyped(ctx)],
+    // the resolved parameter semantics, one line per function: reviewed as the typed layer changes
+    ['signatures.txt', formatListing(ir, resolveModule(model), ctx.banner.replace(/^\/\//, '#'))],
   ]);
 }

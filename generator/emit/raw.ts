@@ -109,9 +109,13 @@ export function emitRaw(ctx: EmitContext): string {
   w.line(ctx.banner);
   w.line(`// Raw layer of the ${spec.title}: C-exact calls returning status codes. Out-parameters are`);
   w.line(`// typed arrays you provide (Int32Array, BigUint64Array, …). Functions bind on first call.`);
-  w.line(`import type { NativeFunction } from '../../../src/runtime';`);
+  const guards = new Map(ir.functions.map((fn) => [fn.name, rawGuards(model, fn)]));
+  const usesRecords = [...guards.values()].some((g) => g.some((l) => l.includes('records.')));
+  w.line(`import { checkRecord, rawCovers, type NativeFunction } from '../../../src/runtime';`);
   w.line(`import { binder } from './binding';`);
   w.line(`import type * as T from './types';`);
+  if (usesRecords) w.line(`import { records } from './types';`);
+  w.line(`void [checkRecord, rawCovers];`);
   w.line(`export * from './types';`);
   w.line(`export { binder, configure } from './binding';`);
   w.blank();
@@ -124,6 +128,7 @@ export function emitRaw(ctx: EmitContext): string {
     const notes = functionNotes(model, fn);
     w.line(`/** \`${cSignature(fn)}\` · ${fn.header} · CUDA ${ir.cudaVersion}${since ? ` (since ${since})` : ''}${notes.map((n) => ' ' + n).join('')} */`);
     w.block(`export function ${fn.name}(${params.join(', ')}): ${ret}`, () => {
+      for (const g of guards.get(fn.name)!) w.line(g);
       w.line(`return (${cache} ??= binder.native('${fn.name}'))(${fn.params.map((p) => safeIdent(p.name)).join(', ')});`);
     });
   }
@@ -137,6 +142,30 @@ export function emitRaw(ctx: EmitContext): string {
     w.line(`export const ${alias} = ${target};`);
   }
   return w.toString();
+}
+
+/** Checks the raw layer keeps: a typed array given for a `T *` must cover a T and hold elements of
+ *  T's size (else C writes past its end), and a record passed by value must have fields of the right
+ *  JS types (else koffi aborts the process). Nothing else: the raw layer stays C-exact. */
+function rawGuards(model: TypeModel, fn: FunctionDecl): string[] {
+  const lines: string[] = [];
+  fn.params.forEach((p, i) => {
+    const id = safeIdent(p.name);
+    const kind = model.kind(p.type);
+    if (kind.k === 'record') {
+      lines.push(`checkRecord('${fn.name}', '${p.name}', records.${kind.ts}(), ${id});`);
+      return;
+    }
+    if (kind.k !== 'pointer' || kind.constTarget) return;
+    const to = kind.toKind;
+    if (to.k === 'void' || to.k === 'funcptr' || to.k === 'array' || (to.k === 'int' && to.isChar)) return;
+    const { size } = model.sizeAlign(to);
+    if (!size) return;
+    const elem = to.k === 'record' ? 1 : size;
+    void i;
+    lines.push(`if (ArrayBuffer.isView(${id})) rawCovers('${fn.name}', '${p.name}', ${id}, ${size}, ${elem});`);
+  });
+  return lines;
 }
 
 const PRIMITIVES = /^(number|string|boolean|void|bigint|null|undefined)$/;

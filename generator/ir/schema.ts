@@ -26,7 +26,14 @@ export const CTypeSchema: z.ZodType<CType> = z.lazy(() =>
   ]),
 );
 
-export const ParamSchema = z.object({ name: z.string(), type: CTypeSchema });
+/** What a parameter's header documentation says, reduced to facts: an explicit direction
+ *  (an `[out]` on its param command) and cue words from a fixed vocabulary. The prose is never stored. */
+export const ParamDocSchema = z.object({
+  dir: z.enum(['in', 'out', 'inout']).optional(),
+  cues: z.array(z.enum(['returns', 'input', 'inout', 'array', 'count', 'optional'])),
+});
+
+export const ParamSchema = z.object({ name: z.string(), type: CTypeSchema, doc: ParamDocSchema.optional() });
 
 export const FunctionSchema = z.object({
   /** User-facing name (`cuMemAlloc`). */
@@ -103,6 +110,7 @@ export const ModuleIRSchema = z.object({
 });
 
 export type Param = z.infer<typeof ParamSchema>;
+export type ParamDoc = z.infer<typeof ParamDocSchema>;
 export type FunctionDecl = z.infer<typeof FunctionSchema>;
 export type EnumDecl = z.infer<typeof EnumSchema>;
 export type RecordDecl = z.infer<typeof RecordSchema>;

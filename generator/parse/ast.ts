@@ -1,7 +1,8 @@
 // Lowers clang's JSON AST (+ record layouts + macros) of one module to the IR. Pure: no I/O.
-// Comments (FullComment nodes) are never read: the IR holds facts, not NVIDIA's prose.
+// Doc comments are read only to classify parameters (`docFacts`): the IR keeps a direction and a few
+// cue words from a fixed vocabulary, never NVIDIA's prose.
 import { basename } from 'node:path';
-import type { CType, Constant, EnumDecl, Field, FunctionDecl, ModuleIR, RecordDecl, TypedefDecl } from '../ir/schema';
+import type { CType, Constant, EnumDecl, Field, FunctionDecl, ModuleIR, ParamDoc, RecordDecl, TypedefDecl } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
 import { anonKey, parseCType } from './ctype';
 import type { RecordLayout } from './layout';
@@ -340,10 +341,16 @@ export function lowerModule(input: LowerInput): ModuleIR {
   const aliases: Record<string, string> = {};
   const functions: FunctionDecl[] = fnNodes.map((f) => {
     const { name, others } = userName(f.name);
+    const docs = docFacts(f);
     for (const n of others) if (isApiName(n) || ownsName(n)) aliases[n] = name;
     const params = (f.inner ?? [])
       .filter((c: Node) => c.kind === 'ParmVarDecl')
-      .map((p: Node, i: number) => ({ name: p.name ?? `arg${i}`, type: fix(parseCType(p.type.qualType)) }));
+      .map((p: Node, i: number) => {
+        const param: FunctionDecl['params'][number] = { name: p.name ?? `arg${i}`, type: fix(parseCType(p.type.qualType)) };
+        const doc = docs.get(param.name);
+        if (doc) param.doc = doc;
+        return param;
+      });
     const fnType = parseCType(f.type.qualType);
     const returns = fnType.kind === 'function' ? fix(fnType.returns) : fix(fnType);
     const ptds = resolveIdentifier(ptdsMacros, name);
@@ -490,4 +497,32 @@ export function lowerModule(input: LowerInput): ModuleIR {
     constants,
     aliases: Object.fromEntries(Object.entries(aliases).sort(([a], [b]) => (a < b ? -1 : 1))),
   };
+}
+
+/** Cue words a parameter's documentation may carry (a fixed vocabulary: the prose itself is dropped). */
+const CUES: [cue: ParamDoc['cues'][number], test: RegExp][] = [
+  ['returns', /^\W*(returned|returns?\b|return(s)? the|location (to|where|of the (returned|output))|pointer to (the )?(returned|location|output|storage)|output\b|on (return|output)|upon return|will (be|contain|hold) (set|written|filled|returned)|filled (in )?with|written with|\(output\))/i],
+  ['returns', /\((output|out)\)/i],
+  ['inout', /\((input\/output|in\/out|inout)\)|\binput\/output\b/i],
+  ['input', /\((input|in)\)/i],
+  ['array', /^\W*(an? |the )?(\w+[- ])?(array|list|vector) of\b|\barray of\b/i],
+  ['count', /^\W*(the )?(number|count) of\b|\bsize of (the )?(array|list)\b|\bnumber of (elements|entries|bytes)\b/i],
+  ['optional', /\b(may|can|could) be (null|NULL)\b|\boptional(ly)?\b|\bif (not )?null\b|\bor NULL\b/i],
+];
+
+/** The documented facts of each parameter of a function: explicit `[in]`/`[out]`/`[in,out]`, cue words. */
+function docFacts(f: Node): Map<string, ParamDoc> {
+  const out = new Map<string, ParamDoc>();
+  const comment = (f.inner ?? []).find((c: Node) => c.kind === 'FullComment');
+  if (!comment) return out;
+  const text = (n: Node): string => (typeof n.text === 'string' ? n.text : '') + (n.inner ?? []).map(text).join('');
+  for (const c of comment.inner ?? []) {
+    if (c.kind !== 'ParamCommandComment' || typeof c.param !== 'string') continue;
+    const doc: ParamDoc = { cues: [] };
+    if (c.explicit && (c.direction === 'in' || c.direction === 'out' || c.direction === 'in,out')) doc.dir = c.direction === 'in,out' ? 'inout' : c.direction;
+    const words = text(c).replace(/\s+/g, ' ').trim();
+    for (const [cue, test] of CUES) if (test.test(words) && !doc.cues.includes(cue)) doc.cues.push(cue);
+    if (doc.dir || doc.cues.length) out.set(c.param, doc);
+  }
+  return out;
 }

@@ -55,9 +55,9 @@ function download<T extends Float32Array | Int32Array>(into: T, ptr: cu.CUdevice
 
 /** Compiles KERNEL with NVRTC; throws with the program log on error. */
 function compile(options: string[]): nvrtc.nvrtcProgram {
-  const prog = nvrtc.nvrtcCreateProgram(KERNEL, 'saxpy.cu', 0, null, null);
+  const prog = nvrtc.nvrtcCreateProgram(KERNEL, 'saxpy.cu', [], null);
   try {
-    nvrtc.nvrtcCompileProgram(prog, options.length, cstrings(options));
+    nvrtc.nvrtcCompileProgram(prog, options);
   } catch (e) {
     const size = nvrtc.nvrtcGetProgramLogSize(prog);
     const log = new Uint8Array(size);
@@ -120,8 +120,8 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     expect([...cubin.subarray(0, 4)]).toEqual([0x7f, 0x45, 0x4c, 0x46]); // ELF
     nvrtc.nvrtcDestroyProgram(cubinProg);
     // a compile error reports NVRTC_ERROR_COMPILATION through NvrtcError
-    const bad = nvrtc.nvrtcCreateProgram('this is not C++', 'bad.cu', 0, null, null);
-    expect(() => nvrtc.nvrtcCompileProgram(bad, 0, null)).toThrow(nvrtc.NvrtcError);
+    const bad = nvrtc.nvrtcCreateProgram('this is not C++', 'bad.cu', [], null);
+    expect(() => nvrtc.nvrtcCompileProgram(bad, [])).toThrow(nvrtc.NvrtcError);
     nvrtc.nvrtcDestroyProgram(bad);
   });
 
@@ -133,7 +133,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     expect(ltoir.length).toBeGreaterThan(0);
 
     const opts = ['-arch=sm_90', '-lto'];
-    const h = jit.nvJitLinkCreate(opts.length, cstrings(opts));
+    const h = jit.nvJitLinkCreate(opts);
     try {
       jit.nvJitLinkAddData(h, jit.nvJitLinkInputType.NVJITLINK_INPUT_LTOIR, ltoir, ltoir.length, 'saxpy');
       try {
@@ -165,7 +165,7 @@ describeGpu('CUDA library modules (13.0 bindings)', () => {
     nvrtc.nvrtcGetCUBIN(p2, cubin);
     nvrtc.nvrtcDestroyProgram(p2);
 
-    const h = fatbin.nvFatbinCreate(cstrings([]), 0);
+    const h = fatbin.nvFatbinCreate([]);
     try {
       fatbin.nvFatbinAddPTX(h, ptx, ptx.length, '90', 'saxpy_ptx', '');
       fatbin.nvFatbinAddCubin(h, cubin, cubin.length, '90', 'saxpy_cubin');

@@ -2,13 +2,13 @@
 // Typed layer of the cuBLASLt: throws CublasLtError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing cublasStatus_t from the cuBLASLt. `name` is the status name, `func` the C function. */
 export class CublasLtError extends CudaError {
@@ -39,34 +39,41 @@ function fail(func: string, code: number): CublasLtError {
 
 let cublasLtCreate$: Scratch | undefined;
 let cublasLtCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.6 Returns `lightHandle`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.6 Returns `lightHandle`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtCreate(): T.cublasLtHandle_t {
   const s = (cublasLtCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cublasLtCreate$c ??= binder.native('cublasLtCreate'))(s.slot(0));
   if (status !== 0) throw fail('cublasLtCreate', status);
   return s.address(0) as T.cublasLtHandle_t;
 }
 let cublasLtDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t): void {
+/** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
   if (status !== 0) throw fail('cublasLtDestroy', status);
 }
 let cublasLtDisableCpuInstructionsSetMask$c: NativeFunction | undefined;
-/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. */
+/** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtDisableCpuInstructionsSetMask(mask: number): number {
-  return (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
+  if ((mask >>> 0) !== mask) throw intError('cublasLtDisableCpuInstructionsSetMask', 'mask', 'u32', mask);
+  const result = (cublasLtDisableCpuInstructionsSetMask$c ??= binder.native('cublasLtDisableCpuInstructionsSetMask'))(mask);
+  return result;
 }
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetCudartVersion(): number {
-  return (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
+  const result = (cublasLtGetCudartVersion$c ??= binder.native('cublasLtGetCudartVersion'))();
+  return result;
 }
 let cublasLtGetProperty$: Scratch | undefined;
 let cublasLtGetProperty$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.6 Returns `value`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.6 Returns `value`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtGetProperty(type: T.libraryPropertyType): number {
   const s = (cublasLtGetProperty$ ??= new Scratch(1));
+  if ((type | 0) !== type) throw intError('cublasLtGetProperty', 'type', 'i32', type);
+  s.u64[0] = 0n;
   const status = (cublasLtGetProperty$c ??= binder.native('cublasLtGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('cublasLtGetProperty', status);
   return s.i32[0];
@@ -74,264 +81,432 @@ export function cublasLtGetProperty(type: T.libraryPropertyType): number {
 let cublasLtGetStatusName$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusName(cublasStatus_t status)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetStatusName(status_: T.cublasStatus_t): string | null {
-  return (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
+  if ((status_ | 0) !== status_) throw intError('cublasLtGetStatusName', 'status', 'i32', status_);
+  const result = (cublasLtGetStatusName$c ??= binder.native('cublasLtGetStatusName'))(status_);
+  return result;
 }
 let cublasLtGetStatusString$c: NativeFunction | undefined;
 /** `const char *cublasLtGetStatusString(cublasStatus_t status)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetStatusString(status_: T.cublasStatus_t): string | null {
-  return (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
+  if ((status_ | 0) !== status_) throw intError('cublasLtGetStatusString', 'status', 'i32', status_);
+  const result = (cublasLtGetStatusString$c ??= binder.native('cublasLtGetStatusString'))(status_);
+  return result;
 }
 let cublasLtGetVersion$c: NativeFunction | undefined;
 /** `size_t cublasLtGetVersion(void)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetVersion(): number {
-  return (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
+  const result = (cublasLtGetVersion$c ??= binder.native('cublasLtGetVersion'))();
+  return result;
 }
 let cublasLtHeuristicsCacheGetCapacity$: Scratch | undefined;
 let cublasLtHeuristicsCacheGetCapacity$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.6 Returns `capacity`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.6 Returns `capacity`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtHeuristicsCacheGetCapacity(): number {
   const s = (cublasLtHeuristicsCacheGetCapacity$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cublasLtHeuristicsCacheGetCapacity$c ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(s.slot(0));
   if (status !== 0) throw fail('cublasLtHeuristicsCacheGetCapacity', status);
   return s.size(0);
 }
 let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
+  if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || capacity % 1 !== 0) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
   if (status !== 0) throw fail('cublasLtHeuristicsCacheSetCapacity', status);
 }
 let cublasLtLoggerForceDisable$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtLoggerForceDisable(void)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerForceDisable(): void {
   const status = (cublasLtLoggerForceDisable$c ??= binder.native('cublasLtLoggerForceDisable'))();
   if (status !== 0) throw fail('cublasLtLoggerForceDisable', status);
 }
 let cublasLtLoggerOpenFile$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtLoggerOpenFile(logFile: string | T.Pointer): void {
+/** `cublasStatus_t cublasLtLoggerOpenFile(const char *logFile)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtLoggerOpenFile(logFile: string): void {
+  if (typeof logFile !== 'string') throw argError('cublasLtLoggerOpenFile', 'logFile', 'a string', logFile);
   const status = (cublasLtLoggerOpenFile$c ??= binder.native('cublasLtLoggerOpenFile'))(logFile);
   if (status !== 0) throw fail('cublasLtLoggerOpenFile', status);
 }
 let cublasLtLoggerSetCallback$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtLoggerSetCallback(cublasLtLoggerCallback_t callback)` · cublasLt.h · CUDA 12.6 Takes a C callback `callback` (callbacks.cublasLtLoggerCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
+  callbackArg('cublasLtLoggerSetCallback', 'callback', callback, true);
   const status = (cublasLtLoggerSetCallback$c ??= binder.native('cublasLtLoggerSetCallback'))(callback);
   if (status !== 0) throw fail('cublasLtLoggerSetCallback', status);
 }
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerSetFile(file: T.Pointer): void {
+  pointerArg('cublasLtLoggerSetFile', 'file', file, true);
   const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
   if (status !== 0) throw fail('cublasLtLoggerSetFile', status);
 }
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtLoggerSetLevel(int level)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerSetLevel(level: number): void {
+  if ((level | 0) !== level) throw intError('cublasLtLoggerSetLevel', 'level', 'i32', level);
   const status = (cublasLtLoggerSetLevel$c ??= binder.native('cublasLtLoggerSetLevel'))(level);
   if (status !== 0) throw fail('cublasLtLoggerSetLevel', status);
 }
 let cublasLtLoggerSetMask$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtLoggerSetMask(int mask)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtLoggerSetMask(mask: number): void {
+  if ((mask | 0) !== mask) throw intError('cublasLtLoggerSetMask', 'mask', 'i32', mask);
   const status = (cublasLtLoggerSetMask$c ??= binder.native('cublasLtLoggerSetMask'))(mask);
   if (status !== 0) throw fail('cublasLtLoggerSetMask', status);
 }
 let cublasLtMatmul$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.cublasLtMatmulAlgo_t | T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): void {
-  const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), workspace, workspaceSizeInBytes, stream);
+/** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: Uint8Array, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  pointerArg('cublasLtMatmul', 'computeDesc', computeDesc, true);
+  pointerArg('cublasLtMatmul', 'alpha', alpha, true);
+  pointerArg('cublasLtMatmul', 'A', A, true);
+  pointerArg('cublasLtMatmul', 'Adesc', Adesc, true);
+  pointerArg('cublasLtMatmul', 'B', B, true);
+  pointerArg('cublasLtMatmul', 'Bdesc', Bdesc, true);
+  pointerArg('cublasLtMatmul', 'beta', beta, true);
+  pointerArg('cublasLtMatmul', 'C', C, true);
+  pointerArg('cublasLtMatmul', 'Cdesc', Cdesc, true);
+  pointerArg('cublasLtMatmul', 'D', D, true);
+  pointerArg('cublasLtMatmul', 'Ddesc', Ddesc, true);
+  const algo$ = recordArg('cublasLtMatmul', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmul', 'workspace', workspace, true);
+  if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
+  const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo$, workspace, workspaceSizeInBytes, stream);
   if (status !== 0) throw fail('cublasLtMatmul', status);
 }
 let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoCapGetAttribute(algo: T.cublasLtMatmulAlgo_t | T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+/** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoCapGetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), attr, buf, sizeInBytes, s.slot(0));
+  const algo$ = recordArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+  s.u64[0] = 0n;
+  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo$, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.cublasLtMatmulAlgo_t | T.Pointer, result_: T.Pointer): void {
-  const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), result_);
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: Uint8Array, result_: T.Pointer): void {
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  pointerArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true);
+  pointerArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true);
+  pointerArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true);
+  pointerArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true);
+  pointerArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true);
+  const algo$ = recordArg('cublasLtMatmulAlgoCheck', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmulAlgoCheck', 'result', result_, true);
+  const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo$, result_);
   if (status !== 0) throw fail('cublasLtMatmulAlgoCheck', status);
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.cublasLtMatmulAlgo_t | T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+/** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoConfigGetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(isPointerLike(algo) ? algo : encodeRecord(records.cublasLtMatmulAlgo_t(), algo), attr, buf, sizeInBytes, s.slot(0));
+  const algo$ = recordArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+  s.u64[0] = 0n;
+  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo$, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
 }
 let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
 let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray: T.Pointer): number {
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray: T.Pointer): number {
   const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, true);
+  s.u64[0] = 0n;
   const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
   return s.i32[0];
 }
 let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
 let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
+/** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer): number {
   const s = (cublasLtMatmulAlgoGetIds$ ??= new Scratch(1));
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
+  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
+  if ((Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
+  if ((Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoGetIds', 'Btype', 'i32', Btype);
+  if ((Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoGetIds', 'Ctype', 'i32', Ctype);
+  if ((Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoGetIds', 'Dtype', 'i32', Dtype);
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetIds', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  pointerArg('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, true);
+  s.u64[0] = 0n;
   const status = (cublasLtMatmulAlgoGetIds$c ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetIds', status);
   return s.i32[0];
 }
 let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): void {
+/** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): void {
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
+  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoInit', 'scaleType', 'i32', scaleType);
+  if ((Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoInit', 'Atype', 'i32', Atype);
+  if ((Btype | 0) !== Btype) throw intError('cublasLtMatmulAlgoInit', 'Btype', 'i32', Btype);
+  if ((Ctype | 0) !== Ctype) throw intError('cublasLtMatmulAlgoInit', 'Ctype', 'i32', Ctype);
+  if ((Dtype | 0) !== Dtype) throw intError('cublasLtMatmulAlgoInit', 'Dtype', 'i32', Dtype);
+  if ((algoId | 0) !== algoId) throw intError('cublasLtMatmulAlgoInit', 'algoId', 'i32', algoId);
+  pointerArg('cublasLtMatmulAlgoInit', 'algo', algo, true);
   const status = (cublasLtMatmulAlgoInit$c ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
   if (status !== 0) throw fail('cublasLtMatmulAlgoInit', status);
 }
+let cublasLtMatmulDescCreate$: Scratch | undefined;
 let cublasLtMatmulDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
-  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(matmulDesc, computeType, scaleType);
+/** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Returns `matmulDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulDescCreate(computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasLtMatmulDesc_t {
+  const s = (cublasLtMatmulDescCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulDescCreate', 'computeType', 'i32', computeType);
+  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescCreate', 'scaleType', 'i32', scaleType);
+  const status = (cublasLtMatmulDescCreate$c ??= binder.native('cublasLtMatmulDescCreate'))(s.slot(0), computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescCreate', status);
+  return s.address(0) as T.cublasLtMatmulDesc_t;
 }
 let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
+  pointerArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true);
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
   if (status !== 0) throw fail('cublasLtMatmulDescDestroy', status);
 }
 let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
 let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
+  pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+  s.u64[0] = 0n;
   const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
+  pointerArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
+  if ((computeType | 0) !== computeType) throw intError('cublasLtMatmulDescInit_internal', 'computeType', 'i32', computeType);
+  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatmulDescInit_internal$c ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
   if (status !== 0) throw fail('cublasLtMatmulDescInit_internal', status);
 }
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulDescSetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulDescSetAttribute', status);
 }
+let cublasLtMatmulPreferenceCreate$: Scratch | undefined;
 let cublasLtMatmulPreferenceCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): void {
-  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(pref);
+/** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6 Returns `pref`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulPreferenceCreate(): T.cublasLtMatmulPreference_t {
+  const s = (cublasLtMatmulPreferenceCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  const status = (cublasLtMatmulPreferenceCreate$c ??= binder.native('cublasLtMatmulPreferenceCreate'))(s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulPreferenceCreate', status);
+  return s.address(0) as T.cublasLtMatmulPreference_t;
 }
 let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
+  pointerArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true);
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceDestroy', status);
 }
 let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
 let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
+  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
+  s.u64[0] = 0n;
   const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.Int64): void {
+  pointerArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
   const status = (cublasLtMatmulPreferenceInit_internal$c ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceInit_internal', status);
 }
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceSetAttribute', status);
 }
+let cublasLtMatrixLayoutCreate$: Scratch | undefined;
 let cublasLtMatrixLayoutCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
-  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(matLayout, type, rows, cols, ld);
+/** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Returns `matLayout`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatrixLayoutCreate(type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasLtMatrixLayout_t {
+  const s = (cublasLtMatrixLayoutCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
+  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
+  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
+  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
+  const status = (cublasLtMatrixLayoutCreate$c ??= binder.native('cublasLtMatrixLayoutCreate'))(s.slot(0), type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
+  return s.address(0) as T.cublasLtMatrixLayout_t;
 }
 let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
+  pointerArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true);
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
   if (status !== 0) throw fail('cublasLtMatrixLayoutDestroy', status);
 }
 let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
 let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
+  pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
+  s.u64[0] = 0n;
   const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
+  pointerArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
+  if ((type | 0) !== type) throw intError('cublasLtMatrixLayoutInit_internal', 'type', 'i32', type);
+  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'rows', rows, false);
+  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'cols', cols, false);
+  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'ld', ld, true);
   const status = (cublasLtMatrixLayoutInit_internal$c ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutInit_internal', status);
 }
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatrixLayoutSetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixLayoutSetAttribute$c ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutSetAttribute', status);
 }
 let cublasLtMatrixTransform$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t): void {
+/** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t | null, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t | null): void {
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  pointerArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true);
+  pointerArg('cublasLtMatrixTransform', 'alpha', alpha, true);
+  pointerArg('cublasLtMatrixTransform', 'A', A, true);
+  pointerArg('cublasLtMatrixTransform', 'Adesc', Adesc, true);
+  pointerArg('cublasLtMatrixTransform', 'beta', beta, true);
+  pointerArg('cublasLtMatrixTransform', 'B', B, true);
+  pointerArg('cublasLtMatrixTransform', 'Bdesc', Bdesc, true);
+  pointerArg('cublasLtMatrixTransform', 'C', C, true);
+  pointerArg('cublasLtMatrixTransform', 'Cdesc', Cdesc, true);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatrixTransform', 'stream', stream, true) as typeof stream;
   const status = (cublasLtMatrixTransform$c ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
   if (status !== 0) throw fail('cublasLtMatrixTransform', status);
 }
+let cublasLtMatrixTransformDescCreate$: Scratch | undefined;
 let cublasLtMatrixTransformDescCreate$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
-export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): void {
-  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(transformDesc, scaleType);
+/** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Returns `transformDesc`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatrixTransformDescCreate(scaleType: T.cudaDataType): T.cublasLtMatrixTransformDesc_t {
+  const s = (cublasLtMatrixTransformDescCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescCreate', 'scaleType', 'i32', scaleType);
+  const status = (cublasLtMatrixTransformDescCreate$c ??= binder.native('cublasLtMatrixTransformDescCreate'))(s.slot(0), scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescCreate', status);
+  return s.address(0) as T.cublasLtMatrixTransformDesc_t;
 }
 let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): void {
+  pointerArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true);
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescDestroy', status);
 }
 let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
 let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
+  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
+  s.u64[0] = 0n;
   const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): void {
+  pointerArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
+  if ((scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatrixTransformDescInit_internal$c ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
 }
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}. */
+/** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true);
+  if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
+  pointerArg('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, true, sizeInBytes);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatrixTransformDescSetAttribute$c ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescSetAttribute', status);
 }

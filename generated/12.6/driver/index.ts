@@ -2,13 +2,13 @@
 // Typed layer of the CUDA driver API: throws DriverError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, assertMayBlock, oneShotCallback, type JsCallback, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, assertMayBlock, oneShotCallback, type JsCallback, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing CUresult from the CUDA driver API. `name` is the status name, `func` the C function. */
 export class DriverError extends CudaError {
@@ -40,1269 +40,1739 @@ function fail(func: string, code: number): DriverError {
 
 let cuArray3DCreate$: Scratch | undefined;
 let cuArray3DCreate$c: NativeFunction | undefined;
-/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}. */
-export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | T.Pointer): T.CUarray {
+/** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArray3DCreate(pAllocateArray: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array): T.CUarray {
   const s = (cuArray3DCreate$ ??= new Scratch(1));
-  const status = (cuArray3DCreate$c ??= binder.native('cuArray3DCreate'))(s.slot(0), isPointerLike(pAllocateArray) ? pAllocateArray : encodeRecord(records.CUDA_ARRAY3D_DESCRIPTOR_st(), pAllocateArray));
+  s.u64[0] = 0n;
+  const pAllocateArray$ = recordArg('cuArray3DCreate', 'pAllocateArray', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pAllocateArray, false);
+  const status = (cuArray3DCreate$c ??= binder.native('cuArray3DCreate'))(s.slot(0), pAllocateArray$);
   if (status !== 0) throw fail('cuArray3DCreate', status);
   return s.address(0) as T.CUarray;
 }
 let cuArray3DGetDescriptor$c: NativeFunction | undefined;
-/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Returns `pArrayDescriptor`. Throws {@link DriverError}. */
-export function cuArray3DGetDescriptor(hArray: T.CUarray): T.CUDA_ARRAY3D_DESCRIPTOR_st {
+/** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Returns `pArrayDescriptor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(40);
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArray3DGetDescriptor', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArray3DGetDescriptor$c ??= binder.native('cuArray3DGetDescriptor'))(pArrayDescriptor$, hArray);
   if (status !== 0) throw fail('cuArray3DGetDescriptor', status);
   return decodeRecord<T.CUDA_ARRAY3D_DESCRIPTOR_st>(records.CUDA_ARRAY3D_DESCRIPTOR_st(), pArrayDescriptor$);
 }
 let cuArrayCreate$: Scratch | undefined;
 let cuArrayCreate$c: NativeFunction | undefined;
-/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}. */
-export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | T.Pointer): T.CUarray {
+/** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArrayCreate(pAllocateArray: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array): T.CUarray {
   const s = (cuArrayCreate$ ??= new Scratch(1));
-  const status = (cuArrayCreate$c ??= binder.native('cuArrayCreate'))(s.slot(0), isPointerLike(pAllocateArray) ? pAllocateArray : encodeRecord(records.CUDA_ARRAY_DESCRIPTOR_st(), pAllocateArray));
+  s.u64[0] = 0n;
+  const pAllocateArray$ = recordArg('cuArrayCreate', 'pAllocateArray', records.CUDA_ARRAY_DESCRIPTOR_st(), pAllocateArray, false);
+  const status = (cuArrayCreate$c ??= binder.native('cuArrayCreate'))(s.slot(0), pAllocateArray$);
   if (status !== 0) throw fail('cuArrayCreate', status);
   return s.address(0) as T.CUarray;
 }
 let cuArrayDestroy$c: NativeFunction | undefined;
-/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuArrayDestroy(hArray: T.CUarray): void {
+/** `CUresult cuArrayDestroy(CUarray hArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArrayDestroy(hArray: T.CUarray | null): void {
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayDestroy', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArrayDestroy$c ??= binder.native('cuArrayDestroy'))(hArray);
   if (status !== 0) throw fail('cuArrayDestroy', status);
 }
 let cuArrayGetDescriptor$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Returns `pArrayDescriptor`. Throws {@link DriverError}. */
-export function cuArrayGetDescriptor(hArray: T.CUarray): T.CUDA_ARRAY_DESCRIPTOR_st {
+/** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 12.6 Returns `pArrayDescriptor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(24);
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetDescriptor', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArrayGetDescriptor$c ??= binder.native('cuArrayGetDescriptor'))(pArrayDescriptor$, hArray);
   if (status !== 0) throw fail('cuArrayGetDescriptor', status);
   return decodeRecord<T.CUDA_ARRAY_DESCRIPTOR_st>(records.CUDA_ARRAY_DESCRIPTOR_st(), pArrayDescriptor$);
 }
 let cuArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.CUarray, device: number): void {
-  const status = (cuArrayGetMemoryRequirements$c ??= binder.native('cuArrayGetMemoryRequirements'))(memoryRequirements, array, device);
+/** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 12.6 Returns `memoryRequirements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+  const memoryRequirements$ = new Uint8Array(32);
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetMemoryRequirements', 'array', array, true) as typeof array;
+  if ((device | 0) !== device) throw intError('cuArrayGetMemoryRequirements', 'device', 'i32', device);
+  const status = (cuArrayGetMemoryRequirements$c ??= binder.native('cuArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cuArrayGetMemoryRequirements', status);
+  return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
 }
 let cuArrayGetPlane$: Scratch | undefined;
 let cuArrayGetPlane$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 12.6 Returns `pPlaneArray`. Throws {@link DriverError}. */
-export function cuArrayGetPlane(hArray: T.CUarray, planeIdx: number): T.CUarray {
+/** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 12.6 Returns `pPlaneArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArrayGetPlane(hArray: T.CUarray | null, planeIdx: number): T.CUarray {
   const s = (cuArrayGetPlane$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+  if ((planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
   const status = (cuArrayGetPlane$c ??= binder.native('cuArrayGetPlane'))(s.slot(0), hArray, planeIdx);
   if (status !== 0) throw fail('cuArrayGetPlane', status);
   return s.address(0) as T.CUarray;
 }
 let cuArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.CUarray): void {
-  const status = (cuArrayGetSparseProperties$c ??= binder.native('cuArrayGetSparseProperties'))(sparseProperties, array);
+/** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 12.6 Returns `sparseProperties`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuArrayGetSparseProperties(array: T.CUarray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
+  const sparseProperties$ = new Uint8Array(48);
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetSparseProperties', 'array', array, true) as typeof array;
+  const status = (cuArrayGetSparseProperties$c ??= binder.native('cuArrayGetSparseProperties'))(sparseProperties$, array);
   if (status !== 0) throw fail('cuArrayGetSparseProperties', status);
+  return decodeRecord<T.CUDA_ARRAY_SPARSE_PROPERTIES_st>(records.CUDA_ARRAY_SPARSE_PROPERTIES_st(), sparseProperties$);
 }
 let cuCoredumpGetAttribute$: Scratch | undefined;
 let cuCoredumpGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}. */
-export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer): number {
+/** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpGetAttribute$ ??= new Scratch(1));
+  if ((attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
+  pointerArg('cuCoredumpGetAttribute', 'value', value, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
+  s.u64[0] = BigInt(size as number | bigint);
   const status = (cuCoredumpGetAttribute$c ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s.slot(0));
   if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
   return s.size(0);
 }
 let cuCoredumpGetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpGetAttributeGlobal$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}. */
-export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer): number {
+/** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpGetAttributeGlobal$ ??= new Scratch(1));
+  if ((attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
+  pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
+  s.u64[0] = BigInt(size as number | bigint);
   const status = (cuCoredumpGetAttributeGlobal$c ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s.slot(0));
   if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
   return s.size(0);
 }
 let cuCoredumpSetAttribute$: Scratch | undefined;
 let cuCoredumpSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}. */
-export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer): number {
+/** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpSetAttribute$ ??= new Scratch(1));
+  if ((attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
+  pointerArg('cuCoredumpSetAttribute', 'value', value, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
+  s.u64[0] = BigInt(size as number | bigint);
   const status = (cuCoredumpSetAttribute$c ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s.slot(0));
   if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
   return s.size(0);
 }
 let cuCoredumpSetAttributeGlobal$: Scratch | undefined;
 let cuCoredumpSetAttributeGlobal$c: NativeFunction | undefined;
-/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}. */
-export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer): number {
+/** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 12.6 Returns `size`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Int64): number {
   const s = (cuCoredumpSetAttributeGlobal$ ??= new Scratch(1));
+  if ((attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
+  pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
+  s.u64[0] = BigInt(size as number | bigint);
   const status = (cuCoredumpSetAttributeGlobal$c ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s.slot(0));
   if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
   return s.size(0);
 }
 let cuCtxAttach$: Scratch | undefined;
 let cuCtxAttach$c: NativeFunction | undefined;
-/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
+/** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxAttach(flags: number): T.CUcontext {
   const s = (cuCtxAttach$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cuCtxAttach', 'flags', 'u32', flags);
   const status = (cuCtxAttach$c ??= binder.native('cuCtxAttach'))(s.slot(0), flags);
   if (status !== 0) throw fail('cuCtxAttach', status);
   return s.address(0) as T.CUcontext;
 }
 let cuCtxCreate$: Scratch | undefined;
 let cuCtxCreate$c: NativeFunction | undefined;
-/** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
+/** `CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxCreate(flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cuCtxCreate', 'flags', 'u32', flags);
+  if ((dev | 0) !== dev) throw intError('cuCtxCreate', 'dev', 'i32', dev);
   const status = (cuCtxCreate$c ??= binder.native('cuCtxCreate'))(s.slot(0), flags, dev);
   if (status !== 0) throw fail('cuCtxCreate', status);
   return s.address(0) as T.CUcontext;
 }
 let cuCtxCreate_v3$: Scratch | undefined;
 let cuCtxCreate_v3$c: NativeFunction | undefined;
-/** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
-export function cuCtxCreate_v3(paramsArray: T.Pointer, numParams: number, flags: number, dev: number): T.CUcontext {
+/** `CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxCreate_v3(paramsArray: readonly (T.CUexecAffinityParam_st)[] | Uint8Array, flags: number, dev: number): T.CUcontext {
   const s = (cuCtxCreate_v3$ ??= new Scratch(1));
-  const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.slot(0), paramsArray, numParams, flags, dev);
+  s.u64[0] = 0n;
+  const paramsArray$ = recordArrayArg('cuCtxCreate_v3', 'paramsArray', records.CUexecAffinityParam_st(), paramsArray, false);
+  if ((flags >>> 0) !== flags) throw intError('cuCtxCreate_v3', 'flags', 'u32', flags);
+  if ((dev | 0) !== dev) throw intError('cuCtxCreate_v3', 'dev', 'i32', dev);
+  const numParams$n = paramsArray$.count;
+  const status = (cuCtxCreate_v3$c ??= binder.native('cuCtxCreate_v3'))(s.slot(0), paramsArray$.bytes, numParams$n, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate_v3', status);
   return s.address(0) as T.CUcontext;
 }
 let cuCtxCreate_v4$: Scratch | undefined;
 let cuCtxCreate_v4$c: NativeFunction | undefined;
-/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
-export function cuCtxCreate_v4(ctxCreateParams: T.Pointer, flags: number, dev: number): T.CUcontext {
+/** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`, `ctxCreateParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxCreate_v4(flags: number, dev: number): { pctx: T.CUcontext; ctxCreateParams: T.CUctxCreateParams_st } {
   const s = (cuCtxCreate_v4$ ??= new Scratch(1));
-  const status = (cuCtxCreate_v4$c ??= binder.native('cuCtxCreate_v4'))(s.slot(0), ctxCreateParams, flags, dev);
+  s.u64[0] = 0n;
+  const ctxCreateParams$ = new Uint8Array(24);
+  if ((flags >>> 0) !== flags) throw intError('cuCtxCreate_v4', 'flags', 'u32', flags);
+  if ((dev | 0) !== dev) throw intError('cuCtxCreate_v4', 'dev', 'i32', dev);
+  const status = (cuCtxCreate_v4$c ??= binder.native('cuCtxCreate_v4'))(s.slot(0), ctxCreateParams$, flags, dev);
   if (status !== 0) throw fail('cuCtxCreate_v4', status);
-  return s.address(0) as T.CUcontext;
+  return { pctx: s.address(0) as T.CUcontext, ctxCreateParams: decodeRecord<T.CUctxCreateParams_st>(records.CUctxCreateParams_st(), ctxCreateParams$) };
 }
 let cuCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuCtxDestroy(ctx: T.CUcontext): void {
+/** `CUresult cuCtxDestroy_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDestroy$c ??= binder.native('cuCtxDestroy'))(ctx);
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
 let cuCtxDetach$c: NativeFunction | undefined;
-/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxDetach(ctx: T.CUcontext): void {
+/** `CUresult cuCtxDetach(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxDetach(ctx: T.CUcontext | null): void {
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDetach$c ??= binder.native('cuCtxDetach'))(ctx);
   if (status !== 0) throw fail('cuCtxDetach', status);
 }
 let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxDisablePeerAccess(peerContext: T.CUcontext): void {
+/** `CUresult cuCtxDisablePeerAccess(CUcontext peerContext)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
+  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   const status = (cuCtxDisablePeerAccess$c ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
   if (status !== 0) throw fail('cuCtxDisablePeerAccess', status);
 }
 let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
-/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxEnablePeerAccess(peerContext: T.CUcontext, Flags: number): void {
+/** `CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
+  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
+  if ((Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
   const status = (cuCtxEnablePeerAccess$c ??= binder.native('cuCtxEnablePeerAccess'))(peerContext, Flags);
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
 }
 let cuCtxFromGreenCtx$: Scratch | undefined;
 let cuCtxFromGreenCtx$c: NativeFunction | undefined;
-/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 Returns `pContext`. Throws {@link DriverError}. */
-export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx): T.CUcontext {
+/** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 Returns `pContext`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxFromGreenCtx(hCtx: T.CUgreenCtx | null): T.CUcontext {
   const s = (cuCtxFromGreenCtx$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
   const status = (cuCtxFromGreenCtx$c ??= binder.native('cuCtxFromGreenCtx'))(s.slot(0), hCtx);
   if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
   return s.address(0) as T.CUcontext;
 }
 let cuCtxGetApiVersion$: Scratch | undefined;
 let cuCtxGetApiVersion$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.6 Returns `version`. Throws {@link DriverError}. */
-export function cuCtxGetApiVersion(ctx: T.CUcontext): number {
+/** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 12.6 Returns `version`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxGetApiVersion(ctx: T.CUcontext | null): number {
   const s = (cuCtxGetApiVersion$ ??= new Scratch(1));
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
+  s.u64[0] = 0n;
   const status = (cuCtxGetApiVersion$c ??= binder.native('cuCtxGetApiVersion'))(ctx, s.slot(0));
   if (status !== 0) throw fail('cuCtxGetApiVersion', status);
   return s.u32[0];
 }
 let cuCtxGetCacheConfig$: Scratch | undefined;
 let cuCtxGetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.6 Returns `pconfig`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 12.6 Returns `pconfig`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetCacheConfig(): T.CUfunc_cache {
   const s = (cuCtxGetCacheConfig$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuCtxGetCacheConfig$c ??= binder.native('cuCtxGetCacheConfig'))(s.slot(0));
   if (status !== 0) throw fail('cuCtxGetCacheConfig', status);
   return s.i32[0] as T.CUfunc_cache;
 }
 let cuCtxGetCurrent$: Scratch | undefined;
 let cuCtxGetCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetCurrent(): T.CUcontext {
   const s = (cuCtxGetCurrent$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuCtxGetCurrent$c ??= binder.native('cuCtxGetCurrent'))(s.slot(0));
   if (status !== 0) throw fail('cuCtxGetCurrent', status);
   return s.address(0) as T.CUcontext;
 }
 let cuCtxGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Returns `resource`. Throws {@link DriverError}. */
-export function cuCtxGetDevResource(hCtx: T.CUcontext, type: T.CUdevResourceType): T.CUdevResource_st {
+/** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResourceType): T.CUdevResource_st {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
+  if ((type | 0) !== type) throw intError('cuCtxGetDevResource', 'type', 'i32', type);
   const status = (cuCtxGetDevResource$c ??= binder.native('cuCtxGetDevResource'))(hCtx, resource$, type);
   if (status !== 0) throw fail('cuCtxGetDevResource', status);
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuCtxGetDevice$: Scratch | undefined;
 let cuCtxGetDevice$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.6 Returns `device`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 12.6 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetDevice(): number {
   const s = (cuCtxGetDevice$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuCtxGetDevice$c ??= binder.native('cuCtxGetDevice'))(s.slot(0));
   if (status !== 0) throw fail('cuCtxGetDevice', status);
   return s.i32[0];
 }
 let cuCtxGetExecAffinity$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.6 Returns `pExecAffinity`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 12.6 Returns `pExecAffinity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetExecAffinity(type: T.CUexecAffinityType): T.CUexecAffinityParam_st {
   const pExecAffinity$ = new Uint8Array(8);
+  if ((type | 0) !== type) throw intError('cuCtxGetExecAffinity', 'type', 'i32', type);
   const status = (cuCtxGetExecAffinity$c ??= binder.native('cuCtxGetExecAffinity'))(pExecAffinity$, type);
   if (status !== 0) throw fail('cuCtxGetExecAffinity', status);
   return decodeRecord<T.CUexecAffinityParam_st>(records.CUexecAffinityParam_st(), pExecAffinity$);
 }
 let cuCtxGetFlags$: Scratch | undefined;
 let cuCtxGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetFlags(): number {
   const s = (cuCtxGetFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuCtxGetFlags$c ??= binder.native('cuCtxGetFlags'))(s.slot(0));
   if (status !== 0) throw fail('cuCtxGetFlags', status);
   return s.u32[0];
 }
 let cuCtxGetId$: Scratch | undefined;
 let cuCtxGetId$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.6 Returns `ctxId`. Throws {@link DriverError}. */
-export function cuCtxGetId(ctx: T.CUcontext): bigint {
+/** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 12.6 Returns `ctxId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxGetId(ctx: T.CUcontext | null): bigint {
   const s = (cuCtxGetId$ ??= new Scratch(1));
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
+  s.u64[0] = 0n;
   const status = (cuCtxGetId$c ??= binder.native('cuCtxGetId'))(ctx, s.slot(0));
   if (status !== 0) throw fail('cuCtxGetId', status);
   return s.u64[0];
 }
 let cuCtxGetLimit$: Scratch | undefined;
 let cuCtxGetLimit$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.6 Returns `pvalue`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 12.6 Returns `pvalue`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetLimit(limit: T.CUlimit): number {
   const s = (cuCtxGetLimit$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((limit | 0) !== limit) throw intError('cuCtxGetLimit', 'limit', 'i32', limit);
   const status = (cuCtxGetLimit$c ??= binder.native('cuCtxGetLimit'))(s.slot(0), limit);
   if (status !== 0) throw fail('cuCtxGetLimit', status);
   return s.size(0);
 }
 let cuCtxGetSharedMemConfig$: Scratch | undefined;
 let cuCtxGetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.6 Returns `pConfig`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 12.6 Returns `pConfig`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetSharedMemConfig(): T.CUsharedconfig {
   const s = (cuCtxGetSharedMemConfig$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuCtxGetSharedMemConfig$c ??= binder.native('cuCtxGetSharedMemConfig'))(s.slot(0));
   if (status !== 0) throw fail('cuCtxGetSharedMemConfig', status);
   return s.i32[0] as T.CUsharedconfig;
 }
 let cuCtxGetStreamPriorityRange$: Scratch | undefined;
 let cuCtxGetStreamPriorityRange$c: NativeFunction | undefined;
-/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.6 Returns `leastPriority`, `greatestPriority`. Throws {@link DriverError}. */
+/** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 12.6 Returns `leastPriority`, `greatestPriority`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cuCtxGetStreamPriorityRange$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cuCtxGetStreamPriorityRange$c ??= binder.native('cuCtxGetStreamPriorityRange'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuCtxGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
 }
 let cuCtxPopCurrent$: Scratch | undefined;
 let cuCtxPopCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
+/** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxPopCurrent(): T.CUcontext {
   const s = (cuCtxPopCurrent$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuCtxPopCurrent$c ??= binder.native('cuCtxPopCurrent'))(s.slot(0));
   if (status !== 0) throw fail('cuCtxPopCurrent', status);
   return s.address(0) as T.CUcontext;
 }
 let cuCtxPushCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxPushCurrent(ctx: T.CUcontext): void {
+/** `CUresult cuCtxPushCurrent_v2(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxPushCurrent$c ??= binder.native('cuCtxPushCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxPushCurrent', status);
 }
 let cuCtxRecordEvent$c: NativeFunction | undefined;
-/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxRecordEvent(hCtx: T.CUcontext, hEvent: T.CUevent): void {
+/** `CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuCtxRecordEvent$c ??= binder.native('cuCtxRecordEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuCtxRecordEvent', status);
 }
 let cuCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuCtxResetPersistingL2Cache(void)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxResetPersistingL2Cache(): void {
   const status = (cuCtxResetPersistingL2Cache$c ??= binder.native('cuCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cuCtxResetPersistingL2Cache', status);
 }
 let cuCtxSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuCtxSetCacheConfig(CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetCacheConfig(config: T.CUfunc_cache): void {
+  if ((config | 0) !== config) throw intError('cuCtxSetCacheConfig', 'config', 'i32', config);
   const status = (cuCtxSetCacheConfig$c ??= binder.native('cuCtxSetCacheConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetCacheConfig', status);
 }
 let cuCtxSetCurrent$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxSetCurrent(ctx: T.CUcontext): void {
+/** `CUresult cuCtxSetCurrent(CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxSetCurrent$c ??= binder.native('cuCtxSetCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxSetCurrent', status);
 }
 let cuCtxSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuCtxSetFlags(unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetFlags(flags: number): void {
+  if ((flags >>> 0) !== flags) throw intError('cuCtxSetFlags', 'flags', 'u32', flags);
   const status = (cuCtxSetFlags$c ??= binder.native('cuCtxSetFlags'))(flags);
   if (status !== 0) throw fail('cuCtxSetFlags', status);
 }
 let cuCtxSetLimit$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuCtxSetLimit(CUlimit limit, size_t value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
+  if ((limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuCtxSetLimit', 'value', value, false);
   const status = (cuCtxSetLimit$c ??= binder.native('cuCtxSetLimit'))(limit, value);
   if (status !== 0) throw fail('cuCtxSetLimit', status);
 }
 let cuCtxSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSetSharedMemConfig(config: T.CUsharedconfig): void {
+  if ((config | 0) !== config) throw intError('cuCtxSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuCtxSetSharedMemConfig$c ??= binder.native('cuCtxSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cuCtxSetSharedMemConfig', status);
 }
 let cuCtxSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuCtxSynchronize(void)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuCtxSynchronize(): void {
   assertMayBlock('cuCtxSynchronize');
   const status = (cuCtxSynchronize$c ??= binder.native('cuCtxSynchronize'))();
   if (status !== 0) throw fail('cuCtxSynchronize', status);
 }
 let cuCtxWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuCtxWaitEvent(hCtx: T.CUcontext, hEvent: T.CUevent): void {
+/** `CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuCtxWaitEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuCtxWaitEvent$c ??= binder.native('cuCtxWaitEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuCtxWaitEvent', status);
 }
 let cuDestroyExternalMemory$c: NativeFunction | undefined;
-/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuDestroyExternalMemory(extMem: T.CUexternalMemory): void {
+/** `CUresult cuDestroyExternalMemory(CUexternalMemory extMem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDestroyExternalMemory(extMem: T.CUexternalMemory | null): void {
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cuDestroyExternalMemory$c ??= binder.native('cuDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cuDestroyExternalMemory', status);
 }
 let cuDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore): void {
+/** `CUresult cuDestroyExternalSemaphore(CUexternalSemaphore extSem)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null): void {
+  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cuDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cuDestroyExternalSemaphore$c ??= binder.native('cuDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cuDestroyExternalSemaphore', status);
 }
 let cuDevResourceGenerateDesc$: Scratch | undefined;
 let cuDevResourceGenerateDesc$c: NativeFunction | undefined;
-/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 12.6 Returns `phDesc`. Throws {@link DriverError}. */
-export function cuDevResourceGenerateDesc(resources: T.Pointer, nbResources: number): T.CUdevResourceDesc {
+/** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 12.6 Returns `phDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDevResourceGenerateDesc(resources: readonly (T.CUdevResource_st)[] | Uint8Array): T.CUdevResourceDesc {
   const s = (cuDevResourceGenerateDesc$ ??= new Scratch(1));
-  const status = (cuDevResourceGenerateDesc$c ??= binder.native('cuDevResourceGenerateDesc'))(s.slot(0), resources, nbResources);
+  s.u64[0] = 0n;
+  const resources$ = recordArrayArg('cuDevResourceGenerateDesc', 'resources', records.CUdevResource_st(), resources, false);
+  const nbResources$n = resources$.count;
+  const status = (cuDevResourceGenerateDesc$c ??= binder.native('cuDevResourceGenerateDesc'))(s.slot(0), resources$.bytes, nbResources$n);
   if (status !== 0) throw fail('cuDevResourceGenerateDesc', status);
   return s.address(0) as T.CUdevResourceDesc;
 }
+let cuDevSmResourceSplitByCount$: Scratch | undefined;
 let cuDevSmResourceSplitByCount$c: NativeFunction | undefined;
-/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 12.6 Returns `result`, `remaining`. Throws {@link DriverError}. */
-export function cuDevSmResourceSplitByCount(nbGroups: T.Pointer, input: T.CUdevResource_st | T.Pointer, useFlags: number, minCount: number): { result_: T.CUdevResource_st; remaining: T.CUdevResource_st } {
-  const result_$ = new Uint8Array(144);
+/** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 12.6 Returns `result`, `remaining`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDevSmResourceSplitByCount(input: T.CUdevResource_st | Uint8Array, useFlags: number, minCount: number): { result_: T.CUdevResource_st[]; remaining: T.CUdevResource_st } {
+  const s = (cuDevSmResourceSplitByCount$ ??= new Scratch(1));
+  const input$ = recordArg('cuDevSmResourceSplitByCount', 'input', records.CUdevResource_st(), input, false);
   const remaining$ = new Uint8Array(144);
-  const status = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(result_$, nbGroups, isPointerLike(input) ? input : encodeRecord(records.CUdevResource_st(), input), remaining$, useFlags, minCount);
-  if (status !== 0) throw fail('cuDevSmResourceSplitByCount', status);
-  return { result_: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), result_$), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
+  if ((useFlags >>> 0) !== useFlags) throw intError('cuDevSmResourceSplitByCount', 'useFlags', 'u32', useFlags);
+  if ((minCount >>> 0) !== minCount) throw intError('cuDevSmResourceSplitByCount', 'minCount', 'u32', minCount);
+  s.u64[0] = BigInt(0);
+  const asked = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(null, s.slot(0), input$, remaining$, useFlags, minCount);
+  if (asked !== 0) throw fail('cuDevSmResourceSplitByCount', asked);
+  let n = Number(s.size(0));
+  const result_$ = new Uint8Array(Math.max(1, n) * 144);
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuDevSmResourceSplitByCount$c ??= binder.native('cuDevSmResourceSplitByCount'))(result_$, s.slot(0), input$, remaining$, useFlags, minCount);
+    if (status !== 0) throw fail('cuDevSmResourceSplitByCount', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { result_: decodeRecords<T.CUdevResource_st>(records.CUdevResource_st(), result_$, n), remaining: decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), remaining$) };
 }
 let cuDeviceCanAccessPeer$: Scratch | undefined;
 let cuDeviceCanAccessPeer$c: NativeFunction | undefined;
-/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 12.6 Returns `canAccessPeer`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 12.6 Returns `canAccessPeer`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceCanAccessPeer(dev: number, peerDev: number): number {
   const s = (cuDeviceCanAccessPeer$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDeviceCanAccessPeer', 'dev', 'i32', dev);
+  if ((peerDev | 0) !== peerDev) throw intError('cuDeviceCanAccessPeer', 'peerDev', 'i32', peerDev);
   const status = (cuDeviceCanAccessPeer$c ??= binder.native('cuDeviceCanAccessPeer'))(s.slot(0), dev, peerDev);
   if (status !== 0) throw fail('cuDeviceCanAccessPeer', status);
   return s.i32[0];
 }
 let cuDeviceComputeCapability$: Scratch | undefined;
 let cuDeviceComputeCapability$c: NativeFunction | undefined;
-/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `major`, `minor`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `major`, `minor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceComputeCapability(dev: number): { major: number; minor: number } {
   const s = (cuDeviceComputeCapability$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDeviceComputeCapability', 'dev', 'i32', dev);
   const status = (cuDeviceComputeCapability$c ??= binder.native('cuDeviceComputeCapability'))(s.slot(0), s.slot(1), dev);
   if (status !== 0) throw fail('cuDeviceComputeCapability', status);
   return { major: s.i32[0], minor: s.i32[2] };
 }
 let cuDeviceGet$: Scratch | undefined;
 let cuDeviceGet$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 12.6 Returns `device`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 12.6 Returns `device`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGet(ordinal: number): number {
   const s = (cuDeviceGet$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((ordinal | 0) !== ordinal) throw intError('cuDeviceGet', 'ordinal', 'i32', ordinal);
   const status = (cuDeviceGet$c ??= binder.native('cuDeviceGet'))(s.slot(0), ordinal);
   if (status !== 0) throw fail('cuDeviceGet', status);
   return s.i32[0];
 }
 let cuDeviceGetAttribute$: Scratch | undefined;
 let cuDeviceGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetAttribute(attrib: T.CUdevice_attribute, dev: number): number {
   const s = (cuDeviceGetAttribute$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((attrib | 0) !== attrib) throw intError('cuDeviceGetAttribute', 'attrib', 'i32', attrib);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetAttribute', 'dev', 'i32', dev);
   const status = (cuDeviceGetAttribute$c ??= binder.native('cuDeviceGetAttribute'))(s.slot(0), attrib, dev);
   if (status !== 0) throw fail('cuDeviceGetAttribute', status);
   return s.i32[0];
 }
 let cuDeviceGetByPCIBusId$: Scratch | undefined;
 let cuDeviceGetByPCIBusId$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 12.6 Returns `dev`. Throws {@link DriverError}. */
-export function cuDeviceGetByPCIBusId(pciBusId: string | T.Pointer): number {
+/** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 12.6 Returns `dev`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cuDeviceGetByPCIBusId$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof pciBusId !== 'string') throw argError('cuDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
   const status = (cuDeviceGetByPCIBusId$c ??= binder.native('cuDeviceGetByPCIBusId'))(s.slot(0), pciBusId);
   if (status !== 0) throw fail('cuDeviceGetByPCIBusId', status);
   return s.i32[0];
 }
 let cuDeviceGetCount$: Scratch | undefined;
 let cuDeviceGetCount$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 12.6 Returns `count`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 12.6 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetCount(): number {
   const s = (cuDeviceGetCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuDeviceGetCount$c ??= binder.native('cuDeviceGetCount'))(s.slot(0));
   if (status !== 0) throw fail('cuDeviceGetCount', status);
   return s.i32[0];
 }
 let cuDeviceGetDefaultMemPool$: Scratch | undefined;
 let cuDeviceGetDefaultMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pool_out`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetDefaultMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetDefaultMemPool$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetDefaultMemPool', 'dev', 'i32', dev);
   const status = (cuDeviceGetDefaultMemPool$c ??= binder.native('cuDeviceGetDefaultMemPool'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetDefaultMemPool', status);
   return s.address(0) as T.CUmemoryPool;
 }
 let cuDeviceGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Returns `resource`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetDevResource(device: number, type: T.CUdevResourceType): T.CUdevResource_st {
+  if ((device | 0) !== device) throw intError('cuDeviceGetDevResource', 'device', 'i32', device);
   const resource$ = new Uint8Array(144);
+  if ((type | 0) !== type) throw intError('cuDeviceGetDevResource', 'type', 'i32', type);
   const status = (cuDeviceGetDevResource$c ??= binder.native('cuDeviceGetDevResource'))(device, resource$, type);
   if (status !== 0) throw fail('cuDeviceGetDevResource', status);
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuDeviceGetExecAffinitySupport$: Scratch | undefined;
 let cuDeviceGetExecAffinitySupport$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetExecAffinitySupport(type: T.CUexecAffinityType, dev: number): number {
   const s = (cuDeviceGetExecAffinitySupport$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((type | 0) !== type) throw intError('cuDeviceGetExecAffinitySupport', 'type', 'i32', type);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetExecAffinitySupport', 'dev', 'i32', dev);
   const status = (cuDeviceGetExecAffinitySupport$c ??= binder.native('cuDeviceGetExecAffinitySupport'))(s.slot(0), type, dev);
   if (status !== 0) throw fail('cuDeviceGetExecAffinitySupport', status);
   return s.i32[0];
 }
 let cuDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Pointer): void {
-  const status = (cuDeviceGetGraphMemAttribute$c ??= binder.native('cuDeviceGetGraphMemAttribute'))(device, attr, value);
+/** `CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute): bigint {
+  if ((device | 0) !== device) throw intError('cuDeviceGetGraphMemAttribute', 'device', 'i32', device);
+  if ((attr | 0) !== attr) throw intError('cuDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
+  const value$ = new Uint8Array(16);
+  const status = (cuDeviceGetGraphMemAttribute$c ??= binder.native('cuDeviceGetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cuDeviceGetGraphMemAttribute', status);
+  function attrDecode(a: number, cell: Uint8Array): bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getBigUint64(0, true); case 1: return v.getBigUint64(0, true); case 2: return v.getBigUint64(0, true); case 3: return v.getBigUint64(0, true); default: throw new RangeError(`cuDeviceGetGraphMemAttribute: attr ${a} has no known value type`); } }
+  return attrDecode(attr as number, value$);
 }
 let cuDeviceGetLuid$: Scratch | undefined;
 let cuDeviceGetLuid$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `deviceNodeMask`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `deviceNodeMask`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetLuid(luid: T.Pointer, dev: number): number {
   const s = (cuDeviceGetLuid$ ??= new Scratch(1));
+  pointerArg('cuDeviceGetLuid', 'luid', luid, true);
+  s.u64[0] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetLuid', 'dev', 'i32', dev);
   const status = (cuDeviceGetLuid$c ??= binder.native('cuDeviceGetLuid'))(luid, s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetLuid', status);
   return s.u32[0];
 }
 let cuDeviceGetMemPool$: Scratch | undefined;
 let cuDeviceGetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pool`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetMemPool(dev: number): T.CUmemoryPool {
   const s = (cuDeviceGetMemPool$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetMemPool', 'dev', 'i32', dev);
   const status = (cuDeviceGetMemPool$c ??= binder.native('cuDeviceGetMemPool'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceGetMemPool', status);
   return s.address(0) as T.CUmemoryPool;
 }
 let cuDeviceGetName$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetName(char *name, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetName(len: number, dev: number): string {
-  const name$ = new Uint8Array(Math.max(0, len));
+  const name$ = new Uint8Array(Math.max(1, allocLength('cuDeviceGetName', 'name', len)));
+  if ((len | 0) !== len) throw intError('cuDeviceGetName', 'len', 'i32', len);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetName', 'dev', 'i32', dev);
   const status = (cuDeviceGetName$c ??= binder.native('cuDeviceGetName'))(name$, len, dev);
   if (status !== 0) throw fail('cuDeviceGetName', status);
   return textFrom(name$);
 }
 let cuDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev: number, flags: number): void {
+  pointerArg('cuDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetNvSciSyncAttributes', 'dev', 'i32', dev);
+  if ((flags | 0) !== flags) throw intError('cuDeviceGetNvSciSyncAttributes', 'flags', 'i32', flags);
   const status = (cuDeviceGetNvSciSyncAttributes$c ??= binder.native('cuDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, dev, flags);
   if (status !== 0) throw fail('cuDeviceGetNvSciSyncAttributes', status);
 }
 let cuDeviceGetP2PAttribute$: Scratch | undefined;
 let cuDeviceGetP2PAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 12.6 Returns `value`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 12.6 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetP2PAttribute(attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): number {
   const s = (cuDeviceGetP2PAttribute$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((attrib | 0) !== attrib) throw intError('cuDeviceGetP2PAttribute', 'attrib', 'i32', attrib);
+  if ((srcDevice | 0) !== srcDevice) throw intError('cuDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
+  if ((dstDevice | 0) !== dstDevice) throw intError('cuDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
   const status = (cuDeviceGetP2PAttribute$c ??= binder.native('cuDeviceGetP2PAttribute'))(s.slot(0), attrib, srcDevice, dstDevice);
   if (status !== 0) throw fail('cuDeviceGetP2PAttribute', status);
   return s.i32[0];
 }
 let cuDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pciBusId`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pciBusId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetPCIBusId(len: number, dev: number): string {
-  const pciBusId$ = new Uint8Array(Math.max(0, len));
+  const pciBusId$ = new Uint8Array(Math.max(1, allocLength('cuDeviceGetPCIBusId', 'pciBusId', len)));
+  if ((len | 0) !== len) throw intError('cuDeviceGetPCIBusId', 'len', 'i32', len);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetPCIBusId', 'dev', 'i32', dev);
   const status = (cuDeviceGetPCIBusId$c ??= binder.native('cuDeviceGetPCIBusId'))(pciBusId$, len, dev);
   if (status !== 0) throw fail('cuDeviceGetPCIBusId', status);
   return textFrom(pciBusId$);
 }
 let cuDeviceGetProperties$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `prop`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   const prop$ = new Uint8Array(56);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetProperties', 'dev', 'i32', dev);
   const status = (cuDeviceGetProperties$c ??= binder.native('cuDeviceGetProperties'))(prop$, dev);
   if (status !== 0) throw fail('cuDeviceGetProperties', status);
   return decodeRecord<T.CUdevprop_st>(records.CUdevprop_st(), prop$);
 }
 let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, format: T.CUarray_format, numChannels: number, dev: number): void {
+  pointerArg('cuDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, true);
+  if ((format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
+  if ((numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
   const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(maxWidthInElements, format, numChannels, dev);
   if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `uuid`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetUuid(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetUuid', 'dev', 'i32', dev);
   const status = (cuDeviceGetUuid$c ??= binder.native('cuDeviceGetUuid'))(uuid$, dev);
   if (status !== 0) throw fail('cuDeviceGetUuid', status);
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
 }
 let cuDeviceGetUuid_v2$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `uuid`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGetUuid_v2(dev: number): T.CUuuid_st {
   const uuid$ = new Uint8Array(16);
+  if ((dev | 0) !== dev) throw intError('cuDeviceGetUuid_v2', 'dev', 'i32', dev);
   const status = (cuDeviceGetUuid_v2$c ??= binder.native('cuDeviceGetUuid_v2'))(uuid$, dev);
   if (status !== 0) throw fail('cuDeviceGetUuid_v2', status);
   return decodeRecord<T.CUuuid_st>(records.CUuuid_st(), uuid$);
 }
 let cuDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuDeviceGraphMemTrim(CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceGraphMemTrim(device: number): void {
+  if ((device | 0) !== device) throw intError('cuDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cuDeviceGraphMemTrim$c ??= binder.native('cuDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cuDeviceGraphMemTrim', status);
 }
 let cuDevicePrimaryCtxGetState$: Scratch | undefined;
 let cuDevicePrimaryCtxGetState$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 12.6 Returns `flags`, `active`. Throws {@link DriverError}. */
+/** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 12.6 Returns `flags`, `active`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxGetState(dev: number): { flags: number; active: number } {
   const s = (cuDevicePrimaryCtxGetState$ ??= new Scratch(2));
+  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxGetState', 'dev', 'i32', dev);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cuDevicePrimaryCtxGetState$c ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuDevicePrimaryCtxGetState', status);
   return { flags: s.u32[0], active: s.i32[2] };
 }
 let cuDevicePrimaryCtxRelease$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxRelease(dev: number): void {
+  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRelease', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxRelease$c ??= binder.native('cuDevicePrimaryCtxRelease'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRelease', status);
 }
 let cuDevicePrimaryCtxReset$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxReset(dev: number): void {
   assertMayBlock('cuDevicePrimaryCtxReset');
+  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxReset', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxReset$c ??= binder.native('cuDevicePrimaryCtxReset'))(dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxReset', status);
 }
 let cuDevicePrimaryCtxRetain$: Scratch | undefined;
 let cuDevicePrimaryCtxRetain$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
+/** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxRetain(dev: number): T.CUcontext {
   const s = (cuDevicePrimaryCtxRetain$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxRetain', 'dev', 'i32', dev);
   const status = (cuDevicePrimaryCtxRetain$c ??= binder.native('cuDevicePrimaryCtxRetain'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDevicePrimaryCtxRetain', status);
   return s.address(0) as T.CUcontext;
 }
 let cuDevicePrimaryCtxSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): void {
+  if ((dev | 0) !== dev) throw intError('cuDevicePrimaryCtxSetFlags', 'dev', 'i32', dev);
+  if ((flags >>> 0) !== flags) throw intError('cuDevicePrimaryCtxSetFlags', 'flags', 'u32', flags);
   const status = (cuDevicePrimaryCtxSetFlags$c ??= binder.native('cuDevicePrimaryCtxSetFlags'))(dev, flags);
   if (status !== 0) throw fail('cuDevicePrimaryCtxSetFlags', status);
 }
 let cuDeviceRegisterAsyncNotification$: Scratch | undefined;
 let cuDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
-/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
+/** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 12.6 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.CUasyncCallbackHandle {
   const s = (cuDeviceRegisterAsyncNotification$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuDeviceRegisterAsyncNotification', 'device', 'i32', device);
+  callbackArg('cuDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
+  pointerArg('cuDeviceRegisterAsyncNotification', 'userData', userData, true);
+  s.u64[0] = 0n;
   const status = (cuDeviceRegisterAsyncNotification$c ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.slot(0));
   if (status !== 0) throw fail('cuDeviceRegisterAsyncNotification', status);
   return s.address(0) as T.CUasyncCallbackHandle;
 }
 let cuDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: T.Pointer): void {
-  const status = (cuDeviceSetGraphMemAttribute$c ??= binder.native('cuDeviceSetGraphMemAttribute'))(device, attr, value);
+/** `CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDeviceSetGraphMemAttribute(device: number, attr: T.CUgraphMem_attribute, value: bigint): void {
+  if ((device | 0) !== device) throw intError('cuDeviceSetGraphMemAttribute', 'device', 'i32', device);
+  if ((attr | 0) !== attr) throw intError('cuDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
+  const value$ = attrEncode(attr as number, value);
+  const status = (cuDeviceSetGraphMemAttribute$c ??= binder.native('cuDeviceSetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cuDeviceSetGraphMemAttribute', status);
+  function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cuDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cuDeviceSetMemPool$c: NativeFunction | undefined;
-/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool): void {
+/** `CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): void {
+  if ((dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuDeviceSetMemPool', 'pool', pool, true) as typeof pool;
   const status = (cuDeviceSetMemPool$c ??= binder.native('cuDeviceSetMemPool'))(dev, pool);
   if (status !== 0) throw fail('cuDeviceSetMemPool', status);
 }
 let cuDeviceTotalMem$: Scratch | undefined;
 let cuDeviceTotalMem$c: NativeFunction | undefined;
-/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `bytes`. Throws {@link DriverError}. */
+/** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDeviceTotalMem(dev: number): number {
   const s = (cuDeviceTotalMem$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((dev | 0) !== dev) throw intError('cuDeviceTotalMem', 'dev', 'i32', dev);
   const status = (cuDeviceTotalMem$c ??= binder.native('cuDeviceTotalMem'))(s.slot(0), dev);
   if (status !== 0) throw fail('cuDeviceTotalMem', status);
   return s.size(0);
 }
 let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
-/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle): void {
+/** `CUresult cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle | null): void {
+  if ((device | 0) !== device) throw intError('cuDeviceUnregisterAsyncNotification', 'device', 'i32', device);
+  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cuDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
   const status = (cuDeviceUnregisterAsyncNotification$c ??= binder.native('cuDeviceUnregisterAsyncNotification'))(device, callback);
   if (status !== 0) throw fail('cuDeviceUnregisterAsyncNotification', status);
 }
 let cuDriverGetVersion$: Scratch | undefined;
 let cuDriverGetVersion$c: NativeFunction | undefined;
-/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 12.6 Returns `driverVersion`. Throws {@link DriverError}. */
+/** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 12.6 Returns `driverVersion`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuDriverGetVersion(): number {
   const s = (cuDriverGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuDriverGetVersion$c ??= binder.native('cuDriverGetVersion'))(s.slot(0));
   if (status !== 0) throw fail('cuDriverGetVersion', status);
   return s.i32[0];
 }
 let cuEventCreate$: Scratch | undefined;
 let cuEventCreate$c: NativeFunction | undefined;
-/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `phEvent`. Throws {@link DriverError}. */
+/** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuEventCreate(Flags: number): T.CUevent {
   const s = (cuEventCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((Flags >>> 0) !== Flags) throw intError('cuEventCreate', 'Flags', 'u32', Flags);
   const status = (cuEventCreate$c ??= binder.native('cuEventCreate'))(s.slot(0), Flags);
   if (status !== 0) throw fail('cuEventCreate', status);
   return s.address(0) as T.CUevent;
 }
 let cuEventDestroy$c: NativeFunction | undefined;
-/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuEventDestroy(hEvent: T.CUevent): void {
+/** `CUresult cuEventDestroy_v2(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuEventDestroy(hEvent: T.CUevent | null): void {
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventDestroy', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventDestroy$c ??= binder.native('cuEventDestroy'))(hEvent);
   if (status !== 0) throw fail('cuEventDestroy', status);
 }
+let cuEventElapsedTime$: Scratch | undefined;
 let cuEventElapsedTime$c: NativeFunction | undefined;
-/** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuEventElapsedTime(pMilliseconds: T.Pointer, hStart: T.CUevent, hEnd: T.CUevent): void {
-  const status = (cuEventElapsedTime$c ??= binder.native('cuEventElapsedTime'))(pMilliseconds, hStart, hEnd);
+/** `CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 12.6 Returns `pMilliseconds`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuEventElapsedTime(hStart: T.CUevent | null, hEnd: T.CUevent | null): number {
+  const s = (cuEventElapsedTime$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hStart !== 'number' || !(hStart >= 0 && hStart <= 9007199254740991) || hStart % 1 !== 0) hStart = addressArg('cuEventElapsedTime', 'hStart', hStart, true) as typeof hStart;
+  if (typeof hEnd !== 'number' || !(hEnd >= 0 && hEnd <= 9007199254740991) || hEnd % 1 !== 0) hEnd = addressArg('cuEventElapsedTime', 'hEnd', hEnd, true) as typeof hEnd;
+  const status = (cuEventElapsedTime$c ??= binder.native('cuEventElapsedTime'))(s.slot(0), hStart, hEnd);
   if (status !== 0) throw fail('cuEventElapsedTime', status);
+  return s.f32[0];
 }
 let cuEventQuery$c: NativeFunction | undefined;
-/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY. */
-export function cuEventQuery(hEvent: T.CUevent): T.CUresult {
+/** `CUresult cuEventQuery(CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call. */
+export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventQuery', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventQuery$c ??= binder.native('cuEventQuery'))(hEvent);
   if (status !== 0 && status !== 600) throw fail('cuEventQuery', status);
   return status;
 }
 let cuEventRecord$c: NativeFunction | undefined;
-/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuEventRecord(hEvent: T.CUevent, hStream: T.CUstream): void {
+/** `CUresult cuEventRecord(CUevent hEvent, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | null): void {
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecord', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecord', 'hStream', hStream, true) as typeof hStream;
   const status = (cuEventRecord$c ??= binder.native('cuEventRecord'))(hEvent, hStream);
   if (status !== 0) throw fail('cuEventRecord', status);
 }
 let cuEventRecordWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuEventRecordWithFlags(hEvent: T.CUevent, hStream: T.CUstream, flags: number): void {
+/** `CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUstream | null, flags: number): void {
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecordWithFlags', 'hStream', hStream, true) as typeof hStream;
+  if ((flags >>> 0) !== flags) throw intError('cuEventRecordWithFlags', 'flags', 'u32', flags);
   const status = (cuEventRecordWithFlags$c ??= binder.native('cuEventRecordWithFlags'))(hEvent, hStream, flags);
   if (status !== 0) throw fail('cuEventRecordWithFlags', status);
 }
 let cuEventSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuEventSynchronize(hEvent: T.CUevent): void {
+/** `CUresult cuEventSynchronize(CUevent hEvent)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuEventSynchronize(hEvent: T.CUevent | null): void {
   assertMayBlock('cuEventSynchronize');
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventSynchronize', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventSynchronize$c ??= binder.native('cuEventSynchronize'))(hEvent);
   if (status !== 0) throw fail('cuEventSynchronize', status);
 }
 let cuExternalMemoryGetMappedBuffer$: Scratch | undefined;
 let cuExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
-/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.6 Returns `devPtr`. Throws {@link DriverError}. */
-export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | T.Pointer): T.CUdeviceptr {
+/** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 12.6 Returns `devPtr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuExternalMemoryGetMappedBuffer(extMem: T.CUexternalMemory | null, bufferDesc: T.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st | Uint8Array): T.CUdeviceptr {
   const s = (cuExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  const status = (cuExternalMemoryGetMappedBuffer$c ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, isPointerLike(bufferDesc) ? bufferDesc : encodeRecord(records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc));
+  s.u64[0] = 0n;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+  const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
+  const status = (cuExternalMemoryGetMappedBuffer$c ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, bufferDesc$);
   if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
 let cuExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.6 Returns `mipmap`. Throws {@link DriverError}. */
-export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | T.Pointer): T.CUmipmappedArray {
+/** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 12.6 Returns `mipmap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuExternalMemoryGetMappedMipmappedArray(extMem: T.CUexternalMemory | null, mipmapDesc: T.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st | Uint8Array): T.CUmipmappedArray {
   const s = (cuExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  const status = (cuExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, isPointerLike(mipmapDesc) ? mipmapDesc : encodeRecord(records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc));
+  s.u64[0] = 0n;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+  const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
+  const status = (cuExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, mipmapDesc$);
   if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
   return s.address(0) as T.CUmipmappedArray;
 }
 let cuFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesTarget, scope: T.CUflushGPUDirectRDMAWritesScope): void {
+  if ((target | 0) !== target) throw intError('cuFlushGPUDirectRDMAWrites', 'target', 'i32', target);
+  if ((scope | 0) !== scope) throw intError('cuFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
   const status = (cuFlushGPUDirectRDMAWrites$c ??= binder.native('cuFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cuFlushGPUDirectRDMAWrites', status);
 }
 let cuFuncGetAttribute$: Scratch | undefined;
 let cuFuncGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}. */
-export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction): number {
+/** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncGetAttribute(attrib: T.CUfunction_attribute, hfunc: T.CUfunction | null): number {
   const s = (cuFuncGetAttribute$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
   const status = (cuFuncGetAttribute$c ??= binder.native('cuFuncGetAttribute'))(s.slot(0), attrib, hfunc);
   if (status !== 0) throw fail('cuFuncGetAttribute', status);
   return s.i32[0];
 }
 let cuFuncGetModule$: Scratch | undefined;
 let cuFuncGetModule$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.6 Returns `hmod`. Throws {@link DriverError}. */
-export function cuFuncGetModule(hfunc: T.CUfunction): T.CUmodule {
+/** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 12.6 Returns `hmod`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncGetModule(hfunc: T.CUfunction | null): T.CUmodule {
   const s = (cuFuncGetModule$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
   const status = (cuFuncGetModule$c ??= binder.native('cuFuncGetModule'))(s.slot(0), hfunc);
   if (status !== 0) throw fail('cuFuncGetModule', status);
   return s.address(0) as T.CUmodule;
 }
 let cuFuncGetName$: Scratch | undefined;
 let cuFuncGetName$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}. */
-export function cuFuncGetName(hfunc: T.CUfunction): string | null {
+/** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncGetName(hfunc: T.CUfunction | null): string | null {
   const s = (cuFuncGetName$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetName', 'hfunc', hfunc, true) as typeof hfunc;
   const status = (cuFuncGetName$c ??= binder.native('cuFuncGetName'))(s.slot(0), hfunc);
   if (status !== 0) throw fail('cuFuncGetName', status);
   return readCString(s.address(0));
 }
+let cuFuncGetParamInfo$: Scratch | undefined;
 let cuFuncGetParamInfo$c: NativeFunction | undefined;
-/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncGetParamInfo(func: T.CUfunction, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): void {
-  const status = (cuFuncGetParamInfo$c ??= binder.native('cuFuncGetParamInfo'))(func, paramIndex, paramOffset, paramSize);
+/** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Returns `paramOffset`, `paramSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncGetParamInfo(func: T.CUfunction | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
+  const s = (cuFuncGetParamInfo$ ??= new Scratch(2));
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuFuncGetParamInfo', 'func', func, true) as typeof func;
+  if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuFuncGetParamInfo', 'paramIndex', paramIndex, false);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (cuFuncGetParamInfo$c ??= binder.native('cuFuncGetParamInfo'))(func, paramIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuFuncGetParamInfo', status);
+  return { paramOffset: s.size(0), paramSize: s.size(1) };
 }
 let cuFuncIsLoaded$: Scratch | undefined;
 let cuFuncIsLoaded$c: NativeFunction | undefined;
-/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.6 Returns `state`. Throws {@link DriverError}. */
-export function cuFuncIsLoaded(function_: T.CUfunction): T.CUfunctionLoadingState {
+/** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 12.6 Returns `state`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncIsLoaded(function_: T.CUfunction | null): T.CUfunctionLoadingState {
   const s = (cuFuncIsLoaded$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncIsLoaded', 'function', function_, true) as typeof function_;
   const status = (cuFuncIsLoaded$c ??= binder.native('cuFuncIsLoaded'))(s.slot(0), function_);
   if (status !== 0) throw fail('cuFuncIsLoaded', status);
   return s.i32[0] as T.CUfunctionLoadingState;
 }
 let cuFuncLoad$c: NativeFunction | undefined;
-/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncLoad(function_: T.CUfunction): void {
+/** `CUresult cuFuncLoad(CUfunction function)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncLoad(function_: T.CUfunction | null): void {
+  if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncLoad', 'function', function_, true) as typeof function_;
   const status = (cuFuncLoad$c ??= binder.native('cuFuncLoad'))(function_);
   if (status !== 0) throw fail('cuFuncLoad', status);
 }
 let cuFuncSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncSetAttribute(hfunc: T.CUfunction, attrib: T.CUfunction_attribute, value: number): void {
+/** `CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunction_attribute, value: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((attrib | 0) !== attrib) throw intError('cuFuncSetAttribute', 'attrib', 'i32', attrib);
+  if ((value | 0) !== value) throw intError('cuFuncSetAttribute', 'value', 'i32', value);
   const status = (cuFuncSetAttribute$c ??= binder.native('cuFuncSetAttribute'))(hfunc, attrib, value);
   if (status !== 0) throw fail('cuFuncSetAttribute', status);
 }
 let cuFuncSetBlockShape$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncSetBlockShape(hfunc: T.CUfunction, x: number, y: number, z: number): void {
+/** `CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: number, z: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetBlockShape', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((x | 0) !== x) throw intError('cuFuncSetBlockShape', 'x', 'i32', x);
+  if ((y | 0) !== y) throw intError('cuFuncSetBlockShape', 'y', 'i32', y);
+  if ((z | 0) !== z) throw intError('cuFuncSetBlockShape', 'z', 'i32', z);
   const status = (cuFuncSetBlockShape$c ??= binder.native('cuFuncSetBlockShape'))(hfunc, x, y, z);
   if (status !== 0) throw fail('cuFuncSetBlockShape', status);
 }
 let cuFuncSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncSetCacheConfig(hfunc: T.CUfunction, config: T.CUfunc_cache): void {
+/** `CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfunc_cache): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((config | 0) !== config) throw intError('cuFuncSetCacheConfig', 'config', 'i32', config);
   const status = (cuFuncSetCacheConfig$c ??= binder.native('cuFuncSetCacheConfig'))(hfunc, config);
   if (status !== 0) throw fail('cuFuncSetCacheConfig', status);
 }
 let cuFuncSetSharedMemConfig$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction, config: T.CUsharedconfig): void {
+/** `CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.CUsharedconfig): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedMemConfig', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((config | 0) !== config) throw intError('cuFuncSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuFuncSetSharedMemConfig$c ??= binder.native('cuFuncSetSharedMemConfig'))(hfunc, config);
   if (status !== 0) throw fail('cuFuncSetSharedMemConfig', status);
 }
 let cuFuncSetSharedSize$c: NativeFunction | undefined;
-/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuFuncSetSharedSize(hfunc: T.CUfunction, bytes: number): void {
+/** `CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFuncSetSharedSize(hfunc: T.CUfunction | null, bytes: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedSize', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((bytes >>> 0) !== bytes) throw intError('cuFuncSetSharedSize', 'bytes', 'u32', bytes);
   const status = (cuFuncSetSharedSize$c ??= binder.native('cuFuncSetSharedSize'))(hfunc, bytes);
   if (status !== 0) throw fail('cuFuncSetSharedSize', status);
 }
 let cuGetErrorName$: Scratch | undefined;
 let cuGetErrorName$c: NativeFunction | undefined;
-/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Returns `pStr`. Throws {@link DriverError}. */
+/** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGetErrorName(error: T.CUresult): string | null {
   const s = (cuGetErrorName$ ??= new Scratch(1));
+  if ((error | 0) !== error) throw intError('cuGetErrorName', 'error', 'i32', error);
+  s.u64[0] = 0n;
   const status = (cuGetErrorName$c ??= binder.native('cuGetErrorName'))(error, s.slot(0));
   if (status !== 0) throw fail('cuGetErrorName', status);
   return readCString(s.address(0));
 }
 let cuGetErrorString$: Scratch | undefined;
 let cuGetErrorString$c: NativeFunction | undefined;
-/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Returns `pStr`. Throws {@link DriverError}. */
+/** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 12.6 Returns `pStr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGetErrorString(error: T.CUresult): string | null {
   const s = (cuGetErrorString$ ??= new Scratch(1));
+  if ((error | 0) !== error) throw intError('cuGetErrorString', 'error', 'i32', error);
+  s.u64[0] = 0n;
   const status = (cuGetErrorString$c ??= binder.native('cuGetErrorString'))(error, s.slot(0));
   if (status !== 0) throw fail('cuGetErrorString', status);
   return readCString(s.address(0));
 }
 let cuGetExportTable$: Scratch | undefined;
 let cuGetExportTable$c: NativeFunction | undefined;
-/** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 12.6 Returns `ppExportTable`. Throws {@link DriverError}. */
-export function cuGetExportTable(pExportTableId: T.CUuuid_st | T.Pointer): number {
+/** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 12.6 Returns `ppExportTable`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cuGetExportTable$ ??= new Scratch(1));
-  const status = (cuGetExportTable$c ??= binder.native('cuGetExportTable'))(s.slot(0), isPointerLike(pExportTableId) ? pExportTableId : encodeRecord(records.CUuuid_st(), pExportTableId));
+  s.u64[0] = 0n;
+  const pExportTableId$ = recordArg('cuGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
+  const status = (cuGetExportTable$c ??= binder.native('cuGetExportTable'))(s.slot(0), pExportTableId$);
   if (status !== 0) throw fail('cuGetExportTable', status);
   return s.address(0);
 }
 let cuGetProcAddress$: Scratch | undefined;
 let cuGetProcAddress$c: NativeFunction | undefined;
-/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 12.6 Returns `pfn`, `symbolStatus`. Throws {@link DriverError}. */
-export function cuGetProcAddress(symbol: string | T.Pointer, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
+/** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 12.6 Returns `pfn`, `symbolStatus`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGetProcAddress(symbol: string, cudaVersion: number, flags: T.Int64): { pfn: number; symbolStatus: T.CUdriverProcAddressQueryResult } {
   const s = (cuGetProcAddress$ ??= new Scratch(2));
+  if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
+  s.u64[0] = 0n;
+  if ((cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
+  s.u64[1] = 0n;
   const status = (cuGetProcAddress$c ??= binder.native('cuGetProcAddress'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
   if (status !== 0) throw fail('cuGetProcAddress', status);
   return { pfn: s.address(0), symbolStatus: s.i32[2] as T.CUdriverProcAddressQueryResult };
 }
 let cuGraphAddBatchMemOpNode$: Scratch | undefined;
 let cuGraphAddBatchMemOpNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddBatchMemOpNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddBatchMemOpNode$ ??= new Scratch(1));
-  const status = (cuGraphAddBatchMemOpNode$c ??= binder.native('cuGraphAddBatchMemOpNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddBatchMemOpNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = recordArg('cuGraphAddBatchMemOpNode', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddBatchMemOpNode$c ??= binder.native('cuGraphAddBatchMemOpNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddBatchMemOpNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddChildGraphNode$: Scratch | undefined;
 let cuGraphAddChildGraphNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddChildGraphNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.CUgraph): T.CUgraphNode {
+/** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddChildGraphNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, childGraph: T.CUgraph | null): T.CUgraphNode {
   const s = (cuGraphAddChildGraphNode$ ??= new Scratch(1));
-  const status = (cuGraphAddChildGraphNode$c ??= binder.native('cuGraphAddChildGraphNode'))(s.slot(0), hGraph, dependencies, numDependencies, childGraph);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddChildGraphNode', 'dependencies', 'address', dependencies, false);
+  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddChildGraphNode$c ??= binder.native('cuGraphAddChildGraphNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, childGraph);
   if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphAddDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): void {
-  const status = (cuGraphAddDependencies$c ??= binder.native('cuGraphAddDependencies'))(hGraph, from, to, numDependencies);
+/** `CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
+  const from$ = scalarArrayArg('cuGraphAddDependencies', 'from', 'address', from, true);
+  const to$ = scalarArrayArg('cuGraphAddDependencies', 'to', 'address', to, true);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphAddDependencies', 'numDependencies', numDependencies, false);
+  const status = (cuGraphAddDependencies$c ??= binder.native('cuGraphAddDependencies'))(hGraph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cuGraphAddDependencies', status);
 }
 let cuGraphAddDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphAddDependencies_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.CUgraphEdgeData_st | T.Pointer, numDependencies: T.Int64): void {
-  const status = (cuGraphAddDependencies_v2$c ??= binder.native('cuGraphAddDependencies_v2'))(hGraph, from, to, isPointerLike(edgeData) ? edgeData : encodeRecord(records.CUgraphEdgeData_st(), edgeData), numDependencies);
+/** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array, numDependencies: T.Int64): void {
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddDependencies_v2', 'hGraph', hGraph, true) as typeof hGraph;
+  const from$ = scalarArrayArg('cuGraphAddDependencies_v2', 'from', 'address', from, true);
+  const to$ = scalarArrayArg('cuGraphAddDependencies_v2', 'to', 'address', to, true);
+  const edgeData$ = recordArg('cuGraphAddDependencies_v2', 'edgeData', records.CUgraphEdgeData_st(), edgeData, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphAddDependencies_v2', 'numDependencies', numDependencies, false);
+  const status = (cuGraphAddDependencies_v2$c ??= binder.native('cuGraphAddDependencies_v2'))(hGraph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cuGraphAddDependencies_v2', status);
 }
 let cuGraphAddEmptyNode$: Scratch | undefined;
 let cuGraphAddEmptyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddEmptyNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64): T.CUgraphNode {
+/** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddEmptyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array): T.CUgraphNode {
   const s = (cuGraphAddEmptyNode$ ??= new Scratch(1));
-  const status = (cuGraphAddEmptyNode$c ??= binder.native('cuGraphAddEmptyNode'))(s.slot(0), hGraph, dependencies, numDependencies);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddEmptyNode', 'dependencies', 'address', dependencies, false);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddEmptyNode$c ??= binder.native('cuGraphAddEmptyNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n);
   if (status !== 0) throw fail('cuGraphAddEmptyNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddEventRecordNode$: Scratch | undefined;
 let cuGraphAddEventRecordNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddEventRecordNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUgraphNode {
+/** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddEventRecordNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   const s = (cuGraphAddEventRecordNode$ ??= new Scratch(1));
-  const status = (cuGraphAddEventRecordNode$c ??= binder.native('cuGraphAddEventRecordNode'))(s.slot(0), hGraph, dependencies, numDependencies, event);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddEventRecordNode', 'dependencies', 'address', dependencies, false);
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventRecordNode', 'event', event, true) as typeof event;
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddEventRecordNode$c ??= binder.native('cuGraphAddEventRecordNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddEventWaitNode$: Scratch | undefined;
 let cuGraphAddEventWaitNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddEventWaitNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUgraphNode {
+/** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddEventWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, event: T.CUevent | null): T.CUgraphNode {
   const s = (cuGraphAddEventWaitNode$ ??= new Scratch(1));
-  const status = (cuGraphAddEventWaitNode$c ??= binder.native('cuGraphAddEventWaitNode'))(s.slot(0), hGraph, dependencies, numDependencies, event);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddEventWaitNode', 'dependencies', 'address', dependencies, false);
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventWaitNode', 'event', event, true) as typeof event;
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddEventWaitNode$c ??= binder.native('cuGraphAddEventWaitNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
 let cuGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddExternalSemaphoresSignalNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
-  const status = (cuGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresSignalNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddExternalSemaphoresSignalNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
 let cuGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddExternalSemaphoresWaitNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
-  const status = (cuGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresWaitNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddExternalSemaphoresWaitNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddHostNode$: Scratch | undefined;
 let cuGraphAddHostNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddHostNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddHostNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddHostNode$ ??= new Scratch(1));
-  const status = (cuGraphAddHostNode$c ??= binder.native('cuGraphAddHostNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddHostNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = recordArg('cuGraphAddHostNode', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddHostNode$c ??= binder.native('cuGraphAddHostNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddHostNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddKernelNode$: Scratch | undefined;
 let cuGraphAddKernelNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddKernelNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddKernelNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): T.CUgraphNode {
   const s = (cuGraphAddKernelNode$ ??= new Scratch(1));
-  const status = (cuGraphAddKernelNode$c ??= binder.native('cuGraphAddKernelNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddKernelNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = recordArg('cuGraphAddKernelNode', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddKernelNode$c ??= binder.native('cuGraphAddKernelNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddKernelNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddMemAllocNode$: Scratch | undefined;
 let cuGraphAddMemAllocNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddMemAllocNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddMemAllocNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st } {
   const s = (cuGraphAddMemAllocNode$ ??= new Scratch(1));
-  const status = (cuGraphAddMemAllocNode$c ??= binder.native('cuGraphAddMemAllocNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemAllocNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddMemAllocNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = new Uint8Array(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st().size);
+  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddMemAllocNode', 'nodeParams', records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddMemAllocNode$c ??= binder.native('cuGraphAddMemAllocNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddMemAllocNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return { phGraphNode: s.address(0) as T.CUgraphNode, nodeParams: decodeRecord<T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st>(records.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st(), nodeParams$) };
 }
 let cuGraphAddMemFreeNode$: Scratch | undefined;
 let cuGraphAddMemFreeNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddMemFreeNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, dptr: T.CUdeviceptr): T.CUgraphNode {
+/** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddMemFreeNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dptr: T.CUdeviceptr): T.CUgraphNode {
   const s = (cuGraphAddMemFreeNode$ ??= new Scratch(1));
-  const status = (cuGraphAddMemFreeNode$c ??= binder.native('cuGraphAddMemFreeNode'))(s.slot(0), hGraph, dependencies, numDependencies, dptr);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddMemFreeNode', 'dependencies', 'address', dependencies, false);
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuGraphAddMemFreeNode', 'dptr', dptr, false) as typeof dptr;
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddMemFreeNode$c ??= binder.native('cuGraphAddMemFreeNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, dptr);
   if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddMemcpyNode$: Scratch | undefined;
 let cuGraphAddMemcpyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddMemcpyNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, copyParams: T.Pointer, ctx: T.CUcontext): T.CUgraphNode {
+/** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddMemcpyNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   const s = (cuGraphAddMemcpyNode$ ??= new Scratch(1));
-  const status = (cuGraphAddMemcpyNode$c ??= binder.native('cuGraphAddMemcpyNode'))(s.slot(0), hGraph, dependencies, numDependencies, copyParams, ctx);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddMemcpyNode', 'dependencies', 'address', dependencies, false);
+  const copyParams$ = recordArg('cuGraphAddMemcpyNode', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemcpyNode', 'ctx', ctx, true) as typeof ctx;
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddMemcpyNode$c ??= binder.native('cuGraphAddMemcpyNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
   if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddMemsetNode$: Scratch | undefined;
 let cuGraphAddMemsetNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddMemsetNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, memsetParams: T.Pointer, ctx: T.CUcontext): T.CUgraphNode {
+/** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddMemsetNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): T.CUgraphNode {
   const s = (cuGraphAddMemsetNode$ ??= new Scratch(1));
-  const status = (cuGraphAddMemsetNode$c ??= binder.native('cuGraphAddMemsetNode'))(s.slot(0), hGraph, dependencies, numDependencies, memsetParams, ctx);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddMemsetNode', 'dependencies', 'address', dependencies, false);
+  const memsetParams$ = recordArg('cuGraphAddMemsetNode', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemsetNode', 'ctx', ctx, true) as typeof ctx;
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddMemsetNode$c ??= binder.native('cuGraphAddMemsetNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
   if (status !== 0) throw fail('cuGraphAddMemsetNode', status);
   return s.address(0) as T.CUgraphNode;
 }
 let cuGraphAddNode$: Scratch | undefined;
 let cuGraphAddNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddNode(hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, nodeParams?: Partial<T.CUgraphNodeParams_st> | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode$ ??= new Scratch(1));
-  const status = (cuGraphAddNode$c ??= binder.native('cuGraphAddNode'))(s.slot(0), hGraph, dependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddNode', 'dependencies', 'address', dependencies, false);
+  const nodeParams$ = new Uint8Array(records.CUgraphNodeParams_st().size);
+  if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddNode', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddNode$c ??= binder.native('cuGraphAddNode'))(s.slot(0), hGraph, dependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddNode', status);
-  return s.address(0) as T.CUgraphNode;
+  return { phGraphNode: s.address(0) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
 }
 let cuGraphAddNode_v2$: Scratch | undefined;
 let cuGraphAddNode_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`. Throws {@link DriverError}. */
-export function cuGraphAddNode_v2(hGraph: T.CUgraph, dependencies: T.Pointer, dependencyData: T.CUgraphEdgeData_st | T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUgraphNode {
+/** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphAddNode_v2(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode_v2$ ??= new Scratch(1));
-  const status = (cuGraphAddNode_v2$c ??= binder.native('cuGraphAddNode_v2'))(s.slot(0), hGraph, dependencies, isPointerLike(dependencyData) ? dependencyData : encodeRecord(records.CUgraphEdgeData_st(), dependencyData), numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode_v2', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuGraphAddNode_v2', 'dependencies', 'address', dependencies, false);
+  const dependencyData$ = recordArg('cuGraphAddNode_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, false);
+  const nodeParams$ = new Uint8Array(256);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuGraphAddNode_v2$c ??= binder.native('cuGraphAddNode_v2'))(s.slot(0), hGraph, dependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cuGraphAddNode_v2', status);
-  return s.address(0) as T.CUgraphNode;
+  return { phGraphNode: s.address(0) as T.CUgraphNode, nodeParams: decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$) };
 }
 let cuGraphBatchMemOpNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 Returns `nodeParams_out`. Throws {@link DriverError}. */
-export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode): T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+/** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 12.6 Returns `nodeParams_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphBatchMemOpNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams_out$ = new Uint8Array(32);
   const status = (cuGraphBatchMemOpNodeGetParams$c ??= binder.native('cuGraphBatchMemOpNodeGetParams'))(hNode, nodeParams_out$);
   if (status !== 0) throw fail('cuGraphBatchMemOpNodeGetParams', status);
   return decodeRecord<T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st>(records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams_out$);
 }
 let cuGraphBatchMemOpNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphBatchMemOpNodeSetParams$c ??= binder.native('cuGraphBatchMemOpNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphBatchMemOpNodeSetParams', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
+  const status = (cuGraphBatchMemOpNodeSetParams$c ??= binder.native('cuGraphBatchMemOpNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphBatchMemOpNodeSetParams', status);
 }
 let cuGraphChildGraphNodeGetGraph$: Scratch | undefined;
 let cuGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
-/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}. */
-export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode): T.CUgraph {
+/** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode | null): T.CUgraph {
   const s = (cuGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cuGraphChildGraphNodeGetGraph$c ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s.slot(0));
   if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
   return s.address(0) as T.CUgraph;
 }
 let cuGraphClone$: Scratch | undefined;
 let cuGraphClone$c: NativeFunction | undefined;
-/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 Returns `phGraphClone`. Throws {@link DriverError}. */
-export function cuGraphClone(originalGraph: T.CUgraph): T.CUgraph {
+/** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 12.6 Returns `phGraphClone`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphClone(originalGraph: T.CUgraph | null): T.CUgraph {
   const s = (cuGraphClone$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
   const status = (cuGraphClone$c ??= binder.native('cuGraphClone'))(s.slot(0), originalGraph);
   if (status !== 0) throw fail('cuGraphClone', status);
   return s.address(0) as T.CUgraph;
 }
 let cuGraphConditionalHandleCreate$: Scratch | undefined;
 let cuGraphConditionalHandleCreate$c: NativeFunction | undefined;
-/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `pHandle_out`. Throws {@link DriverError}. */
-export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph, ctx: T.CUcontext, defaultLaunchValue: number, flags: number): bigint {
+/** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `pHandle_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphConditionalHandleCreate(hGraph: T.CUgraph | null, ctx: T.CUcontext | null, defaultLaunchValue: number, flags: number): bigint {
   const s = (cuGraphConditionalHandleCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphConditionalHandleCreate', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphConditionalHandleCreate', 'ctx', ctx, true) as typeof ctx;
+  if ((defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cuGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
+  if ((flags >>> 0) !== flags) throw intError('cuGraphConditionalHandleCreate', 'flags', 'u32', flags);
   const status = (cuGraphConditionalHandleCreate$c ??= binder.native('cuGraphConditionalHandleCreate'))(s.slot(0), hGraph, ctx, defaultLaunchValue, flags);
   if (status !== 0) throw fail('cuGraphConditionalHandleCreate', status);
   return s.u64[0];
 }
 let cuGraphCreate$: Scratch | undefined;
 let cuGraphCreate$c: NativeFunction | undefined;
-/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}. */
+/** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuGraphCreate(flags: number): T.CUgraph {
   const s = (cuGraphCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cuGraphCreate', 'flags', 'u32', flags);
   const status = (cuGraphCreate$c ??= binder.native('cuGraphCreate'))(s.slot(0), flags);
   if (status !== 0) throw fail('cuGraphCreate', status);
   return s.address(0) as T.CUgraph;
 }
 let cuGraphDebugDotPrint$c: NativeFunction | undefined;
-/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphDebugDotPrint(hGraph: T.CUgraph, path: string | T.Pointer, flags: number): void {
+/** `CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, flags: number): void {
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDebugDotPrint', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof path !== 'string') throw argError('cuGraphDebugDotPrint', 'path', 'a string', path);
+  if ((flags >>> 0) !== flags) throw intError('cuGraphDebugDotPrint', 'flags', 'u32', flags);
   const status = (cuGraphDebugDotPrint$c ??= binder.native('cuGraphDebugDotPrint'))(hGraph, path, flags);
   if (status !== 0) throw fail('cuGraphDebugDotPrint', status);
 }
 let cuGraphDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphDestroy(hGraph: T.CUgraph): void {
+/** `CUresult cuGraphDestroy(CUgraph hGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphDestroy(hGraph: T.CUgraph | null): void {
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDestroy', 'hGraph', hGraph, true) as typeof hGraph;
   const status = (cuGraphDestroy$c ??= binder.native('cuGraphDestroy'))(hGraph);
   if (status !== 0) throw fail('cuGraphDestroy', status);
 }
 let cuGraphDestroyNode$c: NativeFunction | undefined;
-/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphDestroyNode(hNode: T.CUgraphNode): void {
+/** `CUresult cuGraphDestroyNode(CUgraphNode hNode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphDestroyNode(hNode: T.CUgraphNode | null): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphDestroyNode', 'hNode', hNode, true) as typeof hNode;
   const status = (cuGraphDestroyNode$c ??= binder.native('cuGraphDestroyNode'))(hNode);
   if (status !== 0) throw fail('cuGraphDestroyNode', status);
 }
 let cuGraphEventRecordNodeGetEvent$: Scratch | undefined;
 let cuGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 Returns `event_out`. Throws {@link DriverError}. */
-export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode): T.CUevent {
+/** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 Returns `event_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cuGraphEventRecordNodeGetEvent$c ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s.slot(0));
   if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
   return s.address(0) as T.CUevent;
 }
 let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode, event: T.CUevent): void {
+/** `CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphEventRecordNodeSetEvent$c ??= binder.native('cuGraphEventRecordNodeSetEvent'))(hNode, event);
   if (status !== 0) throw fail('cuGraphEventRecordNodeSetEvent', status);
 }
 let cuGraphEventWaitNodeGetEvent$: Scratch | undefined;
 let cuGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 Returns `event_out`. Throws {@link DriverError}. */
-export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode): T.CUevent {
+/** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 12.6 Returns `event_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode | null): T.CUevent {
   const s = (cuGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cuGraphEventWaitNodeGetEvent$c ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s.slot(0));
   if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
   return s.address(0) as T.CUevent;
 }
 let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode, event: T.CUevent): void {
+/** `CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphEventWaitNodeSetEvent$c ??= binder.native('cuGraphEventWaitNodeSetEvent'))(hNode, event);
   if (status !== 0) throw fail('cuGraphEventWaitNodeSetEvent', status);
 }
 let cuGraphExecBatchMemOpNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExecBatchMemOpNodeSetParams$c ??= binder.native('cuGraphExecBatchMemOpNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExecBatchMemOpNodeSetParams', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
+  const status = (cuGraphExecBatchMemOpNodeSetParams$c ??= binder.native('cuGraphExecBatchMemOpNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecBatchMemOpNodeSetParams', status);
 }
 let cuGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, childGraph: T.CUgraph): void {
+/** `CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, childGraph: T.CUgraph | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecChildGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphExecChildGraphNodeSetParams', 'childGraph', childGraph, true) as typeof childGraph;
   const status = (cuGraphExecChildGraphNodeSetParams$c ??= binder.native('cuGraphExecChildGraphNodeSetParams'))(hGraphExec, hNode, childGraph);
   if (status !== 0) throw fail('cuGraphExecChildGraphNodeSetParams', status);
 }
 let cuGraphExecDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec): void {
+/** `CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecDestroy', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   const status = (cuGraphExecDestroy$c ??= binder.native('cuGraphExecDestroy'))(hGraphExec);
   if (status !== 0) throw fail('cuGraphExecDestroy', status);
 }
 let cuGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, event: T.CUevent): void {
+/** `CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphExecEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphExecEventRecordNodeSetEvent$c ??= binder.native('cuGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cuGraphExecEventRecordNodeSetEvent', status);
 }
 let cuGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, event: T.CUevent): void {
+/** `CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphExecEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphExecEventWaitNodeSetEvent$c ??= binder.native('cuGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cuGraphExecEventWaitNodeSetEvent', status);
 }
 let cuGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExecExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `CUresult cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphExecExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresSignalNodeSetParams', status);
 }
 let cuGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `CUresult cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresWaitNodeSetParams', status);
 }
 let cuGraphExecGetFlags$: Scratch | undefined;
 let cuGraphExecGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}. */
-export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec): bigint {
+/** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec | null): bigint {
   const s = (cuGraphExecGetFlags$ ??= new Scratch(1));
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  s.u64[0] = 0n;
   const status = (cuGraphExecGetFlags$c ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, s.slot(0));
   if (status !== 0) throw fail('cuGraphExecGetFlags', status);
   return s.u64[0];
 }
 let cuGraphExecHostNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExecHostNodeSetParams$c ??= binder.native('cuGraphExecHostNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExecHostNodeSetParams', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphExecHostNodeSetParams$c ??= binder.native('cuGraphExecHostNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecHostNodeSetParams', status);
 }
 let cuGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExecKernelNodeSetParams$c ??= binder.native('cuGraphExecKernelNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExecKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
+  const status = (cuGraphExecKernelNodeSetParams$c ??= binder.native('cuGraphExecKernelNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecKernelNodeSetParams', status);
 }
 let cuGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, copyParams: T.Pointer, ctx: T.CUcontext): void {
-  const status = (cuGraphExecMemcpyNodeSetParams$c ??= binder.native('cuGraphExecMemcpyNodeSetParams'))(hGraphExec, hNode, copyParams, ctx);
+/** `CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const copyParams$ = recordArg('cuGraphExecMemcpyNodeSetParams', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphExecMemcpyNodeSetParams', 'ctx', ctx, true) as typeof ctx;
+  const status = (cuGraphExecMemcpyNodeSetParams$c ??= binder.native('cuGraphExecMemcpyNodeSetParams'))(hGraphExec, hNode, copyParams$, ctx);
   if (status !== 0) throw fail('cuGraphExecMemcpyNodeSetParams', status);
 }
 let cuGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, memsetParams: T.Pointer, ctx: T.CUcontext): void {
-  const status = (cuGraphExecMemsetNodeSetParams$c ??= binder.native('cuGraphExecMemsetNodeSetParams'))(hGraphExec, hNode, memsetParams, ctx);
+/** `CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const memsetParams$ = recordArg('cuGraphExecMemsetNodeSetParams', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphExecMemsetNodeSetParams', 'ctx', ctx, true) as typeof ctx;
+  const status = (cuGraphExecMemsetNodeSetParams$c ??= binder.native('cuGraphExecMemsetNodeSetParams'))(hGraphExec, hNode, memsetParams$, ctx);
   if (status !== 0) throw fail('cuGraphExecMemsetNodeSetParams', status);
 }
 let cuGraphExecNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExecNodeSetParams$c ??= binder.native('cuGraphExecNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): T.CUgraphNodeParams_st {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = new Uint8Array(256);
+  const status = (cuGraphExecNodeSetParams$c ??= binder.native('cuGraphExecNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecNodeSetParams', status);
+  return decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$);
 }
 let cuGraphExecUpdate$c: NativeFunction | undefined;
-/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.6 Returns `resultInfo`. Throws {@link DriverError}. */
-export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec, hGraph: T.CUgraph): T.CUgraphExecUpdateResultInfo_st {
+/** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 12.6 Returns `resultInfo`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec | null, hGraph: T.CUgraph | null): T.CUgraphExecUpdateResultInfo_st {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
   const resultInfo$ = new Uint8Array(24);
   const status = (cuGraphExecUpdate$c ??= binder.native('cuGraphExecUpdate'))(hGraphExec, hGraph, resultInfo$);
   if (status !== 0) throw fail('cuGraphExecUpdate', status);
   return decodeRecord<T.CUgraphExecUpdateResultInfo_st>(records.CUgraphExecUpdateResultInfo_st(), resultInfo$);
 }
 let cuGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}. */
-export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode): T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
+/** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cuGraphExternalSemaphoresSignalNodeGetParams$c ??= binder.native('cuGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresSignalNodeGetParams', status);
   return decodeRecord<T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st>(records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), params_out$);
 }
 let cuGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresSignalNodeSetParams', status);
 }
 let cuGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}. */
-export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode): T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
+/** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cuGraphExternalSemaphoresWaitNodeGetParams$c ??= binder.native('cuGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresWaitNodeGetParams', status);
   return decodeRecord<T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st>(records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), params_out$);
 }
 let cuGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresWaitNodeSetParams', status);
 }
 let cuGraphGetEdges$: Scratch | undefined;
 let cuGraphGetEdges$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 Returns `from`, `to`. Throws {@link DriverError}. */
-export function cuGraphGetEdges(hGraph: T.CUgraph, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode } {
-  const s = (cuGraphGetEdges$ ??= new Scratch(2));
-  const status = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, s.slot(0), s.slot(1), numEdges);
-  if (status !== 0) throw fail('cuGraphGetEdges', status);
-  return { from: s.address(0) as T.CUgraphNode, to: s.address(1) as T.CUgraphNode };
+/** `CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)` · cuda.h · CUDA 12.6 Returns `from`, `to`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphGetEdges(hGraph: T.CUgraph | null): { from: T.CUgraphNode[]; to: T.CUgraphNode[] } {
+  const s = (cuGraphGetEdges$ ??= new Scratch(1));
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, null, null, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphGetEdges', asked);
+  let n = Number(s.size(0));
+  const from$ = new BigUint64Array(Math.max(1, n));
+  const to$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphGetEdges$c ??= binder.native('cuGraphGetEdges'))(hGraph, from$, to$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphGetEdges', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.CUgraphNode) };
 }
 let cuGraphGetEdges_v2$: Scratch | undefined;
 let cuGraphGetEdges_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 Returns `from`, `to`. Throws {@link DriverError}. */
-export function cuGraphGetEdges_v2(hGraph: T.CUgraph, edgeData: T.Pointer, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode } {
+/** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 12.6 Returns `from`, `to`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphGetEdges_v2(hGraph: T.CUgraph | null, numEdges: T.Pointer): { from: T.CUgraphNode; to: T.CUgraphNode; edgeData: T.CUgraphEdgeData_st } {
   const s = (cuGraphGetEdges_v2$ ??= new Scratch(2));
-  const status = (cuGraphGetEdges_v2$c ??= binder.native('cuGraphGetEdges_v2'))(hGraph, s.slot(0), s.slot(1), edgeData, numEdges);
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const edgeData$ = new Uint8Array(8);
+  pointerArg('cuGraphGetEdges_v2', 'numEdges', numEdges, true);
+  const status = (cuGraphGetEdges_v2$c ??= binder.native('cuGraphGetEdges_v2'))(hGraph, s.slot(0), s.slot(1), edgeData$, numEdges);
   if (status !== 0) throw fail('cuGraphGetEdges_v2', status);
-  return { from: s.address(0) as T.CUgraphNode, to: s.address(1) as T.CUgraphNode };
+  return { from: s.address(0) as T.CUgraphNode, to: s.address(1) as T.CUgraphNode, edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
 }
+let cuGraphGetNodes$: Scratch | undefined;
 let cuGraphGetNodes$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphGetNodes(hGraph: T.CUgraph, nodes: T.Pointer, numNodes: T.Pointer): void {
-  const status = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, nodes, numNodes);
-  if (status !== 0) throw fail('cuGraphGetNodes', status);
+/** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 12.6 Returns `nodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphGetNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
+  const s = (cuGraphGetNodes$ ??= new Scratch(1));
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, null, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphGetNodes', asked);
+  let n = Number(s.size(0));
+  const nodes$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphGetNodes$c ??= binder.native('cuGraphGetNodes'))(hGraph, nodes$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphGetNodes', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
+let cuGraphGetRootNodes$: Scratch | undefined;
 let cuGraphGetRootNodes$c: NativeFunction | undefined;
-/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphGetRootNodes(hGraph: T.CUgraph, rootNodes: T.Pointer, numRootNodes: T.Pointer): void {
-  const status = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes, numRootNodes);
-  if (status !== 0) throw fail('cuGraphGetRootNodes', status);
+/** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 12.6 Returns `rootNodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphGetRootNodes(hGraph: T.CUgraph | null): T.CUgraphNode[] {
+  const s = (cuGraphGetRootNodes$ ??= new Scratch(1));
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, null, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphGetRootNodes', asked);
+  let n = Number(s.size(0));
+  const rootNodes$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphGetRootNodes$c ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphGetRootNodes', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(rootNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
 let cuGraphHostNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphHostNodeGetParams$c ??= binder.native('cuGraphHostNodeGetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_HOST_NODE_PARAMS_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphHostNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = new Uint8Array(16);
+  const status = (cuGraphHostNodeGetParams$c ??= binder.native('cuGraphHostNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphHostNodeGetParams', status);
+  return decodeRecord<T.CUDA_HOST_NODE_PARAMS_st>(records.CUDA_HOST_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphHostNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphHostNodeSetParams$c ??= binder.native('cuGraphHostNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphHostNodeSetParams', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphHostNodeSetParams$c ??= binder.native('cuGraphHostNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphHostNodeSetParams', status);
 }
 let cuGraphInstantiateWithFlags$: Scratch | undefined;
 let cuGraphInstantiateWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `phGraphExec`. Throws {@link DriverError}. */
-export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph, flags: T.Int64): T.CUgraphExec {
+/** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `phGraphExec`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphInstantiateWithFlags(hGraph: T.CUgraph | null, flags: T.Int64): T.CUgraphExec {
   const s = (cuGraphInstantiateWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
   const status = (cuGraphInstantiateWithFlags$c ??= binder.native('cuGraphInstantiateWithFlags'))(s.slot(0), hGraph, flags);
   if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
   return s.address(0) as T.CUgraphExec;
 }
 let cuGraphInstantiateWithParams$: Scratch | undefined;
 let cuGraphInstantiateWithParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.6 Returns `phGraphExec`. Throws {@link DriverError}. */
-export function cuGraphInstantiateWithParams(hGraph: T.CUgraph, instantiateParams: T.Pointer): T.CUgraphExec {
+/** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 12.6 Returns `phGraphExec`, `instantiateParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphInstantiateWithParams(hGraph: T.CUgraph | null, instantiateParams?: Partial<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st> | Uint8Array): { phGraphExec: T.CUgraphExec; instantiateParams: T.CUDA_GRAPH_INSTANTIATE_PARAMS_st } {
   const s = (cuGraphInstantiateWithParams$ ??= new Scratch(1));
-  const status = (cuGraphInstantiateWithParams$c ??= binder.native('cuGraphInstantiateWithParams'))(s.slot(0), hGraph, instantiateParams);
+  s.u64[0] = 0n;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithParams', 'hGraph', hGraph, true) as typeof hGraph;
+  const instantiateParams$ = new Uint8Array(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st().size);
+  if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cuGraphInstantiateWithParams', 'instantiateParams', records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
+  const status = (cuGraphInstantiateWithParams$c ??= binder.native('cuGraphInstantiateWithParams'))(s.slot(0), hGraph, instantiateParams$);
   if (status !== 0) throw fail('cuGraphInstantiateWithParams', status);
-  return s.address(0) as T.CUgraphExec;
+  return { phGraphExec: s.address(0) as T.CUgraphExec, instantiateParams: decodeRecord<T.CUDA_GRAPH_INSTANTIATE_PARAMS_st>(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams$) };
 }
 let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode, src: T.CUgraphNode): void {
+/** `CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuGraphKernelNodeCopyAttributes', 'src', src, true) as typeof src;
   const status = (cuGraphKernelNodeCopyAttributes$c ??= binder.native('cuGraphKernelNodeCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cuGraphKernelNodeCopyAttributes', status);
 }
 let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.6 Returns `value_out`. Throws {@link DriverError}. */
-export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
+/** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 12.6 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if ((attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuGraphKernelNodeGetAttribute$c ??= binder.native('cuGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
   if (status !== 0) throw fail('cuGraphKernelNodeGetAttribute', status);
   return decodeRecord<T.CUlaunchAttributeValue_union>(records.CUlaunchAttributeValue_union(), value_out$);
 }
 let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphKernelNodeGetParams$c ??= binder.native('cuGraphKernelNodeGetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_v2_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = new Uint8Array(72);
+  const status = (cuGraphKernelNodeGetParams$c ??= binder.native('cuGraphKernelNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphKernelNodeGetParams', status);
+  return decodeRecord<T.CUDA_KERNEL_NODE_PARAMS_v2_st>(records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams$);
 }
 let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | T.Pointer): void {
-  const status = (cuGraphKernelNodeSetAttribute$c ??= binder.native('cuGraphKernelNodeSetAttribute'))(hNode, attr, isPointerLike(value) ? value : encodeRecord(records.CUlaunchAttributeValue_union(), value));
+/** `CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if ((attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
+  const value$ = recordArg('cuGraphKernelNodeSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
+  const status = (cuGraphKernelNodeSetAttribute$c ??= binder.native('cuGraphKernelNodeSetAttribute'))(hNode, attr, value$);
   if (status !== 0) throw fail('cuGraphKernelNodeSetAttribute', status);
 }
 let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphKernelNodeSetParams$c ??= binder.native('cuGraphKernelNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
+  const status = (cuGraphKernelNodeSetParams$c ??= binder.native('cuGraphKernelNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphKernelNodeSetParams', status);
 }
 let cuGraphLaunch$c: NativeFunction | undefined;
-/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphLaunch(hGraphExec: T.CUgraphExec, hStream: T.CUstream): void {
+/** `CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphLaunch', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphLaunch', 'hStream', hStream, true) as typeof hStream;
   const status = (cuGraphLaunch$c ??= binder.native('cuGraphLaunch'))(hGraphExec, hStream);
   if (status !== 0) throw fail('cuGraphLaunch', status);
 }
 let cuGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}. */
-export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode): T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+/** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 12.6 Returns `params_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemAllocNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(120);
   const status = (cuGraphMemAllocNodeGetParams$c ??= binder.native('cuGraphMemAllocNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cuGraphMemAllocNodeGetParams', status);
@@ -1310,383 +1780,569 @@ export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode): T.CUDA_MEM_A
 }
 let cuGraphMemFreeNodeGetParams$: Scratch | undefined;
 let cuGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.6 Returns `dptr_out`. Throws {@link DriverError}. */
-export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode): T.CUdeviceptr {
+/** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 12.6 Returns `dptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode | null): T.CUdeviceptr {
   const s = (cuGraphMemFreeNodeGetParams$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cuGraphMemFreeNodeGetParams$c ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s.slot(0));
   if (status !== 0) throw fail('cuGraphMemFreeNodeGetParams', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphMemcpyNodeGetParams$c ??= binder.native('cuGraphMemcpyNodeGetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMCPY3D_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemcpyNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = new Uint8Array(200);
+  const status = (cuGraphMemcpyNodeGetParams$c ??= binder.native('cuGraphMemcpyNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemcpyNodeGetParams', status);
+  return decodeRecord<T.CUDA_MEMCPY3D_st>(records.CUDA_MEMCPY3D_st(), nodeParams$);
 }
 let cuGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphMemcpyNodeSetParams$c ??= binder.native('cuGraphMemcpyNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMCPY3D_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphMemcpyNodeSetParams', 'nodeParams', records.CUDA_MEMCPY3D_st(), nodeParams, false);
+  const status = (cuGraphMemcpyNodeSetParams$c ??= binder.native('cuGraphMemcpyNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemcpyNodeSetParams', status);
 }
 let cuGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphMemsetNodeGetParams$c ??= binder.native('cuGraphMemsetNodeGetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMSET_NODE_PARAMS_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemsetNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = new Uint8Array(40);
+  const status = (cuGraphMemsetNodeGetParams$c ??= binder.native('cuGraphMemsetNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemsetNodeGetParams', status);
+  return decodeRecord<T.CUDA_MEMSET_NODE_PARAMS_st>(records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams$);
 }
 let cuGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphMemsetNodeSetParams$c ??= binder.native('cuGraphMemsetNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cuGraphMemsetNodeSetParams', 'nodeParams', records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams, false);
+  const status = (cuGraphMemsetNodeSetParams$c ??= binder.native('cuGraphMemsetNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemsetNodeSetParams', status);
 }
 let cuGraphNodeFindInClone$: Scratch | undefined;
 let cuGraphNodeFindInClone$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.6 Returns `phNode`. Throws {@link DriverError}. */
-export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode, hClonedGraph: T.CUgraph): T.CUgraphNode {
+/** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 12.6 Returns `phNode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeFindInClone(hOriginalNode: T.CUgraphNode | null, hClonedGraph: T.CUgraph | null): T.CUgraphNode {
   const s = (cuGraphNodeFindInClone$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || hOriginalNode % 1 !== 0) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
+  if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || hClonedGraph % 1 !== 0) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
   const status = (cuGraphNodeFindInClone$c ??= binder.native('cuGraphNodeFindInClone'))(s.slot(0), hOriginalNode, hClonedGraph);
   if (status !== 0) throw fail('cuGraphNodeFindInClone', status);
   return s.address(0) as T.CUgraphNode;
 }
+let cuGraphNodeGetDependencies$: Scratch | undefined;
 let cuGraphNodeGetDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode, dependencies: T.Pointer, numDependencies: T.Pointer): void {
-  const status = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies, numDependencies);
-  if (status !== 0) throw fail('cuGraphNodeGetDependencies', status);
+/** `CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)` · cuda.h · CUDA 12.6 Returns `dependencies`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
+  const s = (cuGraphNodeGetDependencies$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, null, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphNodeGetDependencies', asked);
+  let n = Number(s.size(0));
+  const dependencies$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphNodeGetDependencies$c ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphNodeGetDependencies', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
+let cuGraphNodeGetDependencies_v2$: Scratch | undefined;
 let cuGraphNodeGetDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.6 Returns `edgeData`. Throws {@link DriverError}. */
-export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode, dependencies: T.Pointer, numDependencies: T.Pointer): T.CUgraphEdgeData_st {
+/** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 12.6 Returns `dependencies`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeGetDependencies_v2(hNode: T.CUgraphNode | null): { dependencies: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
+  const s = (cuGraphNodeGetDependencies_v2$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies_v2', 'hNode', hNode, true) as typeof hNode;
   const edgeData$ = new Uint8Array(8);
-  const status = (cuGraphNodeGetDependencies_v2$c ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, dependencies, edgeData$, numDependencies);
-  if (status !== 0) throw fail('cuGraphNodeGetDependencies_v2', status);
-  return decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$);
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphNodeGetDependencies_v2$c ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, null, edgeData$, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphNodeGetDependencies_v2', asked);
+  let n = Number(s.size(0));
+  const dependencies$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphNodeGetDependencies_v2$c ??= binder.native('cuGraphNodeGetDependencies_v2'))(hNode, dependencies$, edgeData$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphNodeGetDependencies_v2', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { dependencies: Array.from(dependencies$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
 }
+let cuGraphNodeGetDependentNodes$: Scratch | undefined;
 let cuGraphNodeGetDependentNodes$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode, dependentNodes: T.Pointer, numDependentNodes: T.Pointer): void {
-  const status = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes, numDependentNodes);
-  if (status !== 0) throw fail('cuGraphNodeGetDependentNodes', status);
+/** `CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 Returns `dependentNodes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode | null): T.CUgraphNode[] {
+  const s = (cuGraphNodeGetDependentNodes$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, null, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes', asked);
+  let n = Number(s.size(0));
+  const dependentNodes$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphNodeGetDependentNodes$c ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphNodeGetDependentNodes', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode);
 }
+let cuGraphNodeGetDependentNodes_v2$: Scratch | undefined;
 let cuGraphNodeGetDependentNodes_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 Returns `edgeData`. Throws {@link DriverError}. */
-export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode, dependentNodes: T.Pointer, numDependentNodes: T.Pointer): T.CUgraphEdgeData_st {
+/** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 12.6 Returns `dependentNodes`, `edgeData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeGetDependentNodes_v2(hNode: T.CUgraphNode | null): { dependentNodes: T.CUgraphNode[]; edgeData: T.CUgraphEdgeData_st } {
+  const s = (cuGraphNodeGetDependentNodes_v2$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes_v2', 'hNode', hNode, true) as typeof hNode;
   const edgeData$ = new Uint8Array(8);
-  const status = (cuGraphNodeGetDependentNodes_v2$c ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, dependentNodes, edgeData$, numDependentNodes);
-  if (status !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', status);
-  return decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$);
+  s.u64[0] = BigInt(0);
+  const asked = (cuGraphNodeGetDependentNodes_v2$c ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, null, edgeData$, s.slot(0));
+  if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', asked);
+  let n = Number(s.size(0));
+  const dependentNodes$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuGraphNodeGetDependentNodes_v2$c ??= binder.native('cuGraphNodeGetDependentNodes_v2'))(hNode, dependentNodes$, edgeData$, s.slot(0));
+    if (status !== 0) throw fail('cuGraphNodeGetDependentNodes_v2', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { dependentNodes: Array.from(dependentNodes$.subarray(0, n), (x) => Number(x) as T.CUgraphNode), edgeData: decodeRecord<T.CUgraphEdgeData_st>(records.CUgraphEdgeData_st(), edgeData$) };
 }
 let cuGraphNodeGetEnabled$: Scratch | undefined;
 let cuGraphNodeGetEnabled$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.6 Returns `isEnabled`. Throws {@link DriverError}. */
-export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode): number {
+/** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 12.6 Returns `isEnabled`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null): number {
   const s = (cuGraphNodeGetEnabled$ ??= new Scratch(1));
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cuGraphNodeGetEnabled$c ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, s.slot(0));
   if (status !== 0) throw fail('cuGraphNodeGetEnabled', status);
   return s.u32[0];
 }
 let cuGraphNodeGetType$: Scratch | undefined;
 let cuGraphNodeGetType$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.6 Returns `type`. Throws {@link DriverError}. */
-export function cuGraphNodeGetType(hNode: T.CUgraphNode): T.CUgraphNodeType {
+/** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 12.6 Returns `type`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeGetType(hNode: T.CUgraphNode | null): T.CUgraphNodeType {
   const s = (cuGraphNodeGetType$ ??= new Scratch(1));
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cuGraphNodeGetType$c ??= binder.native('cuGraphNodeGetType'))(hNode, s.slot(0));
   if (status !== 0) throw fail('cuGraphNodeGetType', status);
   return s.i32[0] as T.CUgraphNodeType;
 }
 let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, isEnabled: number): void {
+/** `CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, isEnabled: number): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
+  if ((isEnabled >>> 0) !== isEnabled) throw intError('cuGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cuGraphNodeSetEnabled$c ??= binder.native('cuGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cuGraphNodeSetEnabled', status);
 }
 let cuGraphNodeSetParams$c: NativeFunction | undefined;
-/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): void {
-  const status = (cuGraphNodeSetParams$c ??= binder.native('cuGraphNodeSetParams'))(hNode, nodeParams);
+/** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphNodeSetParams(hNode: T.CUgraphNode | null): T.CUgraphNodeParams_st {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = new Uint8Array(256);
+  const status = (cuGraphNodeSetParams$c ??= binder.native('cuGraphNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphNodeSetParams', status);
+  return decodeRecord<T.CUgraphNodeParams_st>(records.CUgraphNodeParams_st(), nodeParams$);
 }
 let cuGraphReleaseUserObject$c: NativeFunction | undefined;
-/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphReleaseUserObject(graph: T.CUgraph, object: T.CUuserObject, count: number): void {
+/** `CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphReleaseUserObject', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cuGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cuGraphReleaseUserObject$c ??= binder.native('cuGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cuGraphReleaseUserObject', status);
 }
 let cuGraphRemoveDependencies$c: NativeFunction | undefined;
-/** `CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphRemoveDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, numDependencies: T.Int64): void {
-  const status = (cuGraphRemoveDependencies$c ??= binder.native('cuGraphRemoveDependencies'))(hGraph, from, to, numDependencies);
+/** `CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphRemoveDependencies', 'hGraph', hGraph, true) as typeof hGraph;
+  const from$ = scalarArrayArg('cuGraphRemoveDependencies', 'from', 'address', from, true);
+  const to$ = scalarArrayArg('cuGraphRemoveDependencies', 'to', 'address', to, true);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphRemoveDependencies', 'numDependencies', numDependencies, false);
+  const status = (cuGraphRemoveDependencies$c ??= binder.native('cuGraphRemoveDependencies'))(hGraph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cuGraphRemoveDependencies', status);
 }
 let cuGraphRemoveDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.CUgraphEdgeData_st | T.Pointer, numDependencies: T.Int64): void {
-  const status = (cuGraphRemoveDependencies_v2$c ??= binder.native('cuGraphRemoveDependencies_v2'))(hGraph, from, to, isPointerLike(edgeData) ? edgeData : encodeRecord(records.CUgraphEdgeData_st(), edgeData), numDependencies);
+/** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array, numDependencies: T.Int64): void {
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphRemoveDependencies_v2', 'hGraph', hGraph, true) as typeof hGraph;
+  const from$ = scalarArrayArg('cuGraphRemoveDependencies_v2', 'from', 'address', from, true);
+  const to$ = scalarArrayArg('cuGraphRemoveDependencies_v2', 'to', 'address', to, true);
+  const edgeData$ = recordArg('cuGraphRemoveDependencies_v2', 'edgeData', records.CUgraphEdgeData_st(), edgeData, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphRemoveDependencies_v2', 'numDependencies', numDependencies, false);
+  const status = (cuGraphRemoveDependencies_v2$c ??= binder.native('cuGraphRemoveDependencies_v2'))(hGraph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cuGraphRemoveDependencies_v2', status);
 }
 let cuGraphRetainUserObject$c: NativeFunction | undefined;
-/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphRetainUserObject(graph: T.CUgraph, object: T.CUuserObject, count: number, flags: number): void {
+/** `CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number, flags: number): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphRetainUserObject', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cuGraphRetainUserObject', 'count', 'u32', count);
+  if ((flags >>> 0) !== flags) throw intError('cuGraphRetainUserObject', 'flags', 'u32', flags);
   const status = (cuGraphRetainUserObject$c ??= binder.native('cuGraphRetainUserObject'))(graph, object, count, flags);
   if (status !== 0) throw fail('cuGraphRetainUserObject', status);
 }
 let cuGraphUpload$c: NativeFunction | undefined;
-/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphUpload(hGraphExec: T.CUgraphExec, hStream: T.CUstream): void {
+/** `CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphUpload', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphUpload', 'hStream', hStream, true) as typeof hStream;
   const status = (cuGraphUpload$c ??= binder.native('cuGraphUpload'))(hGraphExec, hStream);
   if (status !== 0) throw fail('cuGraphUpload', status);
 }
 let cuGraphicsMapResources$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphicsMapResources(count: number, resources: T.Pointer, hStream: T.CUstream): void {
-  const status = (cuGraphicsMapResources$c ??= binder.native('cuGraphicsMapResources'))(count, resources, hStream);
+/** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
+  const resources$ = scalarArrayArg('cuGraphicsMapResources', 'resources', 'address', resources, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphicsMapResources', 'hStream', hStream, true) as typeof hStream;
+  const count$n = resources$.count;
+  const status = (cuGraphicsMapResources$c ??= binder.native('cuGraphicsMapResources'))(count$n, resources$.data, hStream);
   if (status !== 0) throw fail('cuGraphicsMapResources', status);
 }
 let cuGraphicsResourceGetMappedMipmappedArray$: Scratch | undefined;
 let cuGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 12.6 Returns `pMipmappedArray`. Throws {@link DriverError}. */
-export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource): T.CUmipmappedArray {
+/** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 12.6 Returns `pMipmappedArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsResourceGetMappedMipmappedArray(resource: T.CUgraphicsResource | null): T.CUmipmappedArray {
   const s = (cuGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s.slot(0), resource);
   if (status !== 0) throw fail('cuGraphicsResourceGetMappedMipmappedArray', status);
   return s.address(0) as T.CUmipmappedArray;
 }
 let cuGraphicsResourceGetMappedPointer$: Scratch | undefined;
 let cuGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 12.6 Returns `pDevPtr`, `pSize`. Throws {@link DriverError}. */
-export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource): { pDevPtr: T.CUdeviceptr; pSize: number } {
+/** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 12.6 Returns `pDevPtr`, `pSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsResourceGetMappedPointer(resource: T.CUgraphicsResource | null): { pDevPtr: T.CUdeviceptr; pSize: number } {
   const s = (cuGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsResourceGetMappedPointer$c ??= binder.native('cuGraphicsResourceGetMappedPointer'))(s.slot(0), s.slot(1), resource);
   if (status !== 0) throw fail('cuGraphicsResourceGetMappedPointer', status);
   return { pDevPtr: s.address(0) as T.CUdeviceptr, pSize: s.size(1) };
 }
 let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource, flags: number): void {
+/** `CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | null, flags: number): void {
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
+  if ((flags >>> 0) !== flags) throw intError('cuGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
   const status = (cuGraphicsResourceSetMapFlags$c ??= binder.native('cuGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cuGraphicsResourceSetMapFlags', status);
 }
 let cuGraphicsSubResourceGetMappedArray$: Scratch | undefined;
 let cuGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 12.6 Returns `pArray`. Throws {@link DriverError}. */
-export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource, arrayIndex: number, mipLevel: number): T.CUarray {
+/** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 12.6 Returns `pArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsSubResourceGetMappedArray(resource: T.CUgraphicsResource | null, arrayIndex: number, mipLevel: number): T.CUarray {
   const s = (cuGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
+  if ((arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
+  if ((mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
   const status = (cuGraphicsSubResourceGetMappedArray$c ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s.slot(0), resource, arrayIndex, mipLevel);
   if (status !== 0) throw fail('cuGraphicsSubResourceGetMappedArray', status);
   return s.address(0) as T.CUarray;
 }
 let cuGraphicsUnmapResources$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphicsUnmapResources(count: number, resources: T.Pointer, hStream: T.CUstream): void {
-  const status = (cuGraphicsUnmapResources$c ??= binder.native('cuGraphicsUnmapResources'))(count, resources, hStream);
+/** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
+  const resources$ = scalarArrayArg('cuGraphicsUnmapResources', 'resources', 'address', resources, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphicsUnmapResources', 'hStream', hStream, true) as typeof hStream;
+  const count$n = resources$.count;
+  const status = (cuGraphicsUnmapResources$c ??= binder.native('cuGraphicsUnmapResources'))(count$n, resources$.data, hStream);
   if (status !== 0) throw fail('cuGraphicsUnmapResources', status);
 }
 let cuGraphicsUnregisterResource$c: NativeFunction | undefined;
-/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource): void {
+/** `CUresult cuGraphicsUnregisterResource(CUgraphicsResource resource)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource | null): void {
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsUnregisterResource$c ??= binder.native('cuGraphicsUnregisterResource'))(resource);
   if (status !== 0) throw fail('cuGraphicsUnregisterResource', status);
 }
 let cuGreenCtxCreate$: Scratch | undefined;
 let cuGreenCtxCreate$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `phCtx`. Throws {@link DriverError}. */
-export function cuGreenCtxCreate(desc: T.CUdevResourceDesc, dev: number, flags: number): T.CUgreenCtx {
+/** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `phCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGreenCtxCreate(desc: T.CUdevResourceDesc | null, dev: number, flags: number): T.CUgreenCtx {
   const s = (cuGreenCtxCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || desc % 1 !== 0) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
+  if ((dev | 0) !== dev) throw intError('cuGreenCtxCreate', 'dev', 'i32', dev);
+  if ((flags >>> 0) !== flags) throw intError('cuGreenCtxCreate', 'flags', 'u32', flags);
   const status = (cuGreenCtxCreate$c ??= binder.native('cuGreenCtxCreate'))(s.slot(0), desc, dev, flags);
   if (status !== 0) throw fail('cuGreenCtxCreate', status);
   return s.address(0) as T.CUgreenCtx;
 }
 let cuGreenCtxDestroy$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx): void {
+/** `CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx | null): void {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxDestroy', 'hCtx', hCtx, true) as typeof hCtx;
   const status = (cuGreenCtxDestroy$c ??= binder.native('cuGreenCtxDestroy'))(hCtx);
   if (status !== 0) throw fail('cuGreenCtxDestroy', status);
 }
 let cuGreenCtxGetDevResource$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Returns `resource`. Throws {@link DriverError}. */
-export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, type: T.CUdevResourceType): T.CUdevResource_st {
+/** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 12.6 Returns `resource`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUdevResourceType): T.CUdevResource_st {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
+  if ((type | 0) !== type) throw intError('cuGreenCtxGetDevResource', 'type', 'i32', type);
   const status = (cuGreenCtxGetDevResource$c ??= binder.native('cuGreenCtxGetDevResource'))(hCtx, resource$, type);
   if (status !== 0) throw fail('cuGreenCtxGetDevResource', status);
   return decodeRecord<T.CUdevResource_st>(records.CUdevResource_st(), resource$);
 }
 let cuGreenCtxRecordEvent$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): void {
+/** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuGreenCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuGreenCtxRecordEvent$c ??= binder.native('cuGreenCtxRecordEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuGreenCtxRecordEvent', status);
 }
 let cuGreenCtxStreamCreate$: Scratch | undefined;
 let cuGreenCtxStreamCreate$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}. */
-export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx, flags: number, priority: number): T.CUstream {
+/** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGreenCtxStreamCreate(greenCtx: T.CUgreenCtx | null, flags: number, priority: number): T.CUstream {
   const s = (cuGreenCtxStreamCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
+  if ((flags >>> 0) !== flags) throw intError('cuGreenCtxStreamCreate', 'flags', 'u32', flags);
+  if ((priority | 0) !== priority) throw intError('cuGreenCtxStreamCreate', 'priority', 'i32', priority);
   const status = (cuGreenCtxStreamCreate$c ??= binder.native('cuGreenCtxStreamCreate'))(s.slot(0), greenCtx, flags, priority);
   if (status !== 0) throw fail('cuGreenCtxStreamCreate', status);
   return s.address(0) as T.CUstream;
 }
 let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): void {
+/** `CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuGreenCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuGreenCtxWaitEvent$c ??= binder.native('cuGreenCtxWaitEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuGreenCtxWaitEvent', status);
 }
 let cuImportExternalMemory$: Scratch | undefined;
 let cuImportExternalMemory$c: NativeFunction | undefined;
-/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.6 Returns `extMem_out`. Throws {@link DriverError}. */
-export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | T.Pointer): T.CUexternalMemory {
+/** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 12.6 Returns `extMem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuImportExternalMemory(memHandleDesc: T.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st | Uint8Array): T.CUexternalMemory {
   const s = (cuImportExternalMemory$ ??= new Scratch(1));
-  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.slot(0), isPointerLike(memHandleDesc) ? memHandleDesc : encodeRecord(records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc));
+  s.u64[0] = 0n;
+  const memHandleDesc$ = recordArg('cuImportExternalMemory', 'memHandleDesc', records.CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st(), memHandleDesc, false);
+  const status = (cuImportExternalMemory$c ??= binder.native('cuImportExternalMemory'))(s.slot(0), memHandleDesc$);
   if (status !== 0) throw fail('cuImportExternalMemory', status);
   return s.address(0) as T.CUexternalMemory;
 }
 let cuImportExternalSemaphore$: Scratch | undefined;
 let cuImportExternalSemaphore$c: NativeFunction | undefined;
-/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.6 Returns `extSem_out`. Throws {@link DriverError}. */
-export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | T.Pointer): T.CUexternalSemaphore {
+/** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 12.6 Returns `extSem_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuImportExternalSemaphore(semHandleDesc: T.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st | Uint8Array): T.CUexternalSemaphore {
   const s = (cuImportExternalSemaphore$ ??= new Scratch(1));
-  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.slot(0), isPointerLike(semHandleDesc) ? semHandleDesc : encodeRecord(records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc));
+  s.u64[0] = 0n;
+  const semHandleDesc$ = recordArg('cuImportExternalSemaphore', 'semHandleDesc', records.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st(), semHandleDesc, false);
+  const status = (cuImportExternalSemaphore$c ??= binder.native('cuImportExternalSemaphore'))(s.slot(0), semHandleDesc$);
   if (status !== 0) throw fail('cuImportExternalSemaphore', status);
   return s.address(0) as T.CUexternalSemaphore;
 }
 let cuInit$c: NativeFunction | undefined;
-/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuInit(unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuInit(Flags: number): void {
+  if ((Flags >>> 0) !== Flags) throw intError('cuInit', 'Flags', 'u32', Flags);
   const status = (cuInit$c ??= binder.native('cuInit'))(Flags);
   if (status !== 0) throw fail('cuInit', status);
 }
 let cuIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
 let cuIpcGetEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}. */
-export function cuIpcGetEventHandle(event: T.CUevent): T.CUipcEventHandle_st {
+/** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
   const status = (cuIpcGetEventHandle$c ??= binder.native('cuIpcGetEventHandle'))(pHandle$, event);
   if (status !== 0) throw fail('cuIpcGetEventHandle', status);
-  return decodeRecord<T.CUipcEventHandle_st>(records.CUipcEventHandle_st(), pHandle$);
+  return pHandle$;
 }
 let cuIpcGetMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}. */
-export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): T.CUipcMemHandle_st {
+/** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcGetMemHandle$c ??= binder.native('cuIpcGetMemHandle'))(pHandle$, dptr);
   if (status !== 0) throw fail('cuIpcGetMemHandle', status);
-  return decodeRecord<T.CUipcMemHandle_st>(records.CUipcMemHandle_st(), pHandle$);
+  return pHandle$;
 }
 let cuIpcOpenEventHandle$: Scratch | undefined;
 let cuIpcOpenEventHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 Returns `phEvent`. Throws {@link DriverError}. */
+/** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 12.6 Returns `phEvent`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuIpcOpenEventHandle(handle: T.CUipcEventHandle_st): T.CUevent {
   const s = (cuIpcOpenEventHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
   const status = (cuIpcOpenEventHandle$c ??= binder.native('cuIpcOpenEventHandle'))(s.slot(0), handle);
   if (status !== 0) throw fail('cuIpcOpenEventHandle', status);
   return s.address(0) as T.CUevent;
 }
 let cuIpcOpenMemHandle$: Scratch | undefined;
 let cuIpcOpenMemHandle$c: NativeFunction | undefined;
-/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}. */
+/** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuIpcOpenMemHandle(handle: T.CUipcMemHandle_st, Flags: number): T.CUdeviceptr {
   const s = (cuIpcOpenMemHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
+  if ((Flags >>> 0) !== Flags) throw intError('cuIpcOpenMemHandle', 'Flags', 'u32', Flags);
   const status = (cuIpcOpenMemHandle$c ??= binder.native('cuIpcOpenMemHandle'))(s.slot(0), handle, Flags);
   if (status !== 0) throw fail('cuIpcOpenMemHandle', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuKernelGetAttribute$: Scratch | undefined;
 let cuKernelGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}. */
-export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel, dev: number): number {
+/** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `pi`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelGetAttribute(attrib: T.CUfunction_attribute, kernel: T.CUkernel | null, dev: number): number {
   const s = (cuKernelGetAttribute$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((attrib | 0) !== attrib) throw intError('cuKernelGetAttribute', 'attrib', 'i32', attrib);
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetAttribute', 'kernel', kernel, true) as typeof kernel;
+  if ((dev | 0) !== dev) throw intError('cuKernelGetAttribute', 'dev', 'i32', dev);
   const status = (cuKernelGetAttribute$c ??= binder.native('cuKernelGetAttribute'))(s.slot(0), attrib, kernel, dev);
   if (status !== 0) throw fail('cuKernelGetAttribute', status);
   return s.i32[0];
 }
 let cuKernelGetFunction$: Scratch | undefined;
 let cuKernelGetFunction$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 Returns `pFunc`. Throws {@link DriverError}. */
-export function cuKernelGetFunction(kernel: T.CUkernel): T.CUfunction {
+/** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 12.6 Returns `pFunc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelGetFunction(kernel: T.CUkernel | null): T.CUfunction {
   const s = (cuKernelGetFunction$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
   const status = (cuKernelGetFunction$c ??= binder.native('cuKernelGetFunction'))(s.slot(0), kernel);
   if (status !== 0) throw fail('cuKernelGetFunction', status);
   return s.address(0) as T.CUfunction;
 }
 let cuKernelGetLibrary$: Scratch | undefined;
 let cuKernelGetLibrary$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 Returns `pLib`. Throws {@link DriverError}. */
-export function cuKernelGetLibrary(kernel: T.CUkernel): T.CUlibrary {
+/** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 12.6 Returns `pLib`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelGetLibrary(kernel: T.CUkernel | null): T.CUlibrary {
   const s = (cuKernelGetLibrary$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
   const status = (cuKernelGetLibrary$c ??= binder.native('cuKernelGetLibrary'))(s.slot(0), kernel);
   if (status !== 0) throw fail('cuKernelGetLibrary', status);
   return s.address(0) as T.CUlibrary;
 }
 let cuKernelGetName$: Scratch | undefined;
 let cuKernelGetName$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}. */
-export function cuKernelGetName(hfunc: T.CUkernel): string | null {
+/** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 12.6 Returns `name`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelGetName(hfunc: T.CUkernel | null): string | null {
   const s = (cuKernelGetName$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuKernelGetName', 'hfunc', hfunc, true) as typeof hfunc;
   const status = (cuKernelGetName$c ??= binder.native('cuKernelGetName'))(s.slot(0), hfunc);
   if (status !== 0) throw fail('cuKernelGetName', status);
   return readCString(s.address(0));
 }
+let cuKernelGetParamInfo$: Scratch | undefined;
 let cuKernelGetParamInfo$c: NativeFunction | undefined;
-/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuKernelGetParamInfo(kernel: T.CUkernel, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): void {
-  const status = (cuKernelGetParamInfo$c ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, paramOffset, paramSize);
+/** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 12.6 Returns `paramOffset`, `paramSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelGetParamInfo(kernel: T.CUkernel | null, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
+  const s = (cuKernelGetParamInfo$ ??= new Scratch(2));
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
+  if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuKernelGetParamInfo', 'paramIndex', paramIndex, false);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (cuKernelGetParamInfo$c ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuKernelGetParamInfo', status);
+  return { paramOffset: s.size(0), paramSize: s.size(1) };
 }
 let cuKernelSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel, dev: number): void {
+/** `CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel | null, dev: number): void {
+  if ((attrib | 0) !== attrib) throw intError('cuKernelSetAttribute', 'attrib', 'i32', attrib);
+  if ((val | 0) !== val) throw intError('cuKernelSetAttribute', 'val', 'i32', val);
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelSetAttribute', 'kernel', kernel, true) as typeof kernel;
+  if ((dev | 0) !== dev) throw intError('cuKernelSetAttribute', 'dev', 'i32', dev);
   const status = (cuKernelSetAttribute$c ??= binder.native('cuKernelSetAttribute'))(attrib, val, kernel, dev);
   if (status !== 0) throw fail('cuKernelSetAttribute', status);
 }
 let cuKernelSetCacheConfig$c: NativeFunction | undefined;
-/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuKernelSetCacheConfig(kernel: T.CUkernel, config: T.CUfunc_cache, dev: number): void {
+/** `CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuKernelSetCacheConfig(kernel: T.CUkernel | null, config: T.CUfunc_cache, dev: number): void {
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelSetCacheConfig', 'kernel', kernel, true) as typeof kernel;
+  if ((config | 0) !== config) throw intError('cuKernelSetCacheConfig', 'config', 'i32', config);
+  if ((dev | 0) !== dev) throw intError('cuKernelSetCacheConfig', 'dev', 'i32', dev);
   const status = (cuKernelSetCacheConfig$c ??= binder.native('cuKernelSetCacheConfig'))(kernel, config, dev);
   if (status !== 0) throw fail('cuKernelSetCacheConfig', status);
 }
 let cuLaunch$c: NativeFunction | undefined;
-/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLaunch(f: T.CUfunction): void {
+/** `CUresult cuLaunch(CUfunction f)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunch(f: T.CUfunction | null): void {
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunch', 'f', f, true) as typeof f;
   const status = (cuLaunch$c ??= binder.native('cuLaunch'))(f);
   if (status !== 0) throw fail('cuLaunch', status);
 }
 let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLaunchCooperativeKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer): void {
+/** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer): void {
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchCooperativeKernel', 'f', f, true) as typeof f;
+  if ((gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchCooperativeKernel', 'gridDimX', 'u32', gridDimX);
+  if ((gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchCooperativeKernel', 'gridDimY', 'u32', gridDimY);
+  if ((gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchCooperativeKernel', 'gridDimZ', 'u32', gridDimZ);
+  if ((blockDimX >>> 0) !== blockDimX) throw intError('cuLaunchCooperativeKernel', 'blockDimX', 'u32', blockDimX);
+  if ((blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchCooperativeKernel', 'blockDimY', 'u32', blockDimY);
+  if ((blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchCooperativeKernel', 'blockDimZ', 'u32', blockDimZ);
+  if ((sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchCooperativeKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchCooperativeKernel', 'hStream', hStream, true) as typeof hStream;
+  pointerArg('cuLaunchCooperativeKernel', 'kernelParams', kernelParams, true);
   const status = (cuLaunchCooperativeKernel$c ??= binder.native('cuLaunchCooperativeKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
   if (status !== 0) throw fail('cuLaunchCooperativeKernel', status);
 }
 let cuLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `launchParamsList`. Throws {@link DriverError}. */
-export function cuLaunchCooperativeKernelMultiDevice(numDevices: number, flags: number): T.CUDA_LAUNCH_PARAMS_st {
-  const launchParamsList$ = new Uint8Array(56);
-  const status = (cuLaunchCooperativeKernelMultiDevice$c ??= binder.native('cuLaunchCooperativeKernelMultiDevice'))(launchParamsList$, numDevices, flags);
+/** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: readonly (T.CUDA_LAUNCH_PARAMS_st)[] | Uint8Array, flags: number): void {
+  const launchParamsList$ = recordArrayArg('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', records.CUDA_LAUNCH_PARAMS_st(), launchParamsList, false);
+  if ((flags >>> 0) !== flags) throw intError('cuLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
+  const numDevices$n = launchParamsList$.count;
+  const status = (cuLaunchCooperativeKernelMultiDevice$c ??= binder.native('cuLaunchCooperativeKernelMultiDevice'))(launchParamsList$.bytes, numDevices$n, flags);
   if (status !== 0) throw fail('cuLaunchCooperativeKernelMultiDevice', status);
-  return decodeRecord<T.CUDA_LAUNCH_PARAMS_st>(records.CUDA_LAUNCH_PARAMS_st(), launchParamsList$);
 }
 let cuLaunchGrid$c: NativeFunction | undefined;
-/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLaunchGrid(f: T.CUfunction, grid_width: number, grid_height: number): void {
+/** `CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_height: number): void {
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGrid', 'f', f, true) as typeof f;
+  if ((grid_width | 0) !== grid_width) throw intError('cuLaunchGrid', 'grid_width', 'i32', grid_width);
+  if ((grid_height | 0) !== grid_height) throw intError('cuLaunchGrid', 'grid_height', 'i32', grid_height);
   const status = (cuLaunchGrid$c ??= binder.native('cuLaunchGrid'))(f, grid_width, grid_height);
   if (status !== 0) throw fail('cuLaunchGrid', status);
 }
 let cuLaunchGridAsync$c: NativeFunction | undefined;
-/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLaunchGridAsync(f: T.CUfunction, grid_width: number, grid_height: number, hStream: T.CUstream): void {
+/** `CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, grid_height: number, hStream: T.CUstream | null): void {
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGridAsync', 'f', f, true) as typeof f;
+  if ((grid_width | 0) !== grid_width) throw intError('cuLaunchGridAsync', 'grid_width', 'i32', grid_width);
+  if ((grid_height | 0) !== grid_height) throw intError('cuLaunchGridAsync', 'grid_height', 'i32', grid_height);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchGridAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuLaunchGridAsync$c ??= binder.native('cuLaunchGridAsync'))(f, grid_width, grid_height, hStream);
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
 }
 let cuLaunchHostFunc$c: NativeFunction | undefined;
-/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 Takes a C callback `fn` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}. */
-export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
+/** `CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchHostFunc', 'hStream', hStream, true) as typeof hStream;
+  if (typeof fn !== 'function') callbackArg('cuLaunchHostFunc', 'fn', fn, true);
   const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), fn) : undefined;
+  pointerArg('cuLaunchHostFunc', 'userData', userData, true);
   const status = (cuLaunchHostFunc$c ??= binder.native('cuLaunchHostFunc'))(hStream, fn$cb ? fn$cb.pointer : fn, userData);
   if (status !== 0) {
     fn$cb?.cancel(); // refused: it will never run
@@ -1694,1050 +2350,1540 @@ export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer | JsCallback
   }
 }
 let cuLaunchKernel$c: NativeFunction | undefined;
-/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLaunchKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer, extra: T.Pointer): void {
+/** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer, extra: T.Pointer): void {
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernel', 'f', f, true) as typeof f;
+  if ((gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchKernel', 'gridDimX', 'u32', gridDimX);
+  if ((gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchKernel', 'gridDimY', 'u32', gridDimY);
+  if ((gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchKernel', 'gridDimZ', 'u32', gridDimZ);
+  if ((blockDimX >>> 0) !== blockDimX) throw intError('cuLaunchKernel', 'blockDimX', 'u32', blockDimX);
+  if ((blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchKernel', 'blockDimY', 'u32', blockDimY);
+  if ((blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchKernel', 'blockDimZ', 'u32', blockDimZ);
+  if ((sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchKernel', 'hStream', hStream, true) as typeof hStream;
+  pointerArg('cuLaunchKernel', 'kernelParams', kernelParams, true);
+  pointerArg('cuLaunchKernel', 'extra', extra, true);
   const status = (cuLaunchKernel$c ??= binder.native('cuLaunchKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
   if (status !== 0) throw fail('cuLaunchKernel', status);
 }
 let cuLaunchKernelEx$c: NativeFunction | undefined;
-/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLaunchKernelEx(config: T.CUlaunchConfig_st | T.Pointer, f: T.CUfunction, kernelParams: T.Pointer, extra: T.Pointer): void {
-  const status = (cuLaunchKernelEx$c ??= binder.native('cuLaunchKernelEx'))(isPointerLike(config) ? config : encodeRecord(records.CUlaunchConfig_st(), config), f, kernelParams, extra);
+/** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLaunchKernelEx(config: T.CUlaunchConfig_st | Uint8Array, f: T.CUfunction | null, kernelParams: T.Pointer, extra: T.Pointer): void {
+  const config$ = recordArg('cuLaunchKernelEx', 'config', records.CUlaunchConfig_st(), config, false);
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernelEx', 'f', f, true) as typeof f;
+  pointerArg('cuLaunchKernelEx', 'kernelParams', kernelParams, true);
+  pointerArg('cuLaunchKernelEx', 'extra', extra, true);
+  const status = (cuLaunchKernelEx$c ??= binder.native('cuLaunchKernelEx'))(config$, f, kernelParams, extra);
   if (status !== 0) throw fail('cuLaunchKernelEx', status);
 }
 let cuLibraryEnumerateKernels$c: NativeFunction | undefined;
-/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.CUlibrary): void {
-  const status = (cuLibraryEnumerateKernels$c ??= binder.native('cuLibraryEnumerateKernels'))(kernels, numKernels, lib);
+/** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 12.6 Returns `kernels`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary | null): T.CUkernel[] {
+  const kernels$ = new BigUint64Array(Math.max(1, allocLength('cuLibraryEnumerateKernels', 'numKernels', numKernels)));
+  if ((numKernels >>> 0) !== numKernels) throw intError('cuLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
+  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
+  const status = (cuLibraryEnumerateKernels$c ??= binder.native('cuLibraryEnumerateKernels'))(kernels$, numKernels, lib);
   if (status !== 0) throw fail('cuLibraryEnumerateKernels', status);
+  return Array.from(kernels$.subarray(0, Number(numKernels)), (x) => Number(x) as T.CUkernel);
 }
 let cuLibraryGetGlobal$: Scratch | undefined;
 let cuLibraryGetGlobal$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Returns `dptr`, `bytes`. Throws {@link DriverError}. */
-export function cuLibraryGetGlobal(library: T.CUlibrary, name: string | T.Pointer): { dptr: T.CUdeviceptr; bytes: number } {
+/** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryGetGlobal(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuLibraryGetGlobal$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetGlobal', 'library', library, true) as typeof library;
+  if (typeof name !== 'string') throw argError('cuLibraryGetGlobal', 'name', 'a string', name);
   const status = (cuLibraryGetGlobal$c ??= binder.native('cuLibraryGetGlobal'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cuLibraryGetGlobal', status);
   return { dptr: s.address(0) as T.CUdeviceptr, bytes: s.size(1) };
 }
 let cuLibraryGetKernel$: Scratch | undefined;
 let cuLibraryGetKernel$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Returns `pKernel`. Throws {@link DriverError}. */
-export function cuLibraryGetKernel(library: T.CUlibrary, name: string | T.Pointer): T.CUkernel {
+/** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Returns `pKernel`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryGetKernel(library: T.CUlibrary | null, name: string): T.CUkernel {
   const s = (cuLibraryGetKernel$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
+  if (typeof name !== 'string') throw argError('cuLibraryGetKernel', 'name', 'a string', name);
   const status = (cuLibraryGetKernel$c ??= binder.native('cuLibraryGetKernel'))(s.slot(0), library, name);
   if (status !== 0) throw fail('cuLibraryGetKernel', status);
   return s.address(0) as T.CUkernel;
 }
 let cuLibraryGetKernelCount$: Scratch | undefined;
 let cuLibraryGetKernelCount$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.6 Returns `count`. Throws {@link DriverError}. */
-export function cuLibraryGetKernelCount(lib: T.CUlibrary): number {
+/** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 12.6 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryGetKernelCount(lib: T.CUlibrary | null): number {
   const s = (cuLibraryGetKernelCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
   const status = (cuLibraryGetKernelCount$c ??= binder.native('cuLibraryGetKernelCount'))(s.slot(0), lib);
   if (status !== 0) throw fail('cuLibraryGetKernelCount', status);
   return s.u32[0];
 }
 let cuLibraryGetManaged$: Scratch | undefined;
 let cuLibraryGetManaged$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Returns `dptr`, `bytes`. Throws {@link DriverError}. */
-export function cuLibraryGetManaged(library: T.CUlibrary, name: string | T.Pointer): { dptr: T.CUdeviceptr; bytes: number } {
+/** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 12.6 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryGetManaged(library: T.CUlibrary | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuLibraryGetManaged$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetManaged', 'library', library, true) as typeof library;
+  if (typeof name !== 'string') throw argError('cuLibraryGetManaged', 'name', 'a string', name);
   const status = (cuLibraryGetManaged$c ??= binder.native('cuLibraryGetManaged'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cuLibraryGetManaged', status);
   return { dptr: s.address(0) as T.CUdeviceptr, bytes: s.size(1) };
 }
 let cuLibraryGetModule$: Scratch | undefined;
 let cuLibraryGetModule$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.6 Returns `pMod`. Throws {@link DriverError}. */
-export function cuLibraryGetModule(library: T.CUlibrary): T.CUmodule {
+/** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 12.6 Returns `pMod`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryGetModule(library: T.CUlibrary | null): T.CUmodule {
   const s = (cuLibraryGetModule$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
   const status = (cuLibraryGetModule$c ??= binder.native('cuLibraryGetModule'))(s.slot(0), library);
   if (status !== 0) throw fail('cuLibraryGetModule', status);
   return s.address(0) as T.CUmodule;
 }
 let cuLibraryGetUnifiedFunction$: Scratch | undefined;
 let cuLibraryGetUnifiedFunction$c: NativeFunction | undefined;
-/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.6 Returns `fptr`. Throws {@link DriverError}. */
-export function cuLibraryGetUnifiedFunction(library: T.CUlibrary, symbol: string | T.Pointer): number {
+/** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 12.6 Returns `fptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryGetUnifiedFunction(library: T.CUlibrary | null, symbol: string): number {
   const s = (cuLibraryGetUnifiedFunction$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
+  if (typeof symbol !== 'string') throw argError('cuLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
   const status = (cuLibraryGetUnifiedFunction$c ??= binder.native('cuLibraryGetUnifiedFunction'))(s.slot(0), library, symbol);
   if (status !== 0) throw fail('cuLibraryGetUnifiedFunction', status);
   return s.address(0);
 }
 let cuLibraryLoadData$: Scratch | undefined;
 let cuLibraryLoadData$c: NativeFunction | undefined;
-/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Returns `library`. Throws {@link DriverError}. */
-export function cuLibraryLoadData(code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUlibrary {
+/** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Returns `library`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   const s = (cuLibraryLoadData$ ??= new Scratch(1));
-  const status = (cuLibraryLoadData$c ??= binder.native('cuLibraryLoadData'))(s.slot(0), code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  s.u64[0] = 0n;
+  pointerArg('cuLibraryLoadData', 'code', code, true);
+  const jitOptions$ = scalarArrayArg('cuLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
+  const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
+  const libraryOptions$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptions', 'i32', libraryOptions, false);
+  const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
+  const numJitOptions$n = sameLength('cuLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+  const numLibraryOptions$n = sameLength('cuLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+  const status = (cuLibraryLoadData$c ??= binder.native('cuLibraryLoadData'))(s.slot(0), code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cuLibraryLoadData', status);
   return s.address(0) as T.CUlibrary;
 }
 let cuLibraryLoadFromFile$: Scratch | undefined;
 let cuLibraryLoadFromFile$c: NativeFunction | undefined;
-/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Returns `library`. Throws {@link DriverError}. */
-export function cuLibraryLoadFromFile(fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUlibrary {
+/** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 12.6 Returns `library`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.CUjit_option)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.CUlibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlibrary {
   const s = (cuLibraryLoadFromFile$ ??= new Scratch(1));
-  const status = (cuLibraryLoadFromFile$c ??= binder.native('cuLibraryLoadFromFile'))(s.slot(0), fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  s.u64[0] = 0n;
+  if (typeof fileName !== 'string') throw argError('cuLibraryLoadFromFile', 'fileName', 'a string', fileName);
+  const jitOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
+  const jitOptionsValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
+  const libraryOptions$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptions', 'i32', libraryOptions, false);
+  const libraryOptionValues$ = scalarArrayArg('cuLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
+  const numJitOptions$n = sameLength('cuLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+  const numLibraryOptions$n = sameLength('cuLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+  const status = (cuLibraryLoadFromFile$c ??= binder.native('cuLibraryLoadFromFile'))(s.slot(0), fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cuLibraryLoadFromFile', status);
   return s.address(0) as T.CUlibrary;
 }
 let cuLibraryUnload$c: NativeFunction | undefined;
-/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLibraryUnload(library: T.CUlibrary): void {
+/** `CUresult cuLibraryUnload(CUlibrary library)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLibraryUnload(library: T.CUlibrary | null): void {
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryUnload', 'library', library, true) as typeof library;
   const status = (cuLibraryUnload$c ??= binder.native('cuLibraryUnload'))(library);
   if (status !== 0) throw fail('cuLibraryUnload', status);
 }
 let cuLinkAddData$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLinkAddData(state: T.CUlinkState, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): void {
-  const status = (cuLinkAddData$c ??= binder.native('cuLinkAddData'))(state, type, data, size, name, numOptions, options, optionValues);
+/** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
+  if ((type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
+  pointerArg('cuLinkAddData', 'data', data, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
+  if (typeof name !== 'string') throw argError('cuLinkAddData', 'name', 'a string', name);
+  const options$ = scalarArrayArg('cuLinkAddData', 'options', 'i32', options, false);
+  const optionValues$ = scalarArrayArg('cuLinkAddData', 'optionValues', 'address', optionValues, false);
+  const numOptions$n = sameLength('cuLinkAddData', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+  const status = (cuLinkAddData$c ??= binder.native('cuLinkAddData'))(state, type, data, size, name, numOptions$n, options$.data, optionValues$.data);
   if (status !== 0) throw fail('cuLinkAddData', status);
 }
 let cuLinkAddFile$c: NativeFunction | undefined;
-/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLinkAddFile(state: T.CUlinkState, type: T.CUjitInputType, path: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): void {
-  const status = (cuLinkAddFile$c ??= binder.native('cuLinkAddFile'))(state, type, path, numOptions, options, optionValues);
+/** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
+  if ((type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
+  if (typeof path !== 'string') throw argError('cuLinkAddFile', 'path', 'a string', path);
+  const options$ = scalarArrayArg('cuLinkAddFile', 'options', 'i32', options, false);
+  const optionValues$ = scalarArrayArg('cuLinkAddFile', 'optionValues', 'address', optionValues, false);
+  const numOptions$n = sameLength('cuLinkAddFile', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+  const status = (cuLinkAddFile$c ??= binder.native('cuLinkAddFile'))(state, type, path, numOptions$n, options$.data, optionValues$.data);
   if (status !== 0) throw fail('cuLinkAddFile', status);
 }
 let cuLinkComplete$: Scratch | undefined;
 let cuLinkComplete$c: NativeFunction | undefined;
-/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Returns `cubinOut`, `sizeOut`. Throws {@link DriverError}. */
-export function cuLinkComplete(state: T.CUlinkState): { cubinOut: number; sizeOut: number } {
+/** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 12.6 Returns `cubinOut`, `sizeOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLinkComplete(state: T.CUlinkState | null): { cubinOut: number; sizeOut: number } {
   const s = (cuLinkComplete$ ??= new Scratch(2));
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cuLinkComplete$c ??= binder.native('cuLinkComplete'))(state, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuLinkComplete', status);
   return { cubinOut: s.address(0), sizeOut: s.size(1) };
 }
 let cuLinkCreate$: Scratch | undefined;
 let cuLinkCreate$c: NativeFunction | undefined;
-/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 Returns `stateOut`. Throws {@link DriverError}. */
-export function cuLinkCreate(numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUlinkState {
+/** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 12.6 Returns `stateOut`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLinkCreate(options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUlinkState {
   const s = (cuLinkCreate$ ??= new Scratch(1));
-  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions, options, optionValues, s.slot(0));
+  const options$ = scalarArrayArg('cuLinkCreate', 'options', 'i32', options, false);
+  const optionValues$ = scalarArrayArg('cuLinkCreate', 'optionValues', 'address', optionValues, false);
+  s.u64[0] = 0n;
+  const numOptions$n = sameLength('cuLinkCreate', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+  const status = (cuLinkCreate$c ??= binder.native('cuLinkCreate'))(numOptions$n, options$.data, optionValues$.data, s.slot(0));
   if (status !== 0) throw fail('cuLinkCreate', status);
   return s.address(0) as T.CUlinkState;
 }
 let cuLinkDestroy$c: NativeFunction | undefined;
-/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuLinkDestroy(state: T.CUlinkState): void {
+/** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuLinkDestroy(state: T.CUlinkState | null): void {
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
 let cuMemAddressFree$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressFree', 'size', size, false);
   const status = (cuMemAddressFree$c ??= binder.native('cuMemAddressFree'))(ptr, size);
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
 let cuMemAddressReserve$: Scratch | undefined;
 let cuMemAddressReserve$c: NativeFunction | undefined;
-/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `ptr`. Throws {@link DriverError}. */
+/** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `ptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAddressReserve(size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUdeviceptr {
   const s = (cuMemAddressReserve$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
+  if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
   const status = (cuMemAddressReserve$c ??= binder.native('cuMemAddressReserve'))(s.slot(0), size, alignment, addr, flags);
   if (status !== 0) throw fail('cuMemAddressReserve', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAdvise$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): void {
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise', 'count', count, false);
+  if ((advice | 0) !== advice) throw intError('cuMemAdvise', 'advice', 'i32', advice);
+  if ((device | 0) !== device) throw intError('cuMemAdvise', 'device', 'i32', device);
   const status = (cuMemAdvise$c ??= binder.native('cuMemAdvise'))(devPtr, count, advice, device);
   if (status !== 0) throw fail('cuMemAdvise', status);
 }
 let cuMemAdvise_v2$c: NativeFunction | undefined;
-/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise_v2', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise_v2', 'count', count, false);
+  if ((advice | 0) !== advice) throw intError('cuMemAdvise_v2', 'advice', 'i32', advice);
+  checkRecord('cuMemAdvise_v2', 'location', records.CUmemLocation_st(), location);
   const status = (cuMemAdvise_v2$c ??= binder.native('cuMemAdvise_v2'))(devPtr, count, advice, location);
   if (status !== 0) throw fail('cuMemAdvise_v2', status);
 }
 let cuMemAlloc$: Scratch | undefined;
 let cuMemAlloc$c: NativeFunction | undefined;
-/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}. */
+/** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAlloc(bytesize: T.Int64): T.CUdeviceptr {
   const s = (cuMemAlloc$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
   const status = (cuMemAlloc$c ??= binder.native('cuMemAlloc'))(s.slot(0), bytesize);
   if (status !== 0) throw fail('cuMemAlloc', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAllocAsync$: Scratch | undefined;
 let cuMemAllocAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}. */
-export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream): T.CUdeviceptr {
+/** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemAllocAsync(bytesize: T.Int64, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocAsync$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemAllocAsync$c ??= binder.native('cuMemAllocAsync'))(s.slot(0), bytesize, hStream);
   if (status !== 0) throw fail('cuMemAllocAsync', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAllocFromPoolAsync$: Scratch | undefined;
 let cuMemAllocFromPoolAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}. */
-export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool, hStream: T.CUstream): T.CUdeviceptr {
+/** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemAllocFromPoolAsync(bytesize: T.Int64, pool: T.CUmemoryPool | null, hStream: T.CUstream | null): T.CUdeviceptr {
   const s = (cuMemAllocFromPoolAsync$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemAllocFromPoolAsync$c ??= binder.native('cuMemAllocFromPoolAsync'))(s.slot(0), bytesize, pool, hStream);
   if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAllocHost$: Scratch | undefined;
 let cuMemAllocHost$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Returns `pp`. Throws {@link DriverError}. */
+/** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 12.6 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAllocHost(bytesize: T.Int64): number {
   const s = (cuMemAllocHost$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
   const status = (cuMemAllocHost$c ??= binder.native('cuMemAllocHost'))(s.slot(0), bytesize);
   if (status !== 0) throw fail('cuMemAllocHost', status);
   return s.address(0);
 }
 let cuMemAllocManaged$: Scratch | undefined;
 let cuMemAllocManaged$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}. */
+/** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `dptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAllocManaged(bytesize: T.Int64, flags: number): T.CUdeviceptr {
   const s = (cuMemAllocManaged$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
+  if ((flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
   const status = (cuMemAllocManaged$c ??= binder.native('cuMemAllocManaged'))(s.slot(0), bytesize, flags);
   if (status !== 0) throw fail('cuMemAllocManaged', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemAllocPitch$: Scratch | undefined;
 let cuMemAllocPitch$c: NativeFunction | undefined;
-/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Returns `dptr`, `pPitch`. Throws {@link DriverError}. */
+/** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 12.6 Returns `dptr`, `pPitch`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemAllocPitch(WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): { dptr: T.CUdeviceptr; pPitch: number } {
   const s = (cuMemAllocPitch$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
+  if ((ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
   const status = (cuMemAllocPitch$c ??= binder.native('cuMemAllocPitch'))(s.slot(0), s.slot(1), WidthInBytes, Height, ElementSizeBytes);
   if (status !== 0) throw fail('cuMemAllocPitch', status);
   return { dptr: s.address(0) as T.CUdeviceptr, pPitch: s.size(1) };
 }
 let cuMemCreate$: Scratch | undefined;
 let cuMemCreate$c: NativeFunction | undefined;
-/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}. */
-export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | T.Pointer, flags: T.Int64): bigint {
+/** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemCreate(size: T.Int64, prop: T.CUmemAllocationProp_st | Uint8Array, flags: T.Int64): bigint {
   const s = (cuMemCreate$ ??= new Scratch(1));
-  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.slot(0), size, isPointerLike(prop) ? prop : encodeRecord(records.CUmemAllocationProp_st(), prop), flags);
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
+  const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
+  const status = (cuMemCreate$c ??= binder.native('cuMemCreate'))(s.slot(0), size, prop$, flags);
   if (status !== 0) throw fail('cuMemCreate', status);
   return s.u64[0];
 }
 let cuMemExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
+  pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
+  if ((handleType | 0) !== handleType) throw intError('cuMemExportToShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemExportToShareableHandle$c ??= binder.native('cuMemExportToShareableHandle'))(shareableHandle, handle, handleType, flags);
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
 let cuMemFree$c: NativeFunction | undefined;
-/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemFree_v2(CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
   const status = (cuMemFree$c ??= binder.native('cuMemFree'))(dptr);
   if (status !== 0) throw fail('cuMemFree', status);
 }
 let cuMemFreeAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream): void {
+/** `CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemFreeAsync$c ??= binder.native('cuMemFreeAsync'))(dptr, hStream);
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
 let cuMemFreeHost$c: NativeFunction | undefined;
-/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemFreeHost(void *p)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemFreeHost(p: T.Pointer): void {
   assertMayBlock('cuMemFreeHost');
+  pointerArg('cuMemFreeHost', 'p', p, true);
   const status = (cuMemFreeHost$c ??= binder.native('cuMemFreeHost'))(p);
   if (status !== 0) throw fail('cuMemFreeHost', status);
 }
 let cuMemGetAccess$: Scratch | undefined;
 let cuMemGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}. */
-export function cuMemGetAccess(location: T.CUmemLocation_st | T.Pointer, ptr: T.CUdeviceptr): bigint {
+/** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemGetAccess(location: T.CUmemLocation_st | Uint8Array, ptr: T.CUdeviceptr): bigint {
   const s = (cuMemGetAccess$ ??= new Scratch(1));
-  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.slot(0), isPointerLike(location) ? location : encodeRecord(records.CUmemLocation_st(), location), ptr);
+  s.u64[0] = 0n;
+  const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
+  const status = (cuMemGetAccess$c ??= binder.native('cuMemGetAccess'))(s.slot(0), location$, ptr);
   if (status !== 0) throw fail('cuMemGetAccess', status);
   return s.u64[0];
 }
 let cuMemGetAddressRange$: Scratch | undefined;
 let cuMemGetAddressRange$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `pbase`, `psize`. Throws {@link DriverError}. */
+/** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 12.6 Returns `pbase`, `psize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemGetAddressRange(dptr: T.CUdeviceptr): { pbase: T.CUdeviceptr; psize: number } {
   const s = (cuMemGetAddressRange$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
   const status = (cuMemGetAddressRange$c ??= binder.native('cuMemGetAddressRange'))(s.slot(0), s.slot(1), dptr);
   if (status !== 0) throw fail('cuMemGetAddressRange', status);
   return { pbase: s.address(0) as T.CUdeviceptr, psize: s.size(1) };
 }
 let cuMemGetAllocationGranularity$: Scratch | undefined;
 let cuMemGetAllocationGranularity$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Returns `granularity`. Throws {@link DriverError}. */
-export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | T.Pointer, option: T.CUmemAllocationGranularity_flags): number {
+/** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 12.6 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemGetAllocationGranularity(prop: T.CUmemAllocationProp_st | Uint8Array, option: T.CUmemAllocationGranularity_flags): number {
   const s = (cuMemGetAllocationGranularity$ ??= new Scratch(1));
-  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.slot(0), isPointerLike(prop) ? prop : encodeRecord(records.CUmemAllocationProp_st(), prop), option);
+  s.u64[0] = 0n;
+  const prop$ = recordArg('cuMemGetAllocationGranularity', 'prop', records.CUmemAllocationProp_st(), prop, false);
+  if ((option | 0) !== option) throw intError('cuMemGetAllocationGranularity', 'option', 'i32', option);
+  const status = (cuMemGetAllocationGranularity$c ??= binder.native('cuMemGetAllocationGranularity'))(s.slot(0), prop$, option);
   if (status !== 0) throw fail('cuMemGetAllocationGranularity', status);
   return s.size(0);
 }
 let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Returns `prop`. Throws {@link DriverError}. */
+/** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Returns `prop`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
   const prop$ = new Uint8Array(32);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
   const status = (cuMemGetAllocationPropertiesFromHandle$c ??= binder.native('cuMemGetAllocationPropertiesFromHandle'))(prop$, handle);
   if (status !== 0) throw fail('cuMemGetAllocationPropertiesFromHandle', status);
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
 }
 let cuMemGetHandleForAddressRange$c: NativeFunction | undefined;
-/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdeviceptr, size: T.Int64, handleType: T.CUmemRangeHandleType, flags: T.Int64): void {
+  pointerArg('cuMemGetHandleForAddressRange', 'handle', handle, true, size);
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
+  if ((handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
   const status = (cuMemGetHandleForAddressRange$c ??= binder.native('cuMemGetHandleForAddressRange'))(handle, dptr, size, handleType, flags);
   if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
 }
 let cuMemGetInfo$: Scratch | undefined;
 let cuMemGetInfo$c: NativeFunction | undefined;
-/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 Returns `free`, `total`. Throws {@link DriverError}. */
+/** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 12.6 Returns `free`, `total`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemGetInfo(): { free: number; total: number } {
   const s = (cuMemGetInfo$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cuMemGetInfo$c ??= binder.native('cuMemGetInfo'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuMemGetInfo', status);
   return { free: s.size(0), total: s.size(1) };
 }
 let cuMemHostAlloc$: Scratch | undefined;
 let cuMemHostAlloc$c: NativeFunction | undefined;
-/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pp`. Throws {@link DriverError}. */
+/** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemHostAlloc(bytesize: T.Int64, Flags: number): number {
   const s = (cuMemHostAlloc$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
+  if ((Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
   const status = (cuMemHostAlloc$c ??= binder.native('cuMemHostAlloc'))(s.slot(0), bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostAlloc', status);
   return s.address(0);
 }
 let cuMemHostGetDevicePointer$: Scratch | undefined;
 let cuMemHostGetDevicePointer$c: NativeFunction | undefined;
-/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}. */
+/** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemHostGetDevicePointer(p: T.Pointer, Flags: number): T.CUdeviceptr {
   const s = (cuMemHostGetDevicePointer$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuMemHostGetDevicePointer', 'p', p, true);
+  if ((Flags >>> 0) !== Flags) throw intError('cuMemHostGetDevicePointer', 'Flags', 'u32', Flags);
   const status = (cuMemHostGetDevicePointer$c ??= binder.native('cuMemHostGetDevicePointer'))(s.slot(0), p, Flags);
   if (status !== 0) throw fail('cuMemHostGetDevicePointer', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuMemHostGetFlags$: Scratch | undefined;
 let cuMemHostGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 Returns `pFlags`. Throws {@link DriverError}. */
+/** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 12.6 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemHostGetFlags(p: T.Pointer): number {
   const s = (cuMemHostGetFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuMemHostGetFlags', 'p', p, true);
   const status = (cuMemHostGetFlags$c ??= binder.native('cuMemHostGetFlags'))(s.slot(0), p);
   if (status !== 0) throw fail('cuMemHostGetFlags', status);
   return s.u32[0];
 }
 let cuMemHostRegister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
+  pointerArg('cuMemHostRegister', 'p', p, true);
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
+  if ((Flags >>> 0) !== Flags) throw intError('cuMemHostRegister', 'Flags', 'u32', Flags);
   const status = (cuMemHostRegister$c ??= binder.native('cuMemHostRegister'))(p, bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostRegister', status);
 }
 let cuMemHostUnregister$c: NativeFunction | undefined;
-/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemHostUnregister(void *p)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemHostUnregister(p: T.Pointer): void {
+  pointerArg('cuMemHostUnregister', 'p', p, true);
   const status = (cuMemHostUnregister$c ??= binder.native('cuMemHostUnregister'))(p);
   if (status !== 0) throw fail('cuMemHostUnregister', status);
 }
 let cuMemImportFromShareableHandle$: Scratch | undefined;
 let cuMemImportFromShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}. */
+/** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemImportFromShareableHandle(osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): bigint {
   const s = (cuMemImportFromShareableHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuMemImportFromShareableHandle', 'osHandle', osHandle, true);
+  if ((shHandleType | 0) !== shHandleType) throw intError('cuMemImportFromShareableHandle', 'shHandleType', 'i32', shHandleType);
   const status = (cuMemImportFromShareableHandle$c ??= binder.native('cuMemImportFromShareableHandle'))(s.slot(0), osHandle, shHandleType);
   if (status !== 0) throw fail('cuMemImportFromShareableHandle', status);
   return s.u64[0];
 }
 let cuMemMap$c: NativeFunction | undefined;
-/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemMap', 'size', size, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cuMemMap', 'offset', offset, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemMap', 'handle', handle, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemMap', 'flags', flags, false);
   const status = (cuMemMap$c ??= binder.native('cuMemMap'))(ptr, size, offset, handle, flags);
   if (status !== 0) throw fail('cuMemMap', status);
 }
 let cuMemMapArrayAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Returns `mapInfoList`. Throws {@link DriverError}. */
-export function cuMemMapArrayAsync(count: number, hStream: T.CUstream): T.CUarrayMapInfo_st {
-  const mapInfoList$ = new Uint8Array(96);
-  const status = (cuMemMapArrayAsync$c ??= binder.native('cuMemMapArrayAsync'))(mapInfoList$, count, hStream);
+/** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
+  const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
+  const count$n = mapInfoList$.count;
+  const status = (cuMemMapArrayAsync$c ??= binder.native('cuMemMapArrayAsync'))(mapInfoList$.bytes, count$n, hStream);
   if (status !== 0) throw fail('cuMemMapArrayAsync', status);
-  return decodeRecord<T.CUarrayMapInfo_st>(records.CUarrayMapInfo_st(), mapInfoList$);
 }
 let cuMemPoolCreate$: Scratch | undefined;
 let cuMemPoolCreate$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 Returns `pool`. Throws {@link DriverError}. */
-export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | T.Pointer): T.CUmemoryPool {
+/** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 12.6 Returns `pool`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolCreate(poolProps: T.CUmemPoolProps_st | Uint8Array): T.CUmemoryPool {
   const s = (cuMemPoolCreate$ ??= new Scratch(1));
-  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.slot(0), isPointerLike(poolProps) ? poolProps : encodeRecord(records.CUmemPoolProps_st(), poolProps));
+  s.u64[0] = 0n;
+  const poolProps$ = recordArg('cuMemPoolCreate', 'poolProps', records.CUmemPoolProps_st(), poolProps, false);
+  const status = (cuMemPoolCreate$c ??= binder.native('cuMemPoolCreate'))(s.slot(0), poolProps$);
   if (status !== 0) throw fail('cuMemPoolCreate', status);
   return s.address(0) as T.CUmemoryPool;
 }
 let cuMemPoolDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPoolDestroy(pool: T.CUmemoryPool): void {
+/** `CUresult cuMemPoolDestroy(CUmemoryPool pool)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
   const status = (cuMemPoolDestroy$c ??= binder.native('cuMemPoolDestroy'))(pool);
   if (status !== 0) throw fail('cuMemPoolDestroy', status);
 }
 let cuMemPoolExportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `shareData_out`. Throws {@link DriverError}. */
-export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): T.CUmemPoolPtrExportData_st {
+/** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `shareData_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   const shareData_out$ = new Uint8Array(64);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
   const status = (cuMemPoolExportPointer$c ??= binder.native('cuMemPoolExportPointer'))(shareData_out$, ptr);
   if (status !== 0) throw fail('cuMemPoolExportPointer', status);
-  return decodeRecord<T.CUmemPoolPtrExportData_st>(records.CUmemPoolPtrExportData_st(), shareData_out$);
+  return shareData_out$;
 }
 let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
+/** `CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
+  pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
+  if ((handleType | 0) !== handleType) throw intError('cuMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemPoolExportToShareableHandle$c ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
 }
 let cuMemPoolGetAccess$: Scratch | undefined;
 let cuMemPoolGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Returns `flags`, `location`. Throws {@link DriverError}. */
-export function cuMemPoolGetAccess(memPool: T.CUmemoryPool): { flags: T.CUmemAccess_flags; location: T.CUmemLocation_st } {
+/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Returns `flags`, `location`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null): { flags: T.CUmemAccess_flags; location: T.CUmemLocation_st } {
   const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
   const location$ = new Uint8Array(8);
   const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.slot(0), memPool, location$);
   if (status !== 0) throw fail('cuMemPoolGetAccess', status);
   return { flags: s.i32[0] as T.CUmemAccess_flags, location: decodeRecord<T.CUmemLocation_st>(records.CUmemLocation_st(), location$) };
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPoolGetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): void {
-  const status = (cuMemPoolGetAttribute$c ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value);
+/** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
+  if ((attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
+  const value$ = new Uint8Array(16);
+  const status = (cuMemPoolGetAttribute$c ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value$);
   if (status !== 0) throw fail('cuMemPoolGetAttribute', status);
+  function attrDecode(a: number, cell: Uint8Array): number | bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return v.getInt32(0, true); case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); case 4: return v.getBigUint64(0, true); case 5: return v.getBigUint64(0, true); case 6: return v.getBigUint64(0, true); case 7: return v.getBigUint64(0, true); case 8: return v.getBigUint64(0, true); default: throw new RangeError(`cuMemPoolGetAttribute: attr ${a} has no known value type`); } }
+  return attrDecode(attr as number, value$);
 }
 let cuMemPoolImportFromShareableHandle$: Scratch | undefined;
 let cuMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `pool_out`. Throws {@link DriverError}. */
+/** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 12.6 Returns `pool_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUmemoryPool {
   const s = (cuMemPoolImportFromShareableHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
+  if ((handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
   const status = (cuMemPoolImportFromShareableHandle$c ??= binder.native('cuMemPoolImportFromShareableHandle'))(s.slot(0), handle, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
   return s.address(0) as T.CUmemoryPool;
 }
 let cuMemPoolImportPointer$: Scratch | undefined;
 let cuMemPoolImportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Returns `ptr_out`, `shareData`. Throws {@link DriverError}. */
-export function cuMemPoolImportPointer(pool: T.CUmemoryPool): { ptr_out: T.CUdeviceptr; shareData: T.CUmemPoolPtrExportData_st } {
+/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Returns `ptr_out`, `shareData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null): { ptr_out: T.CUdeviceptr; shareData: Uint8Array } {
   const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
   const shareData$ = new Uint8Array(64);
   const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.slot(0), pool, shareData$);
   if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-  return { ptr_out: s.address(0) as T.CUdeviceptr, shareData: decodeRecord<T.CUmemPoolPtrExportData_st>(records.CUmemPoolPtrExportData_st(), shareData$) };
+  return { ptr_out: s.address(0) as T.CUdeviceptr, shareData: shareData$ };
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPoolSetAccess(pool: T.CUmemoryPool, map: T.CUmemAccessDesc_st | T.Pointer, count: T.Int64): void {
-  const status = (cuMemPoolSetAccess$c ??= binder.native('cuMemPoolSetAccess'))(pool, isPointerLike(map) ? map : encodeRecord(records.CUmemAccessDesc_st(), map), count);
+/** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: T.CUmemAccessDesc_st | Uint8Array, count: T.Int64): void {
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
+  const map$ = recordArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPoolSetAccess', 'count', count, false);
+  const status = (cuMemPoolSetAccess$c ??= binder.native('cuMemPoolSetAccess'))(pool, map$, count);
   if (status !== 0) throw fail('cuMemPoolSetAccess', status);
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPoolSetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_attribute, value: T.Pointer): void {
-  const status = (cuMemPoolSetAttribute$c ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value);
+/** `CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | bigint): void {
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
+  if ((attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
+  const value$ = attrEncode(attr as number, value);
+  const status = (cuMemPoolSetAttribute$c ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value$);
   if (status !== 0) throw fail('cuMemPoolSetAttribute', status);
+  function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 2: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 3: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 5: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 6: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 8: { v.setBigUint64(0, BigInt(int64Arg('cuMemPoolSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuMemPoolSetAttribute: attr ${a} has no known value type`); } }
 }
 let cuMemPoolTrimTo$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPoolTrimTo(pool: T.CUmemoryPool, minBytesToKeep: T.Int64): void {
+/** `CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
+  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
   const status = (cuMemPoolTrimTo$c ??= binder.native('cuMemPoolTrimTo'))(pool, minBytesToKeep);
   if (status !== 0) throw fail('cuMemPoolTrimTo', status);
 }
 let cuMemPrefetchAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream): void {
+/** `CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream | null): void {
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync', 'count', count, false);
+  if ((dstDevice | 0) !== dstDevice) throw intError('cuMemPrefetchAsync', 'dstDevice', 'i32', dstDevice);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemPrefetchAsync$c ??= binder.native('cuMemPrefetchAsync'))(devPtr, count, dstDevice, hStream);
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
 let cuMemPrefetchAsync_v2$c: NativeFunction | undefined;
-/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream): void {
+/** `CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync_v2', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync_v2', 'count', count, false);
+  checkRecord('cuMemPrefetchAsync_v2', 'location', records.CUmemLocation_st(), location);
+  if ((flags >>> 0) !== flags) throw intError('cuMemPrefetchAsync_v2', 'flags', 'u32', flags);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchAsync_v2', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemPrefetchAsync_v2$c ??= binder.native('cuMemPrefetchAsync_v2'))(devPtr, count, location, flags, hStream);
   if (status !== 0) throw fail('cuMemPrefetchAsync_v2', status);
 }
 let cuMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
+  pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if ((attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttribute', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'count', count, false);
   const status = (cuMemRangeGetAttribute$c ??= binder.native('cuMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
-let cuMemRangeGetAttributes$: Scratch | undefined;
 let cuMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Returns `data`. Throws {@link DriverError}. */
-export function cuMemRangeGetAttributes(dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.CUdeviceptr, count: T.Int64): number {
-  const s = (cuMemRangeGetAttributes$ ??= new Scratch(1));
-  const status = (cuMemRangeGetAttributes$c ??= binder.native('cuMemRangeGetAttributes'))(s.slot(0), dataSizes, attributes, numAttributes, devPtr, count);
+/** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.CUmem_range_attribute)[] | Int32Array, devPtr: T.CUdeviceptr, count: T.Int64): void {
+  pointerArg('cuMemRangeGetAttributes', 'data', data, false);
+  const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
+  const attributes$ = scalarArrayArg('cuMemRangeGetAttributes', 'attributes', 'i32', attributes, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttributes', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttributes', 'count', count, false);
+  const numAttributes$n = sameLength('cuMemRangeGetAttributes', ['attributes', 'dataSizes'], [attributes$.count, dataSizes$.count], [attributes !== null, dataSizes !== null]);
+  const status = (cuMemRangeGetAttributes$c ??= binder.native('cuMemRangeGetAttributes'))(data, dataSizes$.data, attributes$.data, numAttributes$n, devPtr, count);
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
-  return s.address(0);
 }
 let cuMemRelease$c: NativeFunction | undefined;
-/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemRelease(CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemRelease(handle: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
 let cuMemRetainAllocationHandle$: Scratch | undefined;
 let cuMemRetainAllocationHandle$c: NativeFunction | undefined;
-/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}. */
+/** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 12.6 Returns `handle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
   const s = (cuMemRetainAllocationHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuMemRetainAllocationHandle', 'addr', addr, true);
   const status = (cuMemRetainAllocationHandle$c ??= binder.native('cuMemRetainAllocationHandle'))(s.slot(0), addr);
   if (status !== 0) throw fail('cuMemRetainAllocationHandle', status);
   return s.u64[0];
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.CUmemAccessDesc_st | T.Pointer, count: T.Int64): void {
-  const status = (cuMemSetAccess$c ??= binder.native('cuMemSetAccess'))(ptr, size, isPointerLike(desc) ? desc : encodeRecord(records.CUmemAccessDesc_st(), desc), count);
+/** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.CUmemAccessDesc_st | Uint8Array, count: T.Int64): void {
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemSetAccess', 'size', size, false);
+  const desc$ = recordArg('cuMemSetAccess', 'desc', records.CUmemAccessDesc_st(), desc, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemSetAccess', 'count', count, false);
+  const status = (cuMemSetAccess$c ??= binder.native('cuMemSetAccess'))(ptr, size, desc$, count);
   if (status !== 0) throw fail('cuMemSetAccess', status);
 }
 let cuMemUnmap$c: NativeFunction | undefined;
-/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemUnmap', 'size', size, false);
   const status = (cuMemUnmap$c ??= binder.native('cuMemUnmap'))(ptr, size);
   if (status !== 0) throw fail('cuMemUnmap', status);
 }
 let cuMemcpy$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpy');
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuMemcpy', 'dst', dst, false) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuMemcpy', 'src', src, false) as typeof src;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpy', 'ByteCount', ByteCount, false);
   const status = (cuMemcpy$c ??= binder.native('cuMemcpy'))(dst, src, ByteCount);
   if (status !== 0) throw fail('cuMemcpy', status);
 }
 let cuMemcpy2D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | T.Pointer): void {
+/** `CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy2D(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy2D');
-  const status = (cuMemcpy2D$c ??= binder.native('cuMemcpy2D'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY2D_st(), pCopy));
+  const pCopy$ = recordArg('cuMemcpy2D', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
+  const status = (cuMemcpy2D$c ??= binder.native('cuMemcpy2D'))(pCopy$);
   if (status !== 0) throw fail('cuMemcpy2D', status);
 }
 let cuMemcpy2DAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | T.Pointer, hStream: T.CUstream): void {
-  const status = (cuMemcpy2DAsync$c ??= binder.native('cuMemcpy2DAsync'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY2D_st(), pCopy), hStream);
+/** `CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream: T.CUstream | null): void {
+  const pCopy$ = recordArg('cuMemcpy2DAsync', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy2DAsync', 'hStream', hStream, true) as typeof hStream;
+  const status = (cuMemcpy2DAsync$c ??= binder.native('cuMemcpy2DAsync'))(pCopy$, hStream);
   if (status !== 0) throw fail('cuMemcpy2DAsync', status);
 }
 let cuMemcpy2DUnaligned$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | T.Pointer): void {
+/** `CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy2DUnaligned(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy2DUnaligned');
-  const status = (cuMemcpy2DUnaligned$c ??= binder.native('cuMemcpy2DUnaligned'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY2D_st(), pCopy));
+  const pCopy$ = recordArg('cuMemcpy2DUnaligned', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
+  const status = (cuMemcpy2DUnaligned$c ??= binder.native('cuMemcpy2DUnaligned'))(pCopy$);
   if (status !== 0) throw fail('cuMemcpy2DUnaligned', status);
 }
 let cuMemcpy3D$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | T.Pointer): void {
+/** `CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy3D(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array): void {
   assertMayBlock('cuMemcpy3D');
-  const status = (cuMemcpy3D$c ??= binder.native('cuMemcpy3D'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY3D_st(), pCopy));
+  const pCopy$ = recordArg('cuMemcpy3D', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
+  const status = (cuMemcpy3D$c ??= binder.native('cuMemcpy3D'))(pCopy$);
   if (status !== 0) throw fail('cuMemcpy3D', status);
 }
 let cuMemcpy3DAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | T.Pointer, hStream: T.CUstream): void {
-  const status = (cuMemcpy3DAsync$c ??= binder.native('cuMemcpy3DAsync'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY3D_st(), pCopy), hStream);
+/** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream: T.CUstream | null): void {
+  const pCopy$ = recordArg('cuMemcpy3DAsync', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy3DAsync', 'hStream', hStream, true) as typeof hStream;
+  const status = (cuMemcpy3DAsync$c ??= binder.native('cuMemcpy3DAsync'))(pCopy$, hStream);
   if (status !== 0) throw fail('cuMemcpy3DAsync', status);
 }
 let cuMemcpy3DPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | T.Pointer): void {
+/** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy3DPeer(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array): void {
   assertMayBlock('cuMemcpy3DPeer');
-  const status = (cuMemcpy3DPeer$c ??= binder.native('cuMemcpy3DPeer'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY3D_PEER_st(), pCopy));
+  const pCopy$ = recordArg('cuMemcpy3DPeer', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
+  const status = (cuMemcpy3DPeer$c ??= binder.native('cuMemcpy3DPeer'))(pCopy$);
   if (status !== 0) throw fail('cuMemcpy3DPeer', status);
 }
 let cuMemcpy3DPeerAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | T.Pointer, hStream: T.CUstream): void {
-  const status = (cuMemcpy3DPeerAsync$c ??= binder.native('cuMemcpy3DPeerAsync'))(isPointerLike(pCopy) ? pCopy : encodeRecord(records.CUDA_MEMCPY3D_PEER_st(), pCopy), hStream);
+/** `CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array, hStream: T.CUstream | null): void {
+  const pCopy$ = recordArg('cuMemcpy3DPeerAsync', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy3DPeerAsync', 'hStream', hStream, true) as typeof hStream;
+  const status = (cuMemcpy3DPeerAsync$c ??= binder.native('cuMemcpy3DPeerAsync'))(pCopy$, hStream);
   if (status !== 0) throw fail('cuMemcpy3DPeerAsync', status);
 }
 let cuMemcpyAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuMemcpyAsync', 'dst', dst, false) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuMemcpyAsync', 'src', src, false) as typeof src;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyAsync$c ??= binder.native('cuMemcpyAsync'))(dst, src, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyAsync', status);
 }
 let cuMemcpyAtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpyAtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): void {
+/** `CUresult cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoA');
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyAtoA', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyAtoA', 'dstOffset', dstOffset, false);
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoA', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoA', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoA', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyAtoA$c ??= binder.native('cuMemcpyAtoA'))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoA', status);
 }
 let cuMemcpyAtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): void {
+/** `CUresult cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoD');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyAtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoD', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoD', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoD', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyAtoD$c ??= binder.native('cuMemcpyAtoD'))(dstDevice, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoD', status);
 }
 let cuMemcpyAtoH$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64): void {
+/** `CUresult cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoH');
+  pointerArg('cuMemcpyAtoH', 'dstHost', dstHost, true, ByteCount);
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoH', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoH', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoH', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyAtoH$c ??= binder.native('cuMemcpyAtoH'))(dstHost, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoH', status);
 }
 let cuMemcpyAtoHAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  pointerArg('cuMemcpyAtoHAsync', 'dstHost', dstHost, true, ByteCount);
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoHAsync', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoHAsync', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyAtoHAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyAtoHAsync$c ??= binder.native('cuMemcpyAtoHAsync'))(dstHost, srcArray, srcOffset, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyAtoHAsync', status);
 }
 let cuMemcpyDtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpyDtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
+/** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoA');
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyDtoA', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyDtoA', 'dstOffset', dstOffset, false);
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoA', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoA', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyDtoA$c ??= binder.native('cuMemcpyDtoA'))(dstArray, dstOffset, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoA', status);
 }
 let cuMemcpyDtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoD');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyDtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoD', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoD', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyDtoD$c ??= binder.native('cuMemcpyDtoD'))(dstDevice, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoD', status);
 }
 let cuMemcpyDtoDAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyDtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoDAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoDAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyDtoDAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyDtoDAsync$c ??= binder.native('cuMemcpyDtoDAsync'))(dstDevice, srcDevice, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyDtoDAsync', status);
 }
 let cuMemcpyDtoH$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoH');
+  pointerArg('cuMemcpyDtoH', 'dstHost', dstHost, true, ByteCount);
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoH', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoH', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyDtoH$c ??= binder.native('cuMemcpyDtoH'))(dstHost, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoH', status);
 }
 let cuMemcpyDtoHAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  pointerArg('cuMemcpyDtoHAsync', 'dstHost', dstHost, true, ByteCount);
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoHAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyDtoHAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyDtoHAsync$c ??= binder.native('cuMemcpyDtoHAsync'))(dstHost, srcDevice, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyDtoHAsync', status);
 }
 let cuMemcpyHtoA$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpyHtoA(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): void {
+/** `CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyHtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyHtoA');
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyHtoA', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyHtoA', 'dstOffset', dstOffset, false);
+  pointerArg('cuMemcpyHtoA', 'srcHost', srcHost, true, ByteCount);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoA', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyHtoA$c ??= binder.native('cuMemcpyHtoA'))(dstArray, dstOffset, srcHost, ByteCount);
   if (status !== 0) throw fail('cuMemcpyHtoA', status);
 }
 let cuMemcpyHtoAAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyHtoAAsync(dstArray: T.CUarray, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyHtoAAsync', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyHtoAAsync', 'dstOffset', dstOffset, false);
+  pointerArg('cuMemcpyHtoAAsync', 'srcHost', srcHost, true, ByteCount);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoAAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyHtoAAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyHtoAAsync$c ??= binder.native('cuMemcpyHtoAAsync'))(dstArray, dstOffset, srcHost, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyHtoAAsync', status);
 }
 let cuMemcpyHtoD$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyHtoD');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyHtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  pointerArg('cuMemcpyHtoD', 'srcHost', srcHost, true, ByteCount);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoD', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyHtoD$c ??= binder.native('cuMemcpyHtoD'))(dstDevice, srcHost, ByteCount);
   if (status !== 0) throw fail('cuMemcpyHtoD', status);
 }
 let cuMemcpyHtoDAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyHtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  pointerArg('cuMemcpyHtoDAsync', 'srcHost', srcHost, true, ByteCount);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoDAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyHtoDAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyHtoDAsync$c ??= binder.native('cuMemcpyHtoDAsync'))(dstDevice, srcHost, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyHtoDAsync', status);
 }
 let cuMemcpyPeer$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64): void {
+/** `CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyPeer');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyPeer', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || dstContext % 1 !== 0) dstContext = addressArg('cuMemcpyPeer', 'dstContext', dstContext, true) as typeof dstContext;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyPeer', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof srcContext !== 'number' || !(srcContext >= 0 && srcContext <= 9007199254740991) || srcContext % 1 !== 0) srcContext = addressArg('cuMemcpyPeer', 'srcContext', srcContext, true) as typeof srcContext;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyPeer', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyPeer$c ??= binder.native('cuMemcpyPeer'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
   if (status !== 0) throw fail('cuMemcpyPeer', status);
 }
 let cuMemcpyPeerAsync$c: NativeFunction | undefined;
-/** `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext, ByteCount: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyPeerAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || dstContext % 1 !== 0) dstContext = addressArg('cuMemcpyPeerAsync', 'dstContext', dstContext, true) as typeof dstContext;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyPeerAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof srcContext !== 'number' || !(srcContext >= 0 && srcContext <= 9007199254740991) || srcContext % 1 !== 0) srcContext = addressArg('cuMemcpyPeerAsync', 'srcContext', srcContext, true) as typeof srcContext;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyPeerAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyPeerAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyPeerAsync$c ??= binder.native('cuMemcpyPeerAsync'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyPeerAsync', status);
 }
 let cuMemsetD16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD16');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD16', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if ((us & 0xffff) !== us) throw intError('cuMemsetD16', 'us', 'u16', us);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD16', 'N', N, false);
   const status = (cuMemsetD16$c ??= binder.native('cuMemsetD16'))(dstDevice, us, N);
   if (status !== 0) throw fail('cuMemsetD16', status);
 }
 let cuMemsetD16Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if ((us & 0xffff) !== us) throw intError('cuMemsetD16Async', 'us', 'u16', us);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD16Async', 'N', N, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD16Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD16Async$c ??= binder.native('cuMemsetD16Async'))(dstDevice, us, N, hStream);
   if (status !== 0) throw fail('cuMemsetD16Async', status);
 }
 let cuMemsetD2D16$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D16');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D16', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D16', 'dstPitch', dstPitch, false);
+  if ((us & 0xffff) !== us) throw intError('cuMemsetD2D16', 'us', 'u16', us);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D16', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D16', 'Height', Height, false);
   const status = (cuMemsetD2D16$c ??= binder.native('cuMemsetD2D16'))(dstDevice, dstPitch, us, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D16', status);
 }
 let cuMemsetD2D16Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'dstPitch', dstPitch, false);
+  if ((us & 0xffff) !== us) throw intError('cuMemsetD2D16Async', 'us', 'u16', us);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'Height', Height, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D16Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD2D16Async$c ??= binder.native('cuMemsetD2D16Async'))(dstDevice, dstPitch, us, Width, Height, hStream);
   if (status !== 0) throw fail('cuMemsetD2D16Async', status);
 }
 let cuMemsetD2D32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D32');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D32', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D32', 'dstPitch', dstPitch, false);
+  if ((ui >>> 0) !== ui) throw intError('cuMemsetD2D32', 'ui', 'u32', ui);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D32', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D32', 'Height', Height, false);
   const status = (cuMemsetD2D32$c ??= binder.native('cuMemsetD2D32'))(dstDevice, dstPitch, ui, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D32', status);
 }
 let cuMemsetD2D32Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'dstPitch', dstPitch, false);
+  if ((ui >>> 0) !== ui) throw intError('cuMemsetD2D32Async', 'ui', 'u32', ui);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'Height', Height, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D32Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD2D32Async$c ??= binder.native('cuMemsetD2D32Async'))(dstDevice, dstPitch, ui, Width, Height, hStream);
   if (status !== 0) throw fail('cuMemsetD2D32Async', status);
 }
 let cuMemsetD2D8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D8');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D8', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D8', 'dstPitch', dstPitch, false);
+  if ((uc & 0xff) !== uc) throw intError('cuMemsetD2D8', 'uc', 'u8', uc);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D8', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D8', 'Height', Height, false);
   const status = (cuMemsetD2D8$c ??= binder.native('cuMemsetD2D8'))(dstDevice, dstPitch, uc, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D8', status);
 }
 let cuMemsetD2D8Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'dstPitch', dstPitch, false);
+  if ((uc & 0xff) !== uc) throw intError('cuMemsetD2D8Async', 'uc', 'u8', uc);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'Height', Height, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D8Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD2D8Async$c ??= binder.native('cuMemsetD2D8Async'))(dstDevice, dstPitch, uc, Width, Height, hStream);
   if (status !== 0) throw fail('cuMemsetD2D8Async', status);
 }
 let cuMemsetD32$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD32');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD32', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if ((ui >>> 0) !== ui) throw intError('cuMemsetD32', 'ui', 'u32', ui);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD32', 'N', N, false);
   const status = (cuMemsetD32$c ??= binder.native('cuMemsetD32'))(dstDevice, ui, N);
   if (status !== 0) throw fail('cuMemsetD32', status);
 }
 let cuMemsetD32Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if ((ui >>> 0) !== ui) throw intError('cuMemsetD32Async', 'ui', 'u32', ui);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD32Async', 'N', N, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD32Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD32Async$c ??= binder.native('cuMemsetD32Async'))(dstDevice, ui, N, hStream);
   if (status !== 0) throw fail('cuMemsetD32Async', status);
 }
 let cuMemsetD8$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
+/** `CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD8');
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD8', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if ((uc & 0xff) !== uc) throw intError('cuMemsetD8', 'uc', 'u8', uc);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD8', 'N', N, false);
   const status = (cuMemsetD8$c ??= binder.native('cuMemsetD8'))(dstDevice, uc, N);
   if (status !== 0) throw fail('cuMemsetD8', status);
 }
 let cuMemsetD8Async$c: NativeFunction | undefined;
-/** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream): void {
+/** `CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream | null): void {
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if ((uc & 0xff) !== uc) throw intError('cuMemsetD8Async', 'uc', 'u8', uc);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD8Async', 'N', N, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD8Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD8Async$c ??= binder.native('cuMemsetD8Async'))(dstDevice, uc, N, hStream);
   if (status !== 0) throw fail('cuMemsetD8Async', status);
 }
 let cuMipmappedArrayCreate$: Scratch | undefined;
 let cuMipmappedArrayCreate$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}. */
-export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | T.Pointer, numMipmapLevels: number): T.CUmipmappedArray {
+/** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 12.6 Returns `pHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMipmappedArrayCreate(pMipmappedArrayDesc: T.CUDA_ARRAY3D_DESCRIPTOR_st | Uint8Array, numMipmapLevels: number): T.CUmipmappedArray {
   const s = (cuMipmappedArrayCreate$ ??= new Scratch(1));
-  const status = (cuMipmappedArrayCreate$c ??= binder.native('cuMipmappedArrayCreate'))(s.slot(0), isPointerLike(pMipmappedArrayDesc) ? pMipmappedArrayDesc : encodeRecord(records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc), numMipmapLevels);
+  s.u64[0] = 0n;
+  const pMipmappedArrayDesc$ = recordArg('cuMipmappedArrayCreate', 'pMipmappedArrayDesc', records.CUDA_ARRAY3D_DESCRIPTOR_st(), pMipmappedArrayDesc, false);
+  if ((numMipmapLevels >>> 0) !== numMipmapLevels) throw intError('cuMipmappedArrayCreate', 'numMipmapLevels', 'u32', numMipmapLevels);
+  const status = (cuMipmappedArrayCreate$c ??= binder.native('cuMipmappedArrayCreate'))(s.slot(0), pMipmappedArrayDesc$, numMipmapLevels);
   if (status !== 0) throw fail('cuMipmappedArrayCreate', status);
   return s.address(0) as T.CUmipmappedArray;
 }
 let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray): void {
+/** `CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | null): void {
+  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
   const status = (cuMipmappedArrayDestroy$c ??= binder.native('cuMipmappedArrayDestroy'))(hMipmappedArray);
   if (status !== 0) throw fail('cuMipmappedArrayDestroy', status);
 }
 let cuMipmappedArrayGetLevel$: Scratch | undefined;
 let cuMipmappedArrayGetLevel$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.6 Returns `pLevelArray`. Throws {@link DriverError}. */
-export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray, level: number): T.CUarray {
+/** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 12.6 Returns `pLevelArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMipmappedArrayGetLevel(hMipmappedArray: T.CUmipmappedArray | null, level: number): T.CUarray {
   const s = (cuMipmappedArrayGetLevel$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
+  if ((level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
   const status = (cuMipmappedArrayGetLevel$c ??= binder.native('cuMipmappedArrayGetLevel'))(s.slot(0), hMipmappedArray, level);
   if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
   return s.address(0) as T.CUarray;
 }
 let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.CUmipmappedArray, device: number): void {
-  const status = (cuMipmappedArrayGetMemoryRequirements$c ??= binder.native('cuMipmappedArrayGetMemoryRequirements'))(memoryRequirements, mipmap, device);
+/** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 12.6 Returns `memoryRequirements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
+  const memoryRequirements$ = new Uint8Array(32);
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
+  if ((device | 0) !== device) throw intError('cuMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
+  const status = (cuMipmappedArrayGetMemoryRequirements$c ??= binder.native('cuMipmappedArrayGetMemoryRequirements'))(memoryRequirements$, mipmap, device);
   if (status !== 0) throw fail('cuMipmappedArrayGetMemoryRequirements', status);
+  return decodeRecord<T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st>(records.CUDA_ARRAY_MEMORY_REQUIREMENTS_st(), memoryRequirements$);
 }
 let cuMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.CUmipmappedArray): void {
-  const status = (cuMipmappedArrayGetSparseProperties$c ??= binder.native('cuMipmappedArrayGetSparseProperties'))(sparseProperties, mipmap);
+/** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 12.6 Returns `sparseProperties`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
+  const sparseProperties$ = new Uint8Array(48);
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
+  const status = (cuMipmappedArrayGetSparseProperties$c ??= binder.native('cuMipmappedArrayGetSparseProperties'))(sparseProperties$, mipmap);
   if (status !== 0) throw fail('cuMipmappedArrayGetSparseProperties', status);
+  return decodeRecord<T.CUDA_ARRAY_SPARSE_PROPERTIES_st>(records.CUDA_ARRAY_SPARSE_PROPERTIES_st(), sparseProperties$);
 }
 let cuModuleEnumerateFunctions$c: NativeFunction | undefined;
-/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuModuleEnumerateFunctions(functions: T.Pointer, numFunctions: number, mod: T.CUmodule): void {
-  const status = (cuModuleEnumerateFunctions$c ??= binder.native('cuModuleEnumerateFunctions'))(functions, numFunctions, mod);
+/** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 12.6 Returns `functions`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule | null): T.CUfunction[] {
+  const functions$ = new BigUint64Array(Math.max(1, allocLength('cuModuleEnumerateFunctions', 'numFunctions', numFunctions)));
+  if ((numFunctions >>> 0) !== numFunctions) throw intError('cuModuleEnumerateFunctions', 'numFunctions', 'u32', numFunctions);
+  if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleEnumerateFunctions', 'mod', mod, true) as typeof mod;
+  const status = (cuModuleEnumerateFunctions$c ??= binder.native('cuModuleEnumerateFunctions'))(functions$, numFunctions, mod);
   if (status !== 0) throw fail('cuModuleEnumerateFunctions', status);
+  return Array.from(functions$.subarray(0, Number(numFunctions)), (x) => Number(x) as T.CUfunction);
 }
 let cuModuleGetFunction$: Scratch | undefined;
 let cuModuleGetFunction$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `hfunc`. Throws {@link DriverError}. */
-export function cuModuleGetFunction(hmod: T.CUmodule, name: string | T.Pointer): T.CUfunction {
+/** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `hfunc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleGetFunction(hmod: T.CUmodule | null, name: string): T.CUfunction {
   const s = (cuModuleGetFunction$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
+  if (typeof name !== 'string') throw argError('cuModuleGetFunction', 'name', 'a string', name);
   const status = (cuModuleGetFunction$c ??= binder.native('cuModuleGetFunction'))(s.slot(0), hmod, name);
   if (status !== 0) throw fail('cuModuleGetFunction', status);
   return s.address(0) as T.CUfunction;
 }
 let cuModuleGetFunctionCount$: Scratch | undefined;
 let cuModuleGetFunctionCount$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.6 Returns `count`. Throws {@link DriverError}. */
-export function cuModuleGetFunctionCount(mod: T.CUmodule): number {
+/** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 12.6 Returns `count`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleGetFunctionCount(mod: T.CUmodule | null): number {
   const s = (cuModuleGetFunctionCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleGetFunctionCount', 'mod', mod, true) as typeof mod;
   const status = (cuModuleGetFunctionCount$c ??= binder.native('cuModuleGetFunctionCount'))(s.slot(0), mod);
   if (status !== 0) throw fail('cuModuleGetFunctionCount', status);
   return s.u32[0];
 }
 let cuModuleGetGlobal$: Scratch | undefined;
 let cuModuleGetGlobal$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `dptr`, `bytes`. Throws {@link DriverError}. */
-export function cuModuleGetGlobal(hmod: T.CUmodule, name: string | T.Pointer): { dptr: T.CUdeviceptr; bytes: number } {
+/** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `dptr`, `bytes`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleGetGlobal(hmod: T.CUmodule | null, name: string): { dptr: T.CUdeviceptr; bytes: number } {
   const s = (cuModuleGetGlobal$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetGlobal', 'hmod', hmod, true) as typeof hmod;
+  if (typeof name !== 'string') throw argError('cuModuleGetGlobal', 'name', 'a string', name);
   const status = (cuModuleGetGlobal$c ??= binder.native('cuModuleGetGlobal'))(s.slot(0), s.slot(1), hmod, name);
   if (status !== 0) throw fail('cuModuleGetGlobal', status);
   return { dptr: s.address(0) as T.CUdeviceptr, bytes: s.size(1) };
 }
 let cuModuleGetLoadingMode$: Scratch | undefined;
 let cuModuleGetLoadingMode$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 12.6 Returns `mode`. Throws {@link DriverError}. */
+/** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 12.6 Returns `mode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuModuleGetLoadingMode(): T.CUmoduleLoadingMode {
   const s = (cuModuleGetLoadingMode$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuModuleGetLoadingMode$c ??= binder.native('cuModuleGetLoadingMode'))(s.slot(0));
   if (status !== 0) throw fail('cuModuleGetLoadingMode', status);
   return s.i32[0] as T.CUmoduleLoadingMode;
 }
 let cuModuleGetSurfRef$: Scratch | undefined;
 let cuModuleGetSurfRef$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `pSurfRef`. Throws {@link DriverError}. */
-export function cuModuleGetSurfRef(hmod: T.CUmodule, name: string | T.Pointer): T.CUsurfref {
+/** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `pSurfRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleGetSurfRef(hmod: T.CUmodule | null, name: string): T.CUsurfref {
   const s = (cuModuleGetSurfRef$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
+  if (typeof name !== 'string') throw argError('cuModuleGetSurfRef', 'name', 'a string', name);
   const status = (cuModuleGetSurfRef$c ??= binder.native('cuModuleGetSurfRef'))(s.slot(0), hmod, name);
   if (status !== 0) throw fail('cuModuleGetSurfRef', status);
   return s.address(0) as T.CUsurfref;
 }
 let cuModuleGetTexRef$: Scratch | undefined;
 let cuModuleGetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `pTexRef`. Throws {@link DriverError}. */
-export function cuModuleGetTexRef(hmod: T.CUmodule, name: string | T.Pointer): T.CUtexref {
+/** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 12.6 Returns `pTexRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleGetTexRef(hmod: T.CUmodule | null, name: string): T.CUtexref {
   const s = (cuModuleGetTexRef$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
+  if (typeof name !== 'string') throw argError('cuModuleGetTexRef', 'name', 'a string', name);
   const status = (cuModuleGetTexRef$c ??= binder.native('cuModuleGetTexRef'))(s.slot(0), hmod, name);
   if (status !== 0) throw fail('cuModuleGetTexRef', status);
   return s.address(0) as T.CUtexref;
 }
 let cuModuleLoad$: Scratch | undefined;
 let cuModuleLoad$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}. */
-export function cuModuleLoad(fname: string | T.Pointer): T.CUmodule {
+/** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleLoad(fname: string): T.CUmodule {
   const s = (cuModuleLoad$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof fname !== 'string') throw argError('cuModuleLoad', 'fname', 'a string', fname);
   const status = (cuModuleLoad$c ??= binder.native('cuModuleLoad'))(s.slot(0), fname);
   if (status !== 0) throw fail('cuModuleLoad', status);
   return s.address(0) as T.CUmodule;
 }
 let cuModuleLoadData$: Scratch | undefined;
 let cuModuleLoadData$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}. */
+/** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuModuleLoadData(image: T.Pointer): T.CUmodule {
   const s = (cuModuleLoadData$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuModuleLoadData', 'image', image, true);
   const status = (cuModuleLoadData$c ??= binder.native('cuModuleLoadData'))(s.slot(0), image);
   if (status !== 0) throw fail('cuModuleLoadData', status);
   return s.address(0) as T.CUmodule;
 }
 let cuModuleLoadDataEx$: Scratch | undefined;
 let cuModuleLoadDataEx$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}. */
-export function cuModuleLoadDataEx(image: T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUmodule {
+/** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleLoadDataEx(image: T.Pointer, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): T.CUmodule {
   const s = (cuModuleLoadDataEx$ ??= new Scratch(1));
-  const status = (cuModuleLoadDataEx$c ??= binder.native('cuModuleLoadDataEx'))(s.slot(0), image, numOptions, options, optionValues);
+  s.u64[0] = 0n;
+  pointerArg('cuModuleLoadDataEx', 'image', image, true);
+  const options$ = scalarArrayArg('cuModuleLoadDataEx', 'options', 'i32', options, false);
+  const optionValues$ = scalarArrayArg('cuModuleLoadDataEx', 'optionValues', 'address', optionValues, false);
+  const numOptions$n = sameLength('cuModuleLoadDataEx', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
+  const status = (cuModuleLoadDataEx$c ??= binder.native('cuModuleLoadDataEx'))(s.slot(0), image, numOptions$n, options$.data, optionValues$.data);
   if (status !== 0) throw fail('cuModuleLoadDataEx', status);
   return s.address(0) as T.CUmodule;
 }
 let cuModuleLoadFatBinary$: Scratch | undefined;
 let cuModuleLoadFatBinary$c: NativeFunction | undefined;
-/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}. */
+/** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 12.6 Returns `module`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuModuleLoadFatBinary(fatCubin: T.Pointer): T.CUmodule {
   const s = (cuModuleLoadFatBinary$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuModuleLoadFatBinary', 'fatCubin', fatCubin, true);
   const status = (cuModuleLoadFatBinary$c ??= binder.native('cuModuleLoadFatBinary'))(s.slot(0), fatCubin);
   if (status !== 0) throw fail('cuModuleLoadFatBinary', status);
   return s.address(0) as T.CUmodule;
 }
 let cuModuleUnload$c: NativeFunction | undefined;
-/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuModuleUnload(hmod: T.CUmodule): void {
+/** `CUresult cuModuleUnload(CUmodule hmod)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuModuleUnload(hmod: T.CUmodule | null): void {
+  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;
   const status = (cuModuleUnload$c ??= binder.native('cuModuleUnload'))(hmod);
   if (status !== 0) throw fail('cuModuleUnload', status);
 }
 let cuMulticastAddDevice$c: NativeFunction | undefined;
-/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastAddDevice', 'mcHandle', mcHandle, false);
+  if ((dev | 0) !== dev) throw intError('cuMulticastAddDevice', 'dev', 'i32', dev);
   const status = (cuMulticastAddDevice$c ??= binder.native('cuMulticastAddDevice'))(mcHandle, dev);
   if (status !== 0) throw fail('cuMulticastAddDevice', status);
 }
 let cuMulticastBindAddr$c: NativeFunction | undefined;
-/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): void {
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastBindAddr', 'mcHandle', mcHandle, false);
+  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastBindAddr', 'mcOffset', mcOffset, false);
+  if (typeof memptr !== 'number' || !(memptr >= 0 && memptr <= 9007199254740991) || memptr % 1 !== 0) memptr = addressArg('cuMulticastBindAddr', 'memptr', memptr, false) as typeof memptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMulticastBindAddr', 'size', size, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMulticastBindAddr', 'flags', flags, false);
   const status = (cuMulticastBindAddr$c ??= binder.native('cuMulticastBindAddr'))(mcHandle, mcOffset, memptr, size, flags);
   if (status !== 0) throw fail('cuMulticastBindAddr', status);
 }
 let cuMulticastBindMem$c: NativeFunction | undefined;
-/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): void {
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastBindMem', 'mcHandle', mcHandle, false);
+  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastBindMem', 'mcOffset', mcOffset, false);
+  if (typeof memHandle !== 'number' || !(memHandle >= 0 && memHandle <= 9007199254740991) || memHandle % 1 !== 0) int64Arg('cuMulticastBindMem', 'memHandle', memHandle, false);
+  if (typeof memOffset !== 'number' || !(memOffset >= 0 && memOffset <= 9007199254740991) || memOffset % 1 !== 0) int64Arg('cuMulticastBindMem', 'memOffset', memOffset, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMulticastBindMem', 'size', size, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMulticastBindMem', 'flags', flags, false);
   const status = (cuMulticastBindMem$c ??= binder.native('cuMulticastBindMem'))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
   if (status !== 0) throw fail('cuMulticastBindMem', status);
 }
 let cuMulticastCreate$: Scratch | undefined;
 let cuMulticastCreate$c: NativeFunction | undefined;
-/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 12.6 Returns `mcHandle`. Throws {@link DriverError}. */
-export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | T.Pointer): bigint {
+/** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 12.6 Returns `mcHandle`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMulticastCreate(prop: T.CUmulticastObjectProp_st | Uint8Array): bigint {
   const s = (cuMulticastCreate$ ??= new Scratch(1));
-  const status = (cuMulticastCreate$c ??= binder.native('cuMulticastCreate'))(s.slot(0), isPointerLike(prop) ? prop : encodeRecord(records.CUmulticastObjectProp_st(), prop));
+  s.u64[0] = 0n;
+  const prop$ = recordArg('cuMulticastCreate', 'prop', records.CUmulticastObjectProp_st(), prop, false);
+  const status = (cuMulticastCreate$c ??= binder.native('cuMulticastCreate'))(s.slot(0), prop$);
   if (status !== 0) throw fail('cuMulticastCreate', status);
   return s.u64[0];
 }
 let cuMulticastGetGranularity$: Scratch | undefined;
 let cuMulticastGetGranularity$c: NativeFunction | undefined;
-/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 12.6 Returns `granularity`. Throws {@link DriverError}. */
-export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | T.Pointer, option: T.CUmulticastGranularity_flags): number {
+/** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 12.6 Returns `granularity`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMulticastGetGranularity(prop: T.CUmulticastObjectProp_st | Uint8Array, option: T.CUmulticastGranularity_flags): number {
   const s = (cuMulticastGetGranularity$ ??= new Scratch(1));
-  const status = (cuMulticastGetGranularity$c ??= binder.native('cuMulticastGetGranularity'))(s.slot(0), isPointerLike(prop) ? prop : encodeRecord(records.CUmulticastObjectProp_st(), prop), option);
+  s.u64[0] = 0n;
+  const prop$ = recordArg('cuMulticastGetGranularity', 'prop', records.CUmulticastObjectProp_st(), prop, false);
+  if ((option | 0) !== option) throw intError('cuMulticastGetGranularity', 'option', 'i32', option);
+  const status = (cuMulticastGetGranularity$c ??= binder.native('cuMulticastGetGranularity'))(s.slot(0), prop$, option);
   if (status !== 0) throw fail('cuMulticastGetGranularity', status);
   return s.size(0);
 }
 let cuMulticastUnbind$c: NativeFunction | undefined;
-/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): void {
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastUnbind', 'mcHandle', mcHandle, false);
+  if ((dev | 0) !== dev) throw intError('cuMulticastUnbind', 'dev', 'i32', dev);
+  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastUnbind', 'mcOffset', mcOffset, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMulticastUnbind', 'size', size, false);
   const status = (cuMulticastUnbind$c ??= binder.native('cuMulticastUnbind'))(mcHandle, dev, mcOffset, size);
   if (status !== 0) throw fail('cuMulticastUnbind', status);
 }
 let cuOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
 let cuOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 12.6 Returns `dynamicSmemSize`. Throws {@link DriverError}. */
-export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction, numBlocks: number, blockSize: number): number {
+/** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 12.6 Returns `dynamicSmemSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | null, numBlocks: number, blockSize: number): number {
   const s = (cuOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
+  if ((numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+  if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
   const status = (cuOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s.slot(0), func, numBlocks, blockSize);
   if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
   return s.size(0);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64): void {
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): void {
+  pointerArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, true);
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
+  if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
   const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64, flags: number): void {
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): void {
+  pointerArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, true);
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
+  if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+  if ((flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
   const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
 }
 let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction, config: T.CUlaunchConfig_st | T.Pointer): void {
-  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(numClusters, func, isPointerLike(config) ? config : encodeRecord(records.CUlaunchConfig_st(), config));
+/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): void {
+  pointerArg('cuOccupancyMaxActiveClusters', 'numClusters', numClusters, true);
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
+  const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
+  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(numClusters, func, config$);
   if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
 }
 let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.6 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
-export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
+/** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 12.6 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxPotentialBlockSize(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSize$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
+  callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
+  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
+  if ((blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
   const status = (cuOccupancyMaxPotentialBlockSize$c ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
   if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
   return { minGridSize: s.i32[0], blockSize: s.i32[2] };
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSizeWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}. */
-export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
+/** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `minGridSize`, `blockSize`. Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxPotentialBlockSizeWithFlags(func: T.CUfunction | null, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): { minGridSize: number; blockSize: number } {
   const s = (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
+  callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
+  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+  if ((blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
+  if ((flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
   const status = (cuOccupancyMaxPotentialBlockSizeWithFlags$c ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s.slot(0), s.slot(1), func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
   if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSizeWithFlags', status);
   return { minGridSize: s.i32[0], blockSize: s.i32[2] };
 }
 let cuOccupancyMaxPotentialClusterSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Returns `clusterSize`. Throws {@link DriverError}. */
-export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction, config: T.CUlaunchConfig_st | T.Pointer): number {
+/** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Returns `clusterSize`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxPotentialClusterSize(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
   const s = (cuOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  const status = (cuOccupancyMaxPotentialClusterSize$c ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s.slot(0), func, isPointerLike(config) ? config : encodeRecord(records.CUlaunchConfig_st(), config));
+  s.u64[0] = 0n;
+  if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
+  const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
+  const status = (cuOccupancyMaxPotentialClusterSize$c ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s.slot(0), func, config$);
   if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
   return s.i32[0];
 }
 let cuParamSetSize$c: NativeFunction | undefined;
-/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuParamSetSize(hfunc: T.CUfunction, numbytes: number): void {
+/** `CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
   const status = (cuParamSetSize$c ??= binder.native('cuParamSetSize'))(hfunc, numbytes);
   if (status !== 0) throw fail('cuParamSetSize', status);
 }
 let cuParamSetTexRef$c: NativeFunction | undefined;
-/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuParamSetTexRef(hfunc: T.CUfunction, texunit: number, hTexRef: T.CUtexref): void {
+/** `CUresult cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuParamSetTexRef', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuParamSetTexRef$c ??= binder.native('cuParamSetTexRef'))(hfunc, texunit, hTexRef);
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
 let cuParamSetf$c: NativeFunction | undefined;
-/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuParamSetf(hfunc: T.CUfunction, offset: number, value: number): void {
+/** `CUresult cuParamSetf(CUfunction hfunc, int offset, float value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
+  if (typeof value !== 'number') throw argError('cuParamSetf', 'value', 'a number', value);
   const status = (cuParamSetf$c ??= binder.native('cuParamSetf'))(hfunc, offset, value);
   if (status !== 0) throw fail('cuParamSetf', status);
 }
 let cuParamSeti$c: NativeFunction | undefined;
-/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuParamSeti(hfunc: T.CUfunction, offset: number, value: number): void {
+/** `CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
+  if ((value >>> 0) !== value) throw intError('cuParamSeti', 'value', 'u32', value);
   const status = (cuParamSeti$c ??= binder.native('cuParamSeti'))(hfunc, offset, value);
   if (status !== 0) throw fail('cuParamSeti', status);
 }
 let cuParamSetv$c: NativeFunction | undefined;
-/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuParamSetv(hfunc: T.CUfunction, offset: number, ptr: T.Pointer, numbytes: number): void {
+/** `CUresult cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
+  if ((offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);
+  pointerArg('cuParamSetv', 'ptr', ptr, true);
+  if ((numbytes >>> 0) !== numbytes) throw intError('cuParamSetv', 'numbytes', 'u32', numbytes);
   const status = (cuParamSetv$c ??= binder.native('cuParamSetv'))(hfunc, offset, ptr, numbytes);
   if (status !== 0) throw fail('cuParamSetv', status);
 }
 let cuPointerGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuPointerGetAttribute(data: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
-  const status = (cuPointerGetAttribute$c ??= binder.native('cuPointerGetAttribute'))(data, attribute, ptr);
+/** `CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
+  const data$ = new Uint8Array(16);
+  if ((attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttribute', 'ptr', ptr, false) as typeof ptr;
+  const status = (cuPointerGetAttribute$c ??= binder.native('cuPointerGetAttribute'))(data$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerGetAttribute', status);
+  function attrDecode(a: number, cell: Uint8Array): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return Number(v.getBigUint64(0, true)) as T.CUcontext; case 2: return v.getUint32(0, true); case 3: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 4: return Number(v.getBigUint64(0, true)); case 5: return decodeRecord<T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st>(records.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st(), cell); case 6: return cell[0] !== 0; case 7: return v.getBigUint64(0, true); case 8: return cell[0] !== 0; case 9: return v.getInt32(0, true); case 10: return cell[0] !== 0; case 11: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 12: return Number(v.getBigUint64(0, true)); case 13: return cell[0] !== 0; case 14: return v.getBigUint64(0, true); case 15: return cell[0] !== 0; case 16: return v.getUint32(0, true); case 17: return Number(v.getBigUint64(0, true)) as T.CUmemoryPool; case 18: return Number(v.getBigUint64(0, true)); case 19: return Number(v.getBigUint64(0, true)); case 20: return v.getBigUint64(0, true); default: throw new RangeError(`cuPointerGetAttribute: attribute ${a} has no known value type`); } }
+  return attrDecode(attribute as number, data$);
 }
-let cuPointerGetAttributes$: Scratch | undefined;
 let cuPointerGetAttributes$c: NativeFunction | undefined;
-/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `data`. Throws {@link DriverError}. */
-export function cuPointerGetAttributes(numAttributes: number, attributes: T.Pointer, ptr: T.CUdeviceptr): number {
-  const s = (cuPointerGetAttributes$ ??= new Scratch(1));
-  const status = (cuPointerGetAttributes$c ??= binder.native('cuPointerGetAttributes'))(numAttributes, attributes, s.slot(0), ptr);
+/** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Returns `data`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribute)[] | Int32Array, ptr: T.CUdeviceptr): (T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool)[] {
+  const attributes$ = scalarArrayArg('cuPointerGetAttributes', 'attributes', 'i32', attributes, false);
+  const data$cells = new Uint8Array(Math.max(1, attributes$.count) * 16);
+  const data$ = new BigUint64Array(Math.max(1, attributes$.count));
+  { const base = BigInt(addressOf(data$cells)); for (let k = 0; k < attributes$.count; k++) data$[k] = base + BigInt(16 * k); }
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttributes', 'ptr', ptr, false) as typeof ptr;
+  const numAttributes$n = attributes$.count;
+  const status = (cuPointerGetAttributes$c ??= binder.native('cuPointerGetAttributes'))(numAttributes$n, attributes$.data, data$, ptr);
   if (status !== 0) throw fail('cuPointerGetAttributes', status);
-  return s.address(0);
+  function attrDecode(a: number, cell: Uint8Array): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return Number(v.getBigUint64(0, true)) as T.CUcontext; case 2: return v.getUint32(0, true); case 3: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 4: return Number(v.getBigUint64(0, true)); case 5: return decodeRecord<T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st>(records.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st(), cell); case 6: return cell[0] !== 0; case 7: return v.getBigUint64(0, true); case 8: return cell[0] !== 0; case 9: return v.getInt32(0, true); case 10: return cell[0] !== 0; case 11: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 12: return Number(v.getBigUint64(0, true)); case 13: return cell[0] !== 0; case 14: return v.getBigUint64(0, true); case 15: return cell[0] !== 0; case 16: return v.getUint32(0, true); case 17: return Number(v.getBigUint64(0, true)) as T.CUmemoryPool; case 18: return Number(v.getBigUint64(0, true)); case 19: return Number(v.getBigUint64(0, true)); case 20: return v.getBigUint64(0, true); default: throw new RangeError(`cuPointerGetAttributes: attributes ${a} has no known value type`); } }
+  return Array.from({ length: attributes$.count }, (_, k) => attrDecode(Number((attributes$.data as Uint32Array)[k]), data$cells.subarray(16 * k, 16 * k + 16)));
 }
 let cuPointerSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuPointerSetAttribute(value: T.Pointer, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
-  const status = (cuPointerSetAttribute$c ??= binder.native('cuPointerSetAttribute'))(value, attribute, ptr);
+/** `CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuPointerSetAttribute(value: T.CUcontext | number | T.CUdeviceptr | never | boolean | bigint | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
+  const value$ = attrEncode(attribute as number, value);
+  if ((attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerSetAttribute', 'ptr', ptr, false) as typeof ptr;
+  const status = (cuPointerSetAttribute$c ??= binder.native('cuPointerSetAttribute'))(value$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerSetAttribute', status);
+  function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 2: { if (typeof x !== 'number' || (x >>> 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'u32', x); v.setUint32(0, x, true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 5: { throw argError('cuPointerSetAttribute', 'value', 'a settable attribute', x); return cell; } case 6: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 8: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 9: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 10: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 11: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 12: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 13: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 14: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 15: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 16: { if (typeof x !== 'number' || (x >>> 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'u32', x); v.setUint32(0, x, true); return cell; } case 17: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 18: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 19: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 20: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuPointerSetAttribute: attribute ${a} has no known value type`); } }
 }
 let cuProfilerInitialize$c: NativeFunction | undefined;
-/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuProfilerInitialize(configFile: string | T.Pointer, outputFile: string | T.Pointer, outputMode: T.CUoutput_mode): void {
+/** `CUresult cuProfilerInitialize(const char *configFile, const char *outputFile, CUoutput_mode outputMode)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuProfilerInitialize(configFile: string, outputFile: string, outputMode: T.CUoutput_mode): void {
+  if (typeof configFile !== 'string') throw argError('cuProfilerInitialize', 'configFile', 'a string', configFile);
+  if (typeof outputFile !== 'string') throw argError('cuProfilerInitialize', 'outputFile', 'a string', outputFile);
+  if ((outputMode | 0) !== outputMode) throw intError('cuProfilerInitialize', 'outputMode', 'i32', outputMode);
   const status = (cuProfilerInitialize$c ??= binder.native('cuProfilerInitialize'))(configFile, outputFile, outputMode);
   if (status !== 0) throw fail('cuProfilerInitialize', status);
 }
 let cuProfilerStart$c: NativeFunction | undefined;
-/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuProfilerStart(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuProfilerStart(): void {
   const status = (cuProfilerStart$c ??= binder.native('cuProfilerStart'))();
   if (status !== 0) throw fail('cuProfilerStart', status);
 }
 let cuProfilerStop$c: NativeFunction | undefined;
-/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuProfilerStop(void)` · cudaProfiler.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuProfilerStop(): void {
   const status = (cuProfilerStop$c ??= binder.native('cuProfilerStop'))();
   if (status !== 0) throw fail('cuProfilerStop', status);
 }
 let cuSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st | T.Pointer, numExtSems: number, stream: T.CUstream): void {
-  const status = (cuSignalExternalSemaphoresAsync$c ??= binder.native('cuSignalExternalSemaphoresAsync'))(extSemArray, isPointerLike(paramsArray) ? paramsArray : encodeRecord(records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray), numExtSems, stream);
+/** `CUresult cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
+  const extSemArray$ = scalarArrayArg('cuSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
+  const paramsArray$ = recordArrayArg('cuSignalExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  const numExtSems$n = sameLength('cuSignalExternalSemaphoresAsync', ['extSemArray', 'paramsArray'], [extSemArray$.count, paramsArray$.count], [extSemArray !== null, paramsArray !== null]);
+  const status = (cuSignalExternalSemaphoresAsync$c ??= binder.native('cuSignalExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$.bytes, numExtSems$n, stream);
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
 }
 let cuStreamAddCallback$c: NativeFunction | undefined;
-/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 Takes a C callback `callback` (callbacks.CUstreamCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}. */
-export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
+/** `CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)` · cuda.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
+  if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
   const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.CUstreamCallback(), callback) : undefined;
+  pointerArg('cuStreamAddCallback', 'userData', userData, true);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamAddCallback', 'flags', 'u32', flags);
   const status = (cuStreamAddCallback$c ??= binder.native('cuStreamAddCallback'))(hStream, callback$cb ? callback$cb.pointer : callback, userData, flags);
   if (status !== 0) {
     callback$cb?.cancel(); // refused: it will never run
@@ -2745,73 +3891,99 @@ export function cuStreamAddCallback(hStream: T.CUstream, callback: T.Pointer | J
   }
 }
 let cuStreamAttachMemAsync$c: NativeFunction | undefined;
-/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamAttachMemAsync(hStream: T.CUstream, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
+/** `CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuStreamAttachMemAsync', 'length', length, false);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cuStreamAttachMemAsync$c ??= binder.native('cuStreamAttachMemAsync'))(hStream, dptr, length, flags);
   if (status !== 0) throw fail('cuStreamAttachMemAsync', status);
 }
 let cuStreamBatchMemOp$c: NativeFunction | undefined;
-/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `paramArray`. Throws {@link DriverError}. */
-export function cuStreamBatchMemOp(stream: T.CUstream, count: number, flags: number): T.CUstreamBatchMemOpParams_union {
-  const paramArray$ = new Uint8Array(48);
-  const status = (cuStreamBatchMemOp$c ??= binder.native('cuStreamBatchMemOp'))(stream, count, paramArray$, flags);
+/** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
+  const paramArray$ = recordArrayArg('cuStreamBatchMemOp', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp', 'flags', 'u32', flags);
+  const count$n = paramArray$.count;
+  const status = (cuStreamBatchMemOp$c ??= binder.native('cuStreamBatchMemOp'))(stream, count$n, paramArray$.bytes, flags);
   if (status !== 0) throw fail('cuStreamBatchMemOp', status);
-  return decodeRecord<T.CUstreamBatchMemOpParams_union>(records.CUstreamBatchMemOpParams_union(), paramArray$);
 }
 let cuStreamBeginCapture$c: NativeFunction | undefined;
-/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamBeginCapture(hStream: T.CUstream, mode: T.CUstreamCaptureMode): void {
+/** `CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
+  if ((mode | 0) !== mode) throw intError('cuStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cuStreamBeginCapture$c ??= binder.native('cuStreamBeginCapture'))(hStream, mode);
   if (status !== 0) throw fail('cuStreamBeginCapture', status);
 }
 let cuStreamBeginCaptureToGraph$c: NativeFunction | undefined;
-/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamBeginCaptureToGraph(hStream: T.CUstream, hGraph: T.CUgraph, dependencies: T.Pointer, dependencyData: T.CUgraphEdgeData_st | T.Pointer, numDependencies: T.Int64, mode: T.CUstreamCaptureMode): void {
-  const status = (cuStreamBeginCaptureToGraph$c ??= binder.native('cuStreamBeginCaptureToGraph'))(hStream, hGraph, dependencies, isPointerLike(dependencyData) ? dependencyData : encodeRecord(records.CUgraphEdgeData_st(), dependencyData), numDependencies, mode);
+/** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array, mode: T.CUstreamCaptureMode): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuStreamBeginCaptureToGraph', 'hGraph', hGraph, true) as typeof hGraph;
+  const dependencies$ = scalarArrayArg('cuStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, false);
+  const dependencyData$ = recordArg('cuStreamBeginCaptureToGraph', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, false);
+  if ((mode | 0) !== mode) throw intError('cuStreamBeginCaptureToGraph', 'mode', 'i32', mode);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuStreamBeginCaptureToGraph$c ??= binder.native('cuStreamBeginCaptureToGraph'))(hStream, hGraph, dependencies$.data, dependencyData$, numDependencies$n, mode);
   if (status !== 0) throw fail('cuStreamBeginCaptureToGraph', status);
 }
 let cuStreamCopyAttributes$c: NativeFunction | undefined;
-/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamCopyAttributes(dst: T.CUstream, src: T.CUstream): void {
+/** `CUresult cuStreamCopyAttributes(CUstream dst, CUstream src)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream | null): void {
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
   const status = (cuStreamCopyAttributes$c ??= binder.native('cuStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cuStreamCopyAttributes', status);
 }
 let cuStreamCreate$: Scratch | undefined;
 let cuStreamCreate$c: NativeFunction | undefined;
-/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}. */
+/** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuStreamCreate(Flags: number): T.CUstream {
   const s = (cuStreamCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((Flags >>> 0) !== Flags) throw intError('cuStreamCreate', 'Flags', 'u32', Flags);
   const status = (cuStreamCreate$c ??= binder.native('cuStreamCreate'))(s.slot(0), Flags);
   if (status !== 0) throw fail('cuStreamCreate', status);
   return s.address(0) as T.CUstream;
 }
 let cuStreamCreateWithPriority$: Scratch | undefined;
 let cuStreamCreateWithPriority$c: NativeFunction | undefined;
-/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}. */
+/** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 12.6 Returns `phStream`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuStreamCreateWithPriority(flags: number, priority: number): T.CUstream {
   const s = (cuStreamCreateWithPriority$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cuStreamCreateWithPriority', 'flags', 'u32', flags);
+  if ((priority | 0) !== priority) throw intError('cuStreamCreateWithPriority', 'priority', 'i32', priority);
   const status = (cuStreamCreateWithPriority$c ??= binder.native('cuStreamCreateWithPriority'))(s.slot(0), flags, priority);
   if (status !== 0) throw fail('cuStreamCreateWithPriority', status);
   return s.address(0) as T.CUstream;
 }
 let cuStreamDestroy$c: NativeFunction | undefined;
-/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamDestroy(hStream: T.CUstream): void {
+/** `CUresult cuStreamDestroy_v2(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamDestroy(hStream: T.CUstream | null): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamDestroy$c ??= binder.native('cuStreamDestroy'))(hStream);
   if (status !== 0) throw fail('cuStreamDestroy', status);
 }
 let cuStreamEndCapture$: Scratch | undefined;
 let cuStreamEndCapture$c: NativeFunction | undefined;
-/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}. */
-export function cuStreamEndCapture(hStream: T.CUstream): T.CUgraph {
+/** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 12.6 Returns `phGraph`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamEndCapture(hStream: T.CUstream | null): T.CUgraph {
   const s = (cuStreamEndCapture$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamEndCapture$c ??= binder.native('cuStreamEndCapture'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamEndCapture', status);
   return s.address(0) as T.CUgraph;
 }
 let cuStreamGetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Returns `value_out`. Throws {@link DriverError}. */
-export function cuStreamGetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
+/** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 12.6 Returns `value_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if ((attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuStreamGetAttribute$c ??= binder.native('cuStreamGetAttribute'))(hStream, attr, value_out$);
   if (status !== 0) throw fail('cuStreamGetAttribute', status);
@@ -2819,467 +3991,640 @@ export function cuStreamGetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID
 }
 let cuStreamGetCaptureInfo$: Scratch | undefined;
 let cuStreamGetCaptureInfo$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`. Throws {@link DriverError}. */
-export function cuStreamGetCaptureInfo(hStream: T.CUstream, dependencies_out: T.Pointer, numDependencies_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph } {
-  const s = (cuStreamGetCaptureInfo$ ??= new Scratch(3));
-  const status = (cuStreamGetCaptureInfo$c ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out, numDependencies_out);
+/** `CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`, `numDependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number; numDependencies_out: number } {
+  const s = (cuStreamGetCaptureInfo$ ??= new Scratch(5));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  const status = (cuStreamGetCaptureInfo$c ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4));
   if (status !== 0) throw fail('cuStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph };
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, dependencies_out: s.address(3), numDependencies_out: s.size(4) };
 }
 let cuStreamGetCaptureInfo_v3$: Scratch | undefined;
 let cuStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`. Throws {@link DriverError}. */
-export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream, dependencies_out: T.Pointer, edgeData_out: T.Pointer, numDependencies_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph } {
-  const s = (cuStreamGetCaptureInfo_v3$ ??= new Scratch(3));
-  const status = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out, edgeData_out, numDependencies_out);
+/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `numDependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, dependencies_out: T.Pointer, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; numDependencies_out: number } {
+  const s = (cuStreamGetCaptureInfo_v3$ ??= new Scratch(4));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  pointerArg('cuStreamGetCaptureInfo_v3', 'dependencies_out', dependencies_out, true);
+  pointerArg('cuStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
+  s.u64[3] = 0n;
+  const status = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out, edgeData_out, s.slot(3));
   if (status !== 0) throw fail('cuStreamGetCaptureInfo_v3', status);
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph };
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, numDependencies_out: s.size(3) };
 }
 let cuStreamGetCtx$: Scratch | undefined;
 let cuStreamGetCtx$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}. */
-export function cuStreamGetCtx(hStream: T.CUstream): T.CUcontext {
+/** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 12.6 Returns `pctx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetCtx(hStream: T.CUstream | null): T.CUcontext {
   const s = (cuStreamGetCtx$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamGetCtx$c ??= binder.native('cuStreamGetCtx'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamGetCtx', status);
   return s.address(0) as T.CUcontext;
 }
 let cuStreamGetCtx_v2$: Scratch | undefined;
 let cuStreamGetCtx_v2$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Returns `pCtx`, `pGreenCtx`. Throws {@link DriverError}. */
-export function cuStreamGetCtx_v2(hStream: T.CUstream): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
+/** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 12.6 Returns `pCtx`, `pGreenCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetCtx_v2(hStream: T.CUstream | null): { pCtx: T.CUcontext; pGreenCtx: T.CUgreenCtx } {
   const s = (cuStreamGetCtx_v2$ ??= new Scratch(2));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cuStreamGetCtx_v2$c ??= binder.native('cuStreamGetCtx_v2'))(hStream, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cuStreamGetCtx_v2', status);
   return { pCtx: s.address(0) as T.CUcontext, pGreenCtx: s.address(1) as T.CUgreenCtx };
 }
 let cuStreamGetFlags$: Scratch | undefined;
 let cuStreamGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}. */
-export function cuStreamGetFlags(hStream: T.CUstream): number {
+/** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetFlags(hStream: T.CUstream | null): number {
   const s = (cuStreamGetFlags$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamGetFlags$c ??= binder.native('cuStreamGetFlags'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamGetFlags', status);
   return s.u32[0];
 }
 let cuStreamGetGreenCtx$: Scratch | undefined;
 let cuStreamGetGreenCtx$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Returns `phCtx`. Throws {@link DriverError}. */
-export function cuStreamGetGreenCtx(hStream: T.CUstream): T.CUgreenCtx {
+/** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 12.6 Returns `phCtx`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetGreenCtx(hStream: T.CUstream | null): T.CUgreenCtx {
   const s = (cuStreamGetGreenCtx$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamGetGreenCtx$c ??= binder.native('cuStreamGetGreenCtx'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
   return s.address(0) as T.CUgreenCtx;
 }
 let cuStreamGetId$: Scratch | undefined;
 let cuStreamGetId$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Returns `streamId`. Throws {@link DriverError}. */
-export function cuStreamGetId(hStream: T.CUstream): bigint {
+/** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 12.6 Returns `streamId`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetId(hStream: T.CUstream | null): bigint {
   const s = (cuStreamGetId$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamGetId$c ??= binder.native('cuStreamGetId'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamGetId', status);
   return s.u64[0];
 }
 let cuStreamGetPriority$: Scratch | undefined;
 let cuStreamGetPriority$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Returns `priority`. Throws {@link DriverError}. */
-export function cuStreamGetPriority(hStream: T.CUstream): number {
+/** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 12.6 Returns `priority`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetPriority(hStream: T.CUstream | null): number {
   const s = (cuStreamGetPriority$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamGetPriority$c ??= binder.native('cuStreamGetPriority'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamGetPriority', status);
   return s.i32[0];
 }
 let cuStreamIsCapturing$: Scratch | undefined;
 let cuStreamIsCapturing$c: NativeFunction | undefined;
-/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Returns `captureStatus`. Throws {@link DriverError}. */
-export function cuStreamIsCapturing(hStream: T.CUstream): T.CUstreamCaptureStatus {
+/** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 12.6 Returns `captureStatus`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamIsCapturing(hStream: T.CUstream | null): T.CUstreamCaptureStatus {
   const s = (cuStreamIsCapturing$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cuStreamIsCapturing$c ??= binder.native('cuStreamIsCapturing'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cuStreamIsCapturing', status);
   return s.i32[0] as T.CUstreamCaptureStatus;
 }
 let cuStreamQuery$c: NativeFunction | undefined;
-/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY. */
-export function cuStreamQuery(hStream: T.CUstream): T.CUresult {
+/** `CUresult cuStreamQuery(CUstream hStream)` · cuda.h · CUDA 12.6 Throws {@link DriverError} unless the status is CUDA_ERROR_NOT_READY; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamQuery$c ??= binder.native('cuStreamQuery'))(hStream);
   if (status !== 0 && status !== 600) throw fail('cuStreamQuery', status);
   return status;
 }
 let cuStreamSetAttribute$c: NativeFunction | undefined;
-/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamSetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | T.Pointer): void {
-  const status = (cuStreamSetAttribute$c ??= binder.native('cuStreamSetAttribute'))(hStream, attr, isPointerLike(value) ? value : encodeRecord(records.CUlaunchAttributeValue_union(), value));
+/** `CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if ((attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
+  const value$ = recordArg('cuStreamSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
+  const status = (cuStreamSetAttribute$c ??= binder.native('cuStreamSetAttribute'))(hStream, attr, value$);
   if (status !== 0) throw fail('cuStreamSetAttribute', status);
 }
 let cuStreamSynchronize$c: NativeFunction | undefined;
-/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}. */
-export function cuStreamSynchronize(hStream: T.CUstream): void {
+/** `CUresult cuStreamSynchronize(CUstream hStream)` · cuda.h · CUDA 12.6 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   assertMayBlock('cuStreamSynchronize');
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSynchronize', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamSynchronize$c ??= binder.native('cuStreamSynchronize'))(hStream);
   if (status !== 0) throw fail('cuStreamSynchronize', status);
 }
 let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
-/** `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream, dependencies: T.Pointer, numDependencies: T.Int64, flags: number): void {
-  const status = (cuStreamUpdateCaptureDependencies$c ??= binder.native('cuStreamUpdateCaptureDependencies'))(hStream, dependencies, numDependencies, flags);
+/** `CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
+  const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuStreamUpdateCaptureDependencies$c ??= binder.native('cuStreamUpdateCaptureDependencies'))(hStream, dependencies$.data, numDependencies$n, flags);
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies', status);
 }
 let cuStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
-/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream, dependencies: T.Pointer, dependencyData: T.CUgraphEdgeData_st | T.Pointer, numDependencies: T.Int64, flags: number): void {
-  const status = (cuStreamUpdateCaptureDependencies_v2$c ??= binder.native('cuStreamUpdateCaptureDependencies_v2'))(hStream, dependencies, isPointerLike(dependencyData) ? dependencyData : encodeRecord(records.CUgraphEdgeData_st(), dependencyData), numDependencies, flags);
+/** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array, flags: number): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
+  const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
+  const dependencyData$ = recordArg('cuStreamUpdateCaptureDependencies_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, false);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies_v2', 'flags', 'u32', flags);
+  const numDependencies$n = dependencies$.count;
+  const status = (cuStreamUpdateCaptureDependencies_v2$c ??= binder.native('cuStreamUpdateCaptureDependencies_v2'))(hStream, dependencies$.data, dependencyData$, numDependencies$n, flags);
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies_v2', status);
 }
 let cuStreamWaitEvent$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamWaitEvent(hStream: T.CUstream, hEvent: T.CUevent, Flags: number): void {
+/** `CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if ((Flags >>> 0) !== Flags) throw intError('cuStreamWaitEvent', 'Flags', 'u32', Flags);
   const status = (cuStreamWaitEvent$c ??= binder.native('cuStreamWaitEvent'))(hStream, hEvent, Flags);
   if (status !== 0) throw fail('cuStreamWaitEvent', status);
 }
 let cuStreamWaitValue32$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamWaitValue32(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): void {
+/** `CUresult cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
+  if ((value >>> 0) !== value) throw intError('cuStreamWaitValue32', 'value', 'u32', value);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamWaitValue32', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue32$c ??= binder.native('cuStreamWaitValue32'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue32', status);
 }
 let cuStreamWaitValue64$c: NativeFunction | undefined;
-/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamWaitValue64(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
+/** `CUresult cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWaitValue64', 'value', value, false);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamWaitValue64', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue64$c ??= binder.native('cuStreamWaitValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue64', status);
 }
 let cuStreamWriteValue32$c: NativeFunction | undefined;
-/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamWriteValue32(stream: T.CUstream, addr: T.CUdeviceptr, value: number, flags: number): void {
+/** `CUresult cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
+  if ((value >>> 0) !== value) throw intError('cuStreamWriteValue32', 'value', 'u32', value);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamWriteValue32', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue32$c ??= binder.native('cuStreamWriteValue32'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue32', status);
 }
 let cuStreamWriteValue64$c: NativeFunction | undefined;
-/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuStreamWriteValue64(stream: T.CUstream, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
+/** `CUresult cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWriteValue64', 'value', value, false);
+  if ((flags >>> 0) !== flags) throw intError('cuStreamWriteValue64', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue64$c ??= binder.native('cuStreamWriteValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue64', status);
 }
 let cuSurfObjectCreate$: Scratch | undefined;
 let cuSurfObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 12.6 Returns `pSurfObject`. Throws {@link DriverError}. */
-export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | T.Pointer): bigint {
+/** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 12.6 Returns `pSurfObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuSurfObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array): bigint {
   const s = (cuSurfObjectCreate$ ??= new Scratch(1));
-  const status = (cuSurfObjectCreate$c ??= binder.native('cuSurfObjectCreate'))(s.slot(0), isPointerLike(pResDesc) ? pResDesc : encodeRecord(records.CUDA_RESOURCE_DESC_st(), pResDesc));
+  s.u64[0] = 0n;
+  const pResDesc$ = recordArg('cuSurfObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
+  const status = (cuSurfObjectCreate$c ??= binder.native('cuSurfObjectCreate'))(s.slot(0), pResDesc$);
   if (status !== 0) throw fail('cuSurfObjectCreate', status);
   return s.u64[0];
 }
 let cuSurfObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuSurfObjectDestroy(CUsurfObject surfObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
   const status = (cuSurfObjectDestroy$c ??= binder.native('cuSurfObjectDestroy'))(surfObject);
   if (status !== 0) throw fail('cuSurfObjectDestroy', status);
 }
 let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 12.6 Returns `pResDesc`. Throws {@link DriverError}. */
+/** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 12.6 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
   const status = (cuSurfObjectGetResourceDesc$c ??= binder.native('cuSurfObjectGetResourceDesc'))(pResDesc$, surfObject);
   if (status !== 0) throw fail('cuSurfObjectGetResourceDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
 let cuSurfRefGetArray$: Scratch | undefined;
 let cuSurfRefGetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.6 Returns `phArray`. Throws {@link DriverError}. */
-export function cuSurfRefGetArray(hSurfRef: T.CUsurfref): T.CUarray {
+/** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 12.6 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuSurfRefGetArray(hSurfRef: T.CUsurfref | null): T.CUarray {
   const s = (cuSurfRefGetArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
   const status = (cuSurfRefGetArray$c ??= binder.native('cuSurfRefGetArray'))(s.slot(0), hSurfRef);
   if (status !== 0) throw fail('cuSurfRefGetArray', status);
   return s.address(0) as T.CUarray;
 }
 let cuSurfRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuSurfRefSetArray(hSurfRef: T.CUsurfref, hArray: T.CUarray, Flags: number): void {
+/** `CUresult cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
+  if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuSurfRefSetArray', 'hArray', hArray, true) as typeof hArray;
+  if ((Flags >>> 0) !== Flags) throw intError('cuSurfRefSetArray', 'Flags', 'u32', Flags);
   const status = (cuSurfRefSetArray$c ??= binder.native('cuSurfRefSetArray'))(hSurfRef, hArray, Flags);
   if (status !== 0) throw fail('cuSurfRefSetArray', status);
 }
 let cuTensorMapEncodeIm2col$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 Returns `tensorMap`. Throws {@link DriverError}. */
-export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, pixelBoxLowerCorner: T.Pointer, pixelBoxUpperCorner: T.Pointer, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUtensorMap_st {
+/** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTensorMapEncodeIm2col(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, pixelBoxLowerCorner: readonly (number)[] | Int32Array | null, pixelBoxUpperCorner: readonly (number)[] | Int32Array | null, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
-  const status = (cuTensorMapEncodeIm2col$c ??= binder.native('cuTensorMapEncodeIm2col'))(tensorMap$, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  if ((tensorDataType | 0) !== tensorDataType) throw intError('cuTensorMapEncodeIm2col', 'tensorDataType', 'i32', tensorDataType);
+  if ((tensorRank >>> 0) !== tensorRank) throw intError('cuTensorMapEncodeIm2col', 'tensorRank', 'u32', tensorRank);
+  pointerArg('cuTensorMapEncodeIm2col', 'globalAddress', globalAddress, true);
+  const globalDim$ = scalarArrayArg('cuTensorMapEncodeIm2col', 'globalDim', 'u64', globalDim, true);
+  const globalStrides$ = scalarArrayArg('cuTensorMapEncodeIm2col', 'globalStrides', 'u64', globalStrides, true);
+  const pixelBoxLowerCorner$ = scalarArrayArg('cuTensorMapEncodeIm2col', 'pixelBoxLowerCorner', 'i32', pixelBoxLowerCorner, true);
+  const pixelBoxUpperCorner$ = scalarArrayArg('cuTensorMapEncodeIm2col', 'pixelBoxUpperCorner', 'i32', pixelBoxUpperCorner, true);
+  if ((channelsPerPixel >>> 0) !== channelsPerPixel) throw intError('cuTensorMapEncodeIm2col', 'channelsPerPixel', 'u32', channelsPerPixel);
+  if ((pixelsPerColumn >>> 0) !== pixelsPerColumn) throw intError('cuTensorMapEncodeIm2col', 'pixelsPerColumn', 'u32', pixelsPerColumn);
+  const elementStrides$ = scalarArrayArg('cuTensorMapEncodeIm2col', 'elementStrides', 'u32', elementStrides, true);
+  if ((interleave | 0) !== interleave) throw intError('cuTensorMapEncodeIm2col', 'interleave', 'i32', interleave);
+  if ((swizzle | 0) !== swizzle) throw intError('cuTensorMapEncodeIm2col', 'swizzle', 'i32', swizzle);
+  if ((l2Promotion | 0) !== l2Promotion) throw intError('cuTensorMapEncodeIm2col', 'l2Promotion', 'i32', l2Promotion);
+  if ((oobFill | 0) !== oobFill) throw intError('cuTensorMapEncodeIm2col', 'oobFill', 'i32', oobFill);
+  const status = (cuTensorMapEncodeIm2col$c ??= binder.native('cuTensorMapEncodeIm2col'))(tensorMap$, tensorDataType, tensorRank, globalAddress, globalDim$.data, globalStrides$.data, pixelBoxLowerCorner$.data, pixelBoxUpperCorner$.data, channelsPerPixel, pixelsPerColumn, elementStrides$.data, interleave, swizzle, l2Promotion, oobFill);
   if (status !== 0) throw fail('cuTensorMapEncodeIm2col', status);
-  return decodeRecord<T.CUtensorMap_st>(records.CUtensorMap_st(), tensorMap$);
+  return tensorMap$;
 }
 let cuTensorMapEncodeTiled$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 Returns `tensorMap`. Throws {@link DriverError}. */
-export function cuTensorMapEncodeTiled(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, boxDim: T.Pointer, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUtensorMap_st {
+/** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 12.6 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTensorMapEncodeTiled(tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: readonly (T.Int64)[] | BigUint64Array | null, globalStrides: readonly (T.Int64)[] | BigUint64Array | null, boxDim: readonly (number)[] | Uint32Array | null, elementStrides: readonly (number)[] | Uint32Array | null, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): Uint8Array {
   const tensorMap$ = new Uint8Array(128);
-  const status = (cuTensorMapEncodeTiled$c ??= binder.native('cuTensorMapEncodeTiled'))(tensorMap$, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+  if ((tensorDataType | 0) !== tensorDataType) throw intError('cuTensorMapEncodeTiled', 'tensorDataType', 'i32', tensorDataType);
+  if ((tensorRank >>> 0) !== tensorRank) throw intError('cuTensorMapEncodeTiled', 'tensorRank', 'u32', tensorRank);
+  pointerArg('cuTensorMapEncodeTiled', 'globalAddress', globalAddress, true);
+  const globalDim$ = scalarArrayArg('cuTensorMapEncodeTiled', 'globalDim', 'u64', globalDim, true);
+  const globalStrides$ = scalarArrayArg('cuTensorMapEncodeTiled', 'globalStrides', 'u64', globalStrides, true);
+  const boxDim$ = scalarArrayArg('cuTensorMapEncodeTiled', 'boxDim', 'u32', boxDim, true);
+  const elementStrides$ = scalarArrayArg('cuTensorMapEncodeTiled', 'elementStrides', 'u32', elementStrides, true);
+  if ((interleave | 0) !== interleave) throw intError('cuTensorMapEncodeTiled', 'interleave', 'i32', interleave);
+  if ((swizzle | 0) !== swizzle) throw intError('cuTensorMapEncodeTiled', 'swizzle', 'i32', swizzle);
+  if ((l2Promotion | 0) !== l2Promotion) throw intError('cuTensorMapEncodeTiled', 'l2Promotion', 'i32', l2Promotion);
+  if ((oobFill | 0) !== oobFill) throw intError('cuTensorMapEncodeTiled', 'oobFill', 'i32', oobFill);
+  const status = (cuTensorMapEncodeTiled$c ??= binder.native('cuTensorMapEncodeTiled'))(tensorMap$, tensorDataType, tensorRank, globalAddress, globalDim$.data, globalStrides$.data, boxDim$.data, elementStrides$.data, interleave, swizzle, l2Promotion, oobFill);
   if (status !== 0) throw fail('cuTensorMapEncodeTiled', status);
-  return decodeRecord<T.CUtensorMap_st>(records.CUtensorMap_st(), tensorMap$);
+  return tensorMap$;
 }
 let cuTensorMapReplaceAddress$c: NativeFunction | undefined;
-/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 12.6 Returns `tensorMap`. Throws {@link DriverError}. */
-export function cuTensorMapReplaceAddress(globalAddress: T.Pointer): T.CUtensorMap_st {
-  const tensorMap$ = new Uint8Array(128);
+/** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 12.6 Returns `tensorMap`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTensorMapReplaceAddress(tensorMap: Uint8Array | null, globalAddress: T.Pointer): Uint8Array {
+  const tensorMap$ = new Uint8Array(records.CUtensorMap_st().size);
+  if (tensorMap != null) tensorMap$.set(new Uint8Array(recordArg('cuTensorMapReplaceAddress', 'tensorMap', records.CUtensorMap_st(), tensorMap, false) as Uint8Array).subarray(0, tensorMap$.length));
+  pointerArg('cuTensorMapReplaceAddress', 'globalAddress', globalAddress, true);
   const status = (cuTensorMapReplaceAddress$c ??= binder.native('cuTensorMapReplaceAddress'))(tensorMap$, globalAddress);
   if (status !== 0) throw fail('cuTensorMapReplaceAddress', status);
-  return decodeRecord<T.CUtensorMap_st>(records.CUtensorMap_st(), tensorMap$);
+  return tensorMap$;
 }
 let cuTexObjectCreate$: Scratch | undefined;
 let cuTexObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 12.6 Returns `pTexObject`. Throws {@link DriverError}. */
-export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | T.Pointer, pTexDesc: T.CUDA_TEXTURE_DESC_st | T.Pointer, pResViewDesc: T.CUDA_RESOURCE_VIEW_DESC_st | T.Pointer): bigint {
+/** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 12.6 Returns `pTexObject`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexObjectCreate(pResDesc: T.CUDA_RESOURCE_DESC_st | Uint8Array, pTexDesc: T.CUDA_TEXTURE_DESC_st | Uint8Array, pResViewDesc: T.CUDA_RESOURCE_VIEW_DESC_st | Uint8Array): bigint {
   const s = (cuTexObjectCreate$ ??= new Scratch(1));
-  const status = (cuTexObjectCreate$c ??= binder.native('cuTexObjectCreate'))(s.slot(0), isPointerLike(pResDesc) ? pResDesc : encodeRecord(records.CUDA_RESOURCE_DESC_st(), pResDesc), isPointerLike(pTexDesc) ? pTexDesc : encodeRecord(records.CUDA_TEXTURE_DESC_st(), pTexDesc), isPointerLike(pResViewDesc) ? pResViewDesc : encodeRecord(records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc));
+  s.u64[0] = 0n;
+  const pResDesc$ = recordArg('cuTexObjectCreate', 'pResDesc', records.CUDA_RESOURCE_DESC_st(), pResDesc, false);
+  const pTexDesc$ = recordArg('cuTexObjectCreate', 'pTexDesc', records.CUDA_TEXTURE_DESC_st(), pTexDesc, false);
+  const pResViewDesc$ = recordArg('cuTexObjectCreate', 'pResViewDesc', records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc, false);
+  const status = (cuTexObjectCreate$c ??= binder.native('cuTexObjectCreate'))(s.slot(0), pResDesc$, pTexDesc$, pResViewDesc$);
   if (status !== 0) throw fail('cuTexObjectCreate', status);
   return s.u64[0];
 }
 let cuTexObjectDestroy$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
+/** `CUresult cuTexObjectDestroy(CUtexObject texObject)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexObjectDestroy(texObject: T.Int64): void {
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectDestroy', 'texObject', texObject, false);
   const status = (cuTexObjectDestroy$c ??= binder.native('cuTexObjectDestroy'))(texObject);
   if (status !== 0) throw fail('cuTexObjectDestroy', status);
 }
 let cuTexObjectGetResourceDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 Returns `pResDesc`. Throws {@link DriverError}. */
+/** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 Returns `pResDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetResourceDesc', 'texObject', texObject, false);
   const status = (cuTexObjectGetResourceDesc$c ??= binder.native('cuTexObjectGetResourceDesc'))(pResDesc$, texObject);
   if (status !== 0) throw fail('cuTexObjectGetResourceDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
 }
 let cuTexObjectGetResourceViewDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 Returns `pResViewDesc`. Throws {@link DriverError}. */
+/** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 Returns `pResViewDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOURCE_VIEW_DESC_st {
   const pResViewDesc$ = new Uint8Array(112);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetResourceViewDesc', 'texObject', texObject, false);
   const status = (cuTexObjectGetResourceViewDesc$c ??= binder.native('cuTexObjectGetResourceViewDesc'))(pResViewDesc$, texObject);
   if (status !== 0) throw fail('cuTexObjectGetResourceViewDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_VIEW_DESC_st>(records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc$);
 }
 let cuTexObjectGetTextureDesc$c: NativeFunction | undefined;
-/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 Returns `pTexDesc`. Throws {@link DriverError}. */
+/** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 12.6 Returns `pTexDesc`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DESC_st {
   const pTexDesc$ = new Uint8Array(104);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetTextureDesc', 'texObject', texObject, false);
   const status = (cuTexObjectGetTextureDesc$c ??= binder.native('cuTexObjectGetTextureDesc'))(pTexDesc$, texObject);
   if (status !== 0) throw fail('cuTexObjectGetTextureDesc', status);
   return decodeRecord<T.CUDA_TEXTURE_DESC_st>(records.CUDA_TEXTURE_DESC_st(), pTexDesc$);
 }
 let cuTexRefCreate$: Scratch | undefined;
 let cuTexRefCreate$c: NativeFunction | undefined;
-/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 12.6 Returns `pTexRef`. Throws {@link DriverError}. */
+/** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 12.6 Returns `pTexRef`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuTexRefCreate(): T.CUtexref {
   const s = (cuTexRefCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuTexRefCreate$c ??= binder.native('cuTexRefCreate'))(s.slot(0));
   if (status !== 0) throw fail('cuTexRefCreate', status);
   return s.address(0) as T.CUtexref;
 }
 let cuTexRefDestroy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefDestroy(hTexRef: T.CUtexref): void {
+/** `CUresult cuTexRefDestroy(CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefDestroy', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefDestroy$c ??= binder.native('cuTexRefDestroy'))(hTexRef);
   if (status !== 0) throw fail('cuTexRefDestroy', status);
 }
 let cuTexRefGetAddress$: Scratch | undefined;
 let cuTexRefGetAddress$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}. */
-export function cuTexRefGetAddress(hTexRef: T.CUtexref): T.CUdeviceptr {
+/** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pdptr`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetAddress(hTexRef: T.CUtexref | null): T.CUdeviceptr {
   const s = (cuTexRefGetAddress$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetAddress$c ??= binder.native('cuTexRefGetAddress'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetAddress', status);
   return s.address(0) as T.CUdeviceptr;
 }
 let cuTexRefGetAddressMode$: Scratch | undefined;
 let cuTexRefGetAddressMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 12.6 Returns `pam`. Throws {@link DriverError}. */
-export function cuTexRefGetAddressMode(hTexRef: T.CUtexref, dim: number): T.CUaddress_mode {
+/** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 12.6 Returns `pam`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetAddressMode(hTexRef: T.CUtexref | null, dim: number): T.CUaddress_mode {
   const s = (cuTexRefGetAddressMode$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
   const status = (cuTexRefGetAddressMode$c ??= binder.native('cuTexRefGetAddressMode'))(s.slot(0), hTexRef, dim);
   if (status !== 0) throw fail('cuTexRefGetAddressMode', status);
   return s.i32[0] as T.CUaddress_mode;
 }
 let cuTexRefGetArray$: Scratch | undefined;
 let cuTexRefGetArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `phArray`. Throws {@link DriverError}. */
-export function cuTexRefGetArray(hTexRef: T.CUtexref): T.CUarray {
+/** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `phArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetArray(hTexRef: T.CUtexref | null): T.CUarray {
   const s = (cuTexRefGetArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetArray$c ??= binder.native('cuTexRefGetArray'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetArray', status);
   return s.address(0) as T.CUarray;
 }
 let cuTexRefGetBorderColor$: Scratch | undefined;
 let cuTexRefGetBorderColor$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pBorderColor`. Throws {@link DriverError}. */
-export function cuTexRefGetBorderColor(hTexRef: T.CUtexref): number {
+/** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pBorderColor`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetBorderColor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetBorderColor$c ??= binder.native('cuTexRefGetBorderColor'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetBorderColor', status);
   return s.f32[0];
 }
 let cuTexRefGetFilterMode$: Scratch | undefined;
 let cuTexRefGetFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pfm`. Throws {@link DriverError}. */
-export function cuTexRefGetFilterMode(hTexRef: T.CUtexref): T.CUfilter_mode {
+/** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pfm`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   const s = (cuTexRefGetFilterMode$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetFilterMode$c ??= binder.native('cuTexRefGetFilterMode'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFilterMode', status);
   return s.i32[0] as T.CUfilter_mode;
 }
 let cuTexRefGetFlags$: Scratch | undefined;
 let cuTexRefGetFlags$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pFlags`. Throws {@link DriverError}. */
-export function cuTexRefGetFlags(hTexRef: T.CUtexref): number {
+/** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pFlags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetFlags$c ??= binder.native('cuTexRefGetFlags'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFlags', status);
   return s.u32[0];
 }
 let cuTexRefGetFormat$: Scratch | undefined;
 let cuTexRefGetFormat$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pFormat`. Throws {@link DriverError}. */
-export function cuTexRefGetFormat(pNumChannels: T.Pointer, hTexRef: T.CUtexref): T.CUarray_format {
+/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pFormat`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetFormat(pNumChannels: T.Pointer, hTexRef: T.CUtexref | null): T.CUarray_format {
   const s = (cuTexRefGetFormat$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuTexRefGetFormat', 'pNumChannels', pNumChannels, true);
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetFormat$c ??= binder.native('cuTexRefGetFormat'))(s.slot(0), pNumChannels, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFormat', status);
   return s.i32[0] as T.CUarray_format;
 }
 let cuTexRefGetMaxAnisotropy$: Scratch | undefined;
 let cuTexRefGetMaxAnisotropy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pmaxAniso`. Throws {@link DriverError}. */
-export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref): number {
+/** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pmaxAniso`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetMaxAnisotropy(hTexRef: T.CUtexref | null): number {
   const s = (cuTexRefGetMaxAnisotropy$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetMaxAnisotropy$c ??= binder.native('cuTexRefGetMaxAnisotropy'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMaxAnisotropy', status);
   return s.i32[0];
 }
 let cuTexRefGetMipmapFilterMode$: Scratch | undefined;
 let cuTexRefGetMipmapFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pfm`. Throws {@link DriverError}. */
-export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref): T.CUfilter_mode {
+/** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pfm`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfilter_mode {
   const s = (cuTexRefGetMipmapFilterMode$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetMipmapFilterMode$c ??= binder.native('cuTexRefGetMipmapFilterMode'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapFilterMode', status);
   return s.i32[0] as T.CUfilter_mode;
 }
 let cuTexRefGetMipmapLevelBias$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefGetMipmapLevelBias(pbias: T.Pointer, hTexRef: T.CUtexref): void {
+/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetMipmapLevelBias(pbias: T.Pointer, hTexRef: T.CUtexref | null): void {
+  pointerArg('cuTexRefGetMipmapLevelBias', 'pbias', pbias, true);
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetMipmapLevelBias$c ??= binder.native('cuTexRefGetMipmapLevelBias'))(pbias, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapLevelBias', status);
 }
 let cuTexRefGetMipmapLevelClamp$: Scratch | undefined;
 let cuTexRefGetMipmapLevelClamp$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pminMipmapLevelClamp`, `pmaxMipmapLevelClamp`. Throws {@link DriverError}. */
-export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref): { pminMipmapLevelClamp: number; pmaxMipmapLevelClamp: number } {
+/** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pminMipmapLevelClamp`, `pmaxMipmapLevelClamp`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetMipmapLevelClamp(hTexRef: T.CUtexref | null): { pminMipmapLevelClamp: number; pmaxMipmapLevelClamp: number } {
   const s = (cuTexRefGetMipmapLevelClamp$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetMipmapLevelClamp$c ??= binder.native('cuTexRefGetMipmapLevelClamp'))(s.slot(0), s.slot(1), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapLevelClamp', status);
   return { pminMipmapLevelClamp: s.f32[0], pmaxMipmapLevelClamp: s.f32[2] };
 }
 let cuTexRefGetMipmappedArray$: Scratch | undefined;
 let cuTexRefGetMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `phMipmappedArray`. Throws {@link DriverError}. */
-export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref): T.CUmipmappedArray {
+/** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `phMipmappedArray`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetMipmappedArray(hTexRef: T.CUtexref | null): T.CUmipmappedArray {
   const s = (cuTexRefGetMipmappedArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefGetMipmappedArray$c ??= binder.native('cuTexRefGetMipmappedArray'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
   return s.address(0) as T.CUmipmappedArray;
 }
 let cuTexRefSetAddress$: Scratch | undefined;
 let cuTexRefSetAddress$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 12.6 Returns `ByteOffset`. Throws {@link DriverError}. */
-export function cuTexRefSetAddress(hTexRef: T.CUtexref, dptr: T.CUdeviceptr, bytes: T.Int64): number {
+/** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 12.6 Returns `ByteOffset`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetAddress(hTexRef: T.CUtexref | null, dptr: T.CUdeviceptr, bytes: T.Int64): number {
   const s = (cuTexRefSetAddress$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress', 'dptr', dptr, false) as typeof dptr;
+  if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
   const status = (cuTexRefSetAddress$c ??= binder.native('cuTexRefSetAddress'))(s.slot(0), hTexRef, dptr, bytes);
   if (status !== 0) throw fail('cuTexRefSetAddress', status);
   return s.size(0);
 }
 let cuTexRefSetAddress2D$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetAddress2D(hTexRef: T.CUtexref, desc: T.CUDA_ARRAY_DESCRIPTOR_st | T.Pointer, dptr: T.CUdeviceptr, Pitch: T.Int64): void {
-  const status = (cuTexRefSetAddress2D$c ??= binder.native('cuTexRefSetAddress2D'))(hTexRef, isPointerLike(desc) ? desc : encodeRecord(records.CUDA_ARRAY_DESCRIPTOR_st(), desc), dptr, Pitch);
+/** `CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array, dptr: T.CUdeviceptr, Pitch: T.Int64): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress2D', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  const desc$ = recordArg('cuTexRefSetAddress2D', 'desc', records.CUDA_ARRAY_DESCRIPTOR_st(), desc, false);
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress2D', 'dptr', dptr, false) as typeof dptr;
+  if (typeof Pitch !== 'number' || !(Pitch >= 0 && Pitch <= 9007199254740991) || Pitch % 1 !== 0) int64Arg('cuTexRefSetAddress2D', 'Pitch', Pitch, false);
+  const status = (cuTexRefSetAddress2D$c ??= binder.native('cuTexRefSetAddress2D'))(hTexRef, desc$, dptr, Pitch);
   if (status !== 0) throw fail('cuTexRefSetAddress2D', status);
 }
 let cuTexRefSetAddressMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetAddressMode(hTexRef: T.CUtexref, dim: number, am: T.CUaddress_mode): void {
+/** `CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, am: T.CUaddress_mode): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((dim | 0) !== dim) throw intError('cuTexRefSetAddressMode', 'dim', 'i32', dim);
+  if ((am | 0) !== am) throw intError('cuTexRefSetAddressMode', 'am', 'i32', am);
   const status = (cuTexRefSetAddressMode$c ??= binder.native('cuTexRefSetAddressMode'))(hTexRef, dim, am);
   if (status !== 0) throw fail('cuTexRefSetAddressMode', status);
 }
 let cuTexRefSetArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetArray(hTexRef: T.CUtexref, hArray: T.CUarray, Flags: number): void {
+/** `CUresult cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray | null, Flags: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuTexRefSetArray', 'hArray', hArray, true) as typeof hArray;
+  if ((Flags >>> 0) !== Flags) throw intError('cuTexRefSetArray', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetArray$c ??= binder.native('cuTexRefSetArray'))(hTexRef, hArray, Flags);
   if (status !== 0) throw fail('cuTexRefSetArray', status);
 }
-let cuTexRefSetBorderColor$: Scratch | undefined;
 let cuTexRefSetBorderColor$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 12.6 Returns `pBorderColor`. Throws {@link DriverError}. */
-export function cuTexRefSetBorderColor(hTexRef: T.CUtexref): number {
-  const s = (cuTexRefSetBorderColor$ ??= new Scratch(1));
-  const status = (cuTexRefSetBorderColor$c ??= binder.native('cuTexRefSetBorderColor'))(hTexRef, s.slot(0));
+/** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor: readonly (number)[] | Float32Array): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  const pBorderColor$ = scalarArrayArg('cuTexRefSetBorderColor', 'pBorderColor', 'f32', pBorderColor, false);
+  const status = (cuTexRefSetBorderColor$c ??= binder.native('cuTexRefSetBorderColor'))(hTexRef, pBorderColor$.data);
   if (status !== 0) throw fail('cuTexRefSetBorderColor', status);
-  return s.f32[0];
 }
 let cuTexRefSetFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetFilterMode(hTexRef: T.CUtexref, fm: T.CUfilter_mode): void {
+/** `CUresult cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((fm | 0) !== fm) throw intError('cuTexRefSetFilterMode', 'fm', 'i32', fm);
   const status = (cuTexRefSetFilterMode$c ??= binder.native('cuTexRefSetFilterMode'))(hTexRef, fm);
   if (status !== 0) throw fail('cuTexRefSetFilterMode', status);
 }
 let cuTexRefSetFlags$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetFlags(hTexRef: T.CUtexref, Flags: number): void {
+/** `CUresult cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((Flags >>> 0) !== Flags) throw intError('cuTexRefSetFlags', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetFlags$c ??= binder.native('cuTexRefSetFlags'))(hTexRef, Flags);
   if (status !== 0) throw fail('cuTexRefSetFlags', status);
 }
 let cuTexRefSetFormat$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetFormat(hTexRef: T.CUtexref, fmt: T.CUarray_format, NumPackedComponents: number): void {
+/** `CUresult cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_format, NumPackedComponents: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((fmt | 0) !== fmt) throw intError('cuTexRefSetFormat', 'fmt', 'i32', fmt);
+  if ((NumPackedComponents | 0) !== NumPackedComponents) throw intError('cuTexRefSetFormat', 'NumPackedComponents', 'i32', NumPackedComponents);
   const status = (cuTexRefSetFormat$c ??= binder.native('cuTexRefSetFormat'))(hTexRef, fmt, NumPackedComponents);
   if (status !== 0) throw fail('cuTexRefSetFormat', status);
 }
 let cuTexRefSetMaxAnisotropy$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref, maxAniso: number): void {
+/** `CUresult cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((maxAniso >>> 0) !== maxAniso) throw intError('cuTexRefSetMaxAnisotropy', 'maxAniso', 'u32', maxAniso);
   const status = (cuTexRefSetMaxAnisotropy$c ??= binder.native('cuTexRefSetMaxAnisotropy'))(hTexRef, maxAniso);
   if (status !== 0) throw fail('cuTexRefSetMaxAnisotropy', status);
 }
 let cuTexRefSetMipmapFilterMode$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref, fm: T.CUfilter_mode): void {
+/** `CUresult cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if ((fm | 0) !== fm) throw intError('cuTexRefSetMipmapFilterMode', 'fm', 'i32', fm);
   const status = (cuTexRefSetMipmapFilterMode$c ??= binder.native('cuTexRefSetMipmapFilterMode'))(hTexRef, fm);
   if (status !== 0) throw fail('cuTexRefSetMipmapFilterMode', status);
 }
 let cuTexRefSetMipmapLevelBias$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref, bias: number): void {
+/** `CUresult cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof bias !== 'number') throw argError('cuTexRefSetMipmapLevelBias', 'bias', 'a number', bias);
   const status = (cuTexRefSetMipmapLevelBias$c ??= binder.native('cuTexRefSetMipmapLevelBias'))(hTexRef, bias);
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelBias', status);
 }
 let cuTexRefSetMipmapLevelClamp$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): void {
+/** `CUresult cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof minMipmapLevelClamp !== 'number') throw argError('cuTexRefSetMipmapLevelClamp', 'minMipmapLevelClamp', 'a number', minMipmapLevelClamp);
+  if (typeof maxMipmapLevelClamp !== 'number') throw argError('cuTexRefSetMipmapLevelClamp', 'maxMipmapLevelClamp', 'a number', maxMipmapLevelClamp);
   const status = (cuTexRefSetMipmapLevelClamp$c ??= binder.native('cuTexRefSetMipmapLevelClamp'))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelClamp', status);
 }
 let cuTexRefSetMipmappedArray$c: NativeFunction | undefined;
-/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref, hMipmappedArray: T.CUmipmappedArray, Flags: number): void {
+/** `CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref | null, hMipmappedArray: T.CUmipmappedArray | null, Flags: number): void {
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuTexRefSetMipmappedArray', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
+  if ((Flags >>> 0) !== Flags) throw intError('cuTexRefSetMipmappedArray', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetMipmappedArray$c ??= binder.native('cuTexRefSetMipmappedArray'))(hTexRef, hMipmappedArray, Flags);
   if (status !== 0) throw fail('cuTexRefSetMipmappedArray', status);
 }
 let cuThreadExchangeStreamCaptureMode$: Scratch | undefined;
 let cuThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
-/** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 12.6 Returns `mode`. Throws {@link DriverError}. */
-export function cuThreadExchangeStreamCaptureMode(): T.CUstreamCaptureMode {
+/** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 12.6 Returns `mode`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuThreadExchangeStreamCaptureMode(mode: T.CUstreamCaptureMode): T.CUstreamCaptureMode {
   const s = (cuThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
+  if ((mode >>> 0) !== mode) throw intError('cuThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
+  s.u64[0] = 0n; s.u32[0] = mode;
   const status = (cuThreadExchangeStreamCaptureMode$c ??= binder.native('cuThreadExchangeStreamCaptureMode'))(s.slot(0));
   if (status !== 0) throw fail('cuThreadExchangeStreamCaptureMode', status);
-  return s.i32[0] as T.CUstreamCaptureMode;
+  return s.u32[0] as T.CUstreamCaptureMode;
 }
 let cuUserObjectCreate$: Scratch | undefined;
 let cuUserObjectCreate$c: NativeFunction | undefined;
-/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `object_out`. Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}. */
+/** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `object_out`. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.CUuserObject {
-  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
   const s = (cuUserObjectCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cuUserObjectCreate', 'ptr', ptr, true);
+  if (typeof destroy !== 'function') callbackArg('cuUserObjectCreate', 'destroy', destroy, true);
+  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.CUhostFn(), destroy) : undefined;
+  if ((initialRefcount >>> 0) !== initialRefcount) throw intError('cuUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
+  if ((flags >>> 0) !== flags) throw intError('cuUserObjectCreate', 'flags', 'u32', flags);
   const status = (cuUserObjectCreate$c ??= binder.native('cuUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
@@ -3288,21 +4633,29 @@ export function cuUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallba
   return s.address(0) as T.CUuserObject;
 }
 let cuUserObjectRelease$c: NativeFunction | undefined;
-/** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuUserObjectRelease(object: T.CUuserObject, count: number): void {
+/** `CUresult cuUserObjectRelease(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuUserObjectRelease(object: T.CUuserObject | null, count: number): void {
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuUserObjectRelease', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cuUserObjectRelease', 'count', 'u32', count);
   const status = (cuUserObjectRelease$c ??= binder.native('cuUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cuUserObjectRelease', status);
 }
 let cuUserObjectRetain$c: NativeFunction | undefined;
-/** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuUserObjectRetain(object: T.CUuserObject, count: number): void {
+/** `CUresult cuUserObjectRetain(CUuserObject object, unsigned int count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuUserObjectRetain(object: T.CUuserObject | null, count: number): void {
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuUserObjectRetain', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cuUserObjectRetain', 'count', 'u32', count);
   const status = (cuUserObjectRetain$c ??= binder.native('cuUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cuUserObjectRetain', status);
 }
 let cuWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}. */
-export function cuWaitExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st | T.Pointer, numExtSems: number, stream: T.CUstream): void {
-  const status = (cuWaitExternalSemaphoresAsync$c ??= binder.native('cuWaitExternalSemaphoresAsync'))(extSemArray, isPointerLike(paramsArray) ? paramsArray : encodeRecord(records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st(), paramsArray), numExtSems, stream);
+/** `CUresult cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuWaitExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
+  const extSemArray$ = scalarArrayArg('cuWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
+  const paramsArray$ = recordArrayArg('cuWaitExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st(), paramsArray, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  const numExtSems$n = sameLength('cuWaitExternalSemaphoresAsync', ['extSemArray', 'paramsArray'], [extSemArray$.count, paramsArray$.count], [extSemArray !== null, paramsArray !== null]);
+  const status = (cuWaitExternalSemaphoresAsync$c ??= binder.native('cuWaitExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$.bytes, numExtSems$n, stream);
   if (status !== 0) throw fail('cuWaitExternalSemaphoresAsync', status);
 }
 /** Alias of {@link cuGraphInstantiateWithFlags} (`#define cuGraphInstantiate cuGraphInstantiateWithFlags`). */

@@ -2,13 +2,13 @@
 // Typed layer of the nvFatbin fatbinary creation API: throws NvFatbinError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing nvFatbinResult from the nvFatbin fatbinary creation API. `name` is the status name, `func` the C function. */
 export class NvFatbinError extends CudaError {
@@ -38,78 +38,115 @@ function fail(func: string, code: number): NvFatbinError {
 }
 
 let nvFatbinAddCubin$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinAddCubin(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64, arch: string | T.Pointer, identifier: string | T.Pointer): void {
+/** `nvFatbinResult nvFatbinAddCubin(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddCubin', 'handle', handle, true) as typeof handle;
+  pointerArg('nvFatbinAddCubin', 'code', code, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddCubin', 'size', size, false);
+  if (typeof arch !== 'string') throw argError('nvFatbinAddCubin', 'arch', 'a string', arch);
+  if (typeof identifier !== 'string') throw argError('nvFatbinAddCubin', 'identifier', 'a string', identifier);
   const status = (nvFatbinAddCubin$c ??= binder.native('nvFatbinAddCubin'))(handle, code, size, arch, identifier);
   if (status !== 0) throw fail('nvFatbinAddCubin', status);
 }
 let nvFatbinAddIndex$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinAddIndex(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64, identifier: string | T.Pointer): void {
+/** `nvFatbinResult nvFatbinAddIndex(nvFatbinHandle handle, const void *code, size_t size, const char *identifier)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, identifier: string): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddIndex', 'handle', handle, true) as typeof handle;
+  pointerArg('nvFatbinAddIndex', 'code', code, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddIndex', 'size', size, false);
+  if (typeof identifier !== 'string') throw argError('nvFatbinAddIndex', 'identifier', 'a string', identifier);
   const status = (nvFatbinAddIndex$c ??= binder.native('nvFatbinAddIndex'))(handle, code, size, identifier);
   if (status !== 0) throw fail('nvFatbinAddIndex', status);
 }
 let nvFatbinAddLTOIR$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64, arch: string | T.Pointer, identifier: string | T.Pointer, optionsCmdLine: string | T.Pointer): void {
+/** `nvFatbinResult nvFatbinAddLTOIR(nvFatbinHandle handle, const void *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddLTOIR', 'handle', handle, true) as typeof handle;
+  pointerArg('nvFatbinAddLTOIR', 'code', code, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
+  if (typeof arch !== 'string') throw argError('nvFatbinAddLTOIR', 'arch', 'a string', arch);
+  if (typeof identifier !== 'string') throw argError('nvFatbinAddLTOIR', 'identifier', 'a string', identifier);
+  if (typeof optionsCmdLine !== 'string') throw argError('nvFatbinAddLTOIR', 'optionsCmdLine', 'a string', optionsCmdLine);
   const status = (nvFatbinAddLTOIR$c ??= binder.native('nvFatbinAddLTOIR'))(handle, code, size, arch, identifier, optionsCmdLine);
   if (status !== 0) throw fail('nvFatbinAddLTOIR', status);
 }
 let nvFatbinAddPTX$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinAddPTX(handle: T.nvFatbinHandle, code: string | T.Pointer, size: T.Int64, arch: string | T.Pointer, identifier: string | T.Pointer, optionsCmdLine: string | T.Pointer): void {
+/** `nvFatbinResult nvFatbinAddPTX(nvFatbinHandle handle, const char *code, size_t size, const char *arch, const char *identifier, const char *optionsCmdLine)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddPTX', 'handle', handle, true) as typeof handle;
+  pointerArg('nvFatbinAddPTX', 'code', code, false, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddPTX', 'size', size, false);
+  if (typeof arch !== 'string') throw argError('nvFatbinAddPTX', 'arch', 'a string', arch);
+  if (typeof identifier !== 'string') throw argError('nvFatbinAddPTX', 'identifier', 'a string', identifier);
+  if (typeof optionsCmdLine !== 'string') throw argError('nvFatbinAddPTX', 'optionsCmdLine', 'a string', optionsCmdLine);
   const status = (nvFatbinAddPTX$c ??= binder.native('nvFatbinAddPTX'))(handle, code, size, arch, identifier, optionsCmdLine);
   if (status !== 0) throw fail('nvFatbinAddPTX', status);
 }
 let nvFatbinAddReloc$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinAddReloc(handle: T.nvFatbinHandle, code: T.Pointer, size: T.Int64): void {
+/** `nvFatbinResult nvFatbinAddReloc(nvFatbinHandle handle, const void *code, size_t size)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddReloc', 'handle', handle, true) as typeof handle;
+  pointerArg('nvFatbinAddReloc', 'code', code, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddReloc', 'size', size, false);
   const status = (nvFatbinAddReloc$c ??= binder.native('nvFatbinAddReloc'))(handle, code, size);
   if (status !== 0) throw fail('nvFatbinAddReloc', status);
 }
 let nvFatbinCreate$: Scratch | undefined;
 let nvFatbinCreate$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 12.6 Returns `handle_indirect`. Throws {@link NvFatbinError}. */
-export function nvFatbinCreate(options: T.Pointer, optionsCount: T.Int64): T.nvFatbinHandle {
+/** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 12.6 Returns `handle_indirect`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinCreate(options: readonly (string)[]): T.nvFatbinHandle {
   const s = (nvFatbinCreate$ ??= new Scratch(1));
-  const status = (nvFatbinCreate$c ??= binder.native('nvFatbinCreate'))(s.slot(0), options, optionsCount);
+  s.u64[0] = 0n;
+  const options$ = stringArrayArg('nvFatbinCreate', 'options', options, false);
+  const optionsCount$n = options$.count;
+  const status = (nvFatbinCreate$c ??= binder.native('nvFatbinCreate'))(s.slot(0), options$.data, optionsCount$n);
   if (status !== 0) throw fail('nvFatbinCreate', status);
   return s.address(0) as T.nvFatbinHandle;
 }
 let nvFatbinDestroy$: Scratch | undefined;
 let nvFatbinDestroy$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle): void {
+/** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 12.6 Returns `handle_indirect`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinDestroy(handle_indirect: T.nvFatbinHandle | null): T.nvFatbinHandle {
   const s = (nvFatbinDestroy$ ??= new Scratch(1));
-  s.u64[0] = BigInt(handle_indirect);
+  if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
+  s.u64[0] = BigInt(handle_indirect as number | bigint);
   const status = (nvFatbinDestroy$c ??= binder.native('nvFatbinDestroy'))(s.slot(0));
   if (status !== 0) throw fail('nvFatbinDestroy', status);
+  return s.address(0) as T.nvFatbinHandle;
 }
 let nvFatbinGet$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}. */
-export function nvFatbinGet(handle: T.nvFatbinHandle, buffer: T.Pointer): void {
+/** `nvFatbinResult nvFatbinGet(nvFatbinHandle handle, void *buffer)` · nvFatbin.h · CUDA 12.6 Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinGet', 'handle', handle, true) as typeof handle;
+  pointerArg('nvFatbinGet', 'buffer', buffer, true);
   const status = (nvFatbinGet$c ??= binder.native('nvFatbinGet'))(handle, buffer);
   if (status !== 0) throw fail('nvFatbinGet', status);
 }
 let nvFatbinGetErrorString$c: NativeFunction | undefined;
 /** `const char *nvFatbinGetErrorString(nvFatbinResult result)` · nvFatbin.h · CUDA 12.6 */
 export function nvFatbinGetErrorString(result_: T.nvFatbinResult): string | null {
-  return (nvFatbinGetErrorString$c ??= binder.native('nvFatbinGetErrorString'))(result_);
+  if ((result_ | 0) !== result_) throw intError('nvFatbinGetErrorString', 'result', 'i32', result_);
+  const result = (nvFatbinGetErrorString$c ??= binder.native('nvFatbinGetErrorString'))(result_);
+  return result;
 }
 let nvFatbinSize$: Scratch | undefined;
 let nvFatbinSize$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 12.6 Returns `size`. Throws {@link NvFatbinError}. */
-export function nvFatbinSize(handle: T.nvFatbinHandle): number {
+/** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 12.6 Returns `size`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvFatbinSize(handle: T.nvFatbinHandle | null): number {
   const s = (nvFatbinSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (nvFatbinSize$c ??= binder.native('nvFatbinSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('nvFatbinSize', status);
   return s.size(0);
 }
 let nvFatbinVersion$: Scratch | undefined;
 let nvFatbinVersion$c: NativeFunction | undefined;
-/** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 12.6 Returns `major`, `minor`. Throws {@link NvFatbinError}. */
+/** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 12.6 Returns `major`, `minor`. Throws {@link NvFatbinError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvFatbinVersion(): { major: number; minor: number } {
   const s = (nvFatbinVersion$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvFatbinVersion$c ??= binder.native('nvFatbinVersion'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvFatbinVersion', status);
   return { major: s.u32[0], minor: s.u32[2] };

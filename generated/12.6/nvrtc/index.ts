@@ -2,13 +2,13 @@
 // Typed layer of the NVRTC runtime compilation API: throws NvrtcError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing nvrtcResult from the NVRTC runtime compilation API. `name` is the status name, `func` the C function. */
 export class NvrtcError extends CudaError {
@@ -38,46 +38,63 @@ function fail(func: string, code: number): NvrtcError {
 }
 
 let nvrtcAddNameExpression$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcAddNameExpression(prog: T.nvrtcProgram, name_expression: string | T.Pointer): void {
+/** `nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *const name_expression)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_expression: string): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcAddNameExpression', 'prog', prog, true) as typeof prog;
+  if (typeof name_expression !== 'string') throw argError('nvrtcAddNameExpression', 'name_expression', 'a string', name_expression);
   const status = (nvrtcAddNameExpression$c ??= binder.native('nvrtcAddNameExpression'))(prog, name_expression);
   if (status !== 0) throw fail('nvrtcAddNameExpression', status);
 }
 let nvrtcCompileProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcCompileProgram(prog: T.nvrtcProgram, numOptions: number, options: T.Pointer): void {
-  const status = (nvrtcCompileProgram$c ??= binder.native('nvrtcCompileProgram'))(prog, numOptions, options);
+/** `nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readonly (string)[]): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcCompileProgram', 'prog', prog, true) as typeof prog;
+  const options$ = stringArrayArg('nvrtcCompileProgram', 'options', options, false);
+  const numOptions$n = options$.count;
+  const status = (nvrtcCompileProgram$c ??= binder.native('nvrtcCompileProgram'))(prog, numOptions$n, options$.data);
   if (status !== 0) throw fail('nvrtcCompileProgram', status);
 }
 let nvrtcCreateProgram$: Scratch | undefined;
 let nvrtcCreateProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 12.6 Returns `prog`. Throws {@link NvrtcError}. */
-export function nvrtcCreateProgram(src: string | T.Pointer, name: string | T.Pointer, numHeaders: number, headers: T.Pointer, includeNames: T.Pointer): T.nvrtcProgram {
+/** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 12.6 Returns `prog`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcCreateProgram(src: string, name: string | null, headers: readonly (string)[], includeNames: readonly (string)[] | null): T.nvrtcProgram {
   const s = (nvrtcCreateProgram$ ??= new Scratch(1));
-  const status = (nvrtcCreateProgram$c ??= binder.native('nvrtcCreateProgram'))(s.slot(0), src, name, numHeaders, headers, includeNames);
+  s.u64[0] = 0n;
+  if (typeof src !== 'string') throw argError('nvrtcCreateProgram', 'src', 'a string', src);
+  if (typeof name !== 'string' && name !== null) throw argError('nvrtcCreateProgram', 'name', 'a string or null', name);
+  const headers$ = stringArrayArg('nvrtcCreateProgram', 'headers', headers, false);
+  const includeNames$ = stringArrayArg('nvrtcCreateProgram', 'includeNames', includeNames, true);
+  const numHeaders$n = sameLength('nvrtcCreateProgram', ['headers', 'includeNames'], [headers$.count, includeNames$.count], [headers !== null, includeNames !== null]);
+  const status = (nvrtcCreateProgram$c ??= binder.native('nvrtcCreateProgram'))(s.slot(0), src, name, numHeaders$n, headers$.data, includeNames$.data);
   if (status !== 0) throw fail('nvrtcCreateProgram', status);
   return s.address(0) as T.nvrtcProgram;
 }
 let nvrtcDestroyProgram$: Scratch | undefined;
 let nvrtcDestroyProgram$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcDestroyProgram(prog: T.nvrtcProgram): void {
+/** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 12.6 Returns `prog`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcDestroyProgram(prog: T.nvrtcProgram | null): T.nvrtcProgram {
   const s = (nvrtcDestroyProgram$ ??= new Scratch(1));
-  s.u64[0] = BigInt(prog);
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
+  s.u64[0] = BigInt(prog as number | bigint);
   const status = (nvrtcDestroyProgram$c ??= binder.native('nvrtcDestroyProgram'))(s.slot(0));
   if (status !== 0) throw fail('nvrtcDestroyProgram', status);
+  return s.address(0) as T.nvrtcProgram;
 }
 let nvrtcGetCUBIN$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcGetCUBIN(prog: T.nvrtcProgram, cubin: T.Pointer): void {
+/** `nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBIN', 'prog', prog, true) as typeof prog;
+  pointerArg('nvrtcGetCUBIN', 'cubin', cubin, true);
   const status = (nvrtcGetCUBIN$c ??= binder.native('nvrtcGetCUBIN'))(prog, cubin);
   if (status !== 0) throw fail('nvrtcGetCUBIN', status);
 }
 let nvrtcGetCUBINSize$: Scratch | undefined;
 let nvrtcGetCUBINSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.6 Returns `cubinSizeRet`. Throws {@link NvrtcError}. */
-export function nvrtcGetCUBINSize(prog: T.nvrtcProgram): number {
+/** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 12.6 Returns `cubinSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetCUBINSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetCUBINSize$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
+  s.u64[0] = 0n;
   const status = (nvrtcGetCUBINSize$c ??= binder.native('nvrtcGetCUBINSize'))(prog, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetCUBINSize', status);
   return s.size(0);
@@ -85,112 +102,141 @@ export function nvrtcGetCUBINSize(prog: T.nvrtcProgram): number {
 let nvrtcGetErrorString$c: NativeFunction | undefined;
 /** `const char *nvrtcGetErrorString(nvrtcResult result)` · nvrtc.h · CUDA 12.6 */
 export function nvrtcGetErrorString(result_: T.nvrtcResult): string | null {
-  return (nvrtcGetErrorString$c ??= binder.native('nvrtcGetErrorString'))(result_);
+  if ((result_ | 0) !== result_) throw intError('nvrtcGetErrorString', 'result', 'i32', result_);
+  const result = (nvrtcGetErrorString$c ??= binder.native('nvrtcGetErrorString'))(result_);
+  return result;
 }
 let nvrtcGetLTOIR$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcGetLTOIR(prog: T.nvrtcProgram, LTOIR: T.Pointer): void {
+/** `nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLTOIR', 'prog', prog, true) as typeof prog;
+  pointerArg('nvrtcGetLTOIR', 'LTOIR', LTOIR, true);
   const status = (nvrtcGetLTOIR$c ??= binder.native('nvrtcGetLTOIR'))(prog, LTOIR);
   if (status !== 0) throw fail('nvrtcGetLTOIR', status);
 }
 let nvrtcGetLTOIRSize$: Scratch | undefined;
 let nvrtcGetLTOIRSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.6 Returns `LTOIRSizeRet`. Throws {@link NvrtcError}. */
-export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram): number {
+/** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 12.6 Returns `LTOIRSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetLTOIRSize$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLTOIRSize', 'prog', prog, true) as typeof prog;
+  s.u64[0] = 0n;
   const status = (nvrtcGetLTOIRSize$c ??= binder.native('nvrtcGetLTOIRSize'))(prog, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetLTOIRSize', status);
   return s.size(0);
 }
 let nvrtcGetLoweredName$: Scratch | undefined;
 let nvrtcGetLoweredName$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.6 Returns `lowered_name`. Throws {@link NvrtcError}. */
-export function nvrtcGetLoweredName(prog: T.nvrtcProgram, name_expression: string | T.Pointer): string | null {
+/** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 12.6 Returns `lowered_name`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetLoweredName(prog: T.nvrtcProgram | null, name_expression: string): string | null {
   const s = (nvrtcGetLoweredName$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
+  if (typeof name_expression !== 'string') throw argError('nvrtcGetLoweredName', 'name_expression', 'a string', name_expression);
+  s.u64[0] = 0n;
   const status = (nvrtcGetLoweredName$c ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetLoweredName', status);
   return readCString(s.address(0));
 }
 let nvrtcGetNVVM$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcGetNVVM(prog: T.nvrtcProgram, nvvm: T.Pointer): void {
+/** `nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVM', 'prog', prog, true) as typeof prog;
+  pointerArg('nvrtcGetNVVM', 'nvvm', nvvm, true);
   const status = (nvrtcGetNVVM$c ??= binder.native('nvrtcGetNVVM'))(prog, nvvm);
   if (status !== 0) throw fail('nvrtcGetNVVM', status);
 }
 let nvrtcGetNVVMSize$: Scratch | undefined;
 let nvrtcGetNVVMSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.6 Returns `nvvmSizeRet`. Throws {@link NvrtcError}. */
-export function nvrtcGetNVVMSize(prog: T.nvrtcProgram): number {
+/** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 12.6 Returns `nvvmSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetNVVMSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetNVVMSize$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
+  s.u64[0] = 0n;
   const status = (nvrtcGetNVVMSize$c ??= binder.native('nvrtcGetNVVMSize'))(prog, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetNVVMSize', status);
   return s.size(0);
 }
 let nvrtcGetNumSupportedArchs$: Scratch | undefined;
 let nvrtcGetNumSupportedArchs$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.6 Returns `numArchs`. Throws {@link NvrtcError}. */
+/** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 12.6 Returns `numArchs`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvrtcGetNumSupportedArchs(): number {
   const s = (nvrtcGetNumSupportedArchs$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvrtcGetNumSupportedArchs$c ??= binder.native('nvrtcGetNumSupportedArchs'))(s.slot(0));
   if (status !== 0) throw fail('nvrtcGetNumSupportedArchs', status);
   return s.i32[0];
 }
 let nvrtcGetOptiXIR$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcGetOptiXIR(prog: T.nvrtcProgram, optixir: T.Pointer): void {
+/** `nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetOptiXIR', 'prog', prog, true) as typeof prog;
+  pointerArg('nvrtcGetOptiXIR', 'optixir', optixir, true);
   const status = (nvrtcGetOptiXIR$c ??= binder.native('nvrtcGetOptiXIR'))(prog, optixir);
   if (status !== 0) throw fail('nvrtcGetOptiXIR', status);
 }
 let nvrtcGetOptiXIRSize$: Scratch | undefined;
 let nvrtcGetOptiXIRSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.6 Returns `optixirSizeRet`. Throws {@link NvrtcError}. */
-export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram): number {
+/** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 12.6 Returns `optixirSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetOptiXIRSize$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetOptiXIRSize', 'prog', prog, true) as typeof prog;
+  s.u64[0] = 0n;
   const status = (nvrtcGetOptiXIRSize$c ??= binder.native('nvrtcGetOptiXIRSize'))(prog, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetOptiXIRSize', status);
   return s.size(0);
 }
 let nvrtcGetPTX$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcGetPTX(prog: T.nvrtcProgram, ptx: T.Pointer): void {
+/** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTX', 'prog', prog, true) as typeof prog;
+  pointerArg('nvrtcGetPTX', 'ptx', ptx, true);
   const status = (nvrtcGetPTX$c ??= binder.native('nvrtcGetPTX'))(prog, ptx);
   if (status !== 0) throw fail('nvrtcGetPTX', status);
 }
 let nvrtcGetPTXSize$: Scratch | undefined;
 let nvrtcGetPTXSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.6 Returns `ptxSizeRet`. Throws {@link NvrtcError}. */
-export function nvrtcGetPTXSize(prog: T.nvrtcProgram): number {
+/** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 12.6 Returns `ptxSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetPTXSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetPTXSize$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
+  s.u64[0] = 0n;
   const status = (nvrtcGetPTXSize$c ??= binder.native('nvrtcGetPTXSize'))(prog, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetPTXSize', status);
   return s.size(0);
 }
 let nvrtcGetProgramLog$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
-export function nvrtcGetProgramLog(prog: T.nvrtcProgram, log: T.Pointer): void {
+/** `nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer): void {
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLog', 'prog', prog, true) as typeof prog;
+  pointerArg('nvrtcGetProgramLog', 'log', log, true);
   const status = (nvrtcGetProgramLog$c ??= binder.native('nvrtcGetProgramLog'))(prog, log);
   if (status !== 0) throw fail('nvrtcGetProgramLog', status);
 }
 let nvrtcGetProgramLogSize$: Scratch | undefined;
 let nvrtcGetProgramLogSize$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.6 Returns `logSizeRet`. Throws {@link NvrtcError}. */
-export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram): number {
+/** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 12.6 Returns `logSizeRet`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram | null): number {
   const s = (nvrtcGetProgramLogSize$ ??= new Scratch(1));
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
+  s.u64[0] = 0n;
   const status = (nvrtcGetProgramLogSize$c ??= binder.native('nvrtcGetProgramLogSize'))(prog, s.slot(0));
   if (status !== 0) throw fail('nvrtcGetProgramLogSize', status);
   return s.size(0);
 }
 let nvrtcGetSupportedArchs$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}. */
+/** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 12.6 Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): void {
+  pointerArg('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, true);
   const status = (nvrtcGetSupportedArchs$c ??= binder.native('nvrtcGetSupportedArchs'))(supportedArchs);
   if (status !== 0) throw fail('nvrtcGetSupportedArchs', status);
 }
 let nvrtcVersion$: Scratch | undefined;
 let nvrtcVersion$c: NativeFunction | undefined;
-/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 12.6 Returns `major`, `minor`. Throws {@link NvrtcError}. */
+/** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 12.6 Returns `major`, `minor`. Throws {@link NvrtcError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvrtcVersion(): { major: number; minor: number } {
   const s = (nvrtcVersion$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvrtcVersion$c ??= binder.native('nvrtcVersion'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvrtcVersion', status);
   return { major: s.i32[0], minor: s.i32[2] };

@@ -2,13 +2,13 @@
 // Typed layer of the cuDNN: throws CudnnError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing cudnnStatus_t from the cuDNN. `name` is the status name, `func` the C function. */
 export class CudnnError extends CudaError {
@@ -38,835 +38,1422 @@ function fail(func: string, code: number): CudnnError {
 }
 
 let cudnnActivationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnActivationBackward(handle: T.cudnnHandle_t, activationDesc: T.cudnnActivationDescriptor_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): void {
+/** `cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnActivationBackward(handle: T.cudnnHandle_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnActivationBackward', 'handle', handle, true) as typeof handle;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnActivationBackward', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  pointerArg('cudnnActivationBackward', 'alpha', alpha, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnActivationBackward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnActivationBackward', 'y', y, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnActivationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnActivationBackward', 'dy', dy, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnActivationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnActivationBackward', 'x', x, true);
+  pointerArg('cudnnActivationBackward', 'beta', beta, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnActivationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnActivationBackward', 'dx', dx, true);
   const status = (cudnnActivationBackward$c ??= binder.native('cudnnActivationBackward'))(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
   if (status !== 0) throw fail('cudnnActivationBackward', status);
 }
 let cudnnActivationForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnActivationForward(handle: T.cudnnHandle_t, activationDesc: T.cudnnActivationDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnActivationForward(handle: T.cudnnHandle_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnActivationForward', 'handle', handle, true) as typeof handle;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnActivationForward', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  pointerArg('cudnnActivationForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnActivationForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnActivationForward', 'x', x, true);
+  pointerArg('cudnnActivationForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnActivationForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnActivationForward', 'y', y, true);
   const status = (cudnnActivationForward$c ??= binder.native('cudnnActivationForward'))(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnActivationForward', status);
 }
 let cudnnAddTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnAddTensor(handle: T.cudnnHandle_t, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): void {
+/** `cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnAddTensor(handle: T.cudnnHandle_t | null, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnAddTensor', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnAddTensor', 'alpha', alpha, true);
+  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnAddTensor', 'aDesc', aDesc, true) as typeof aDesc;
+  pointerArg('cudnnAddTensor', 'A', A, true);
+  pointerArg('cudnnAddTensor', 'beta', beta, true);
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnAddTensor', 'cDesc', cDesc, true) as typeof cDesc;
+  pointerArg('cudnnAddTensor', 'C', C, true);
   const status = (cudnnAddTensor$c ??= binder.native('cudnnAddTensor'))(handle, alpha, aDesc, A, beta, cDesc, C);
   if (status !== 0) throw fail('cudnnAddTensor', status);
 }
 let cudnnAdvVersionCheck$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnAdvVersionCheck(void)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnAdvVersionCheck(void)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnAdvVersionCheck(): void {
   const status = (cudnnAdvVersionCheck$c ??= binder.native('cudnnAdvVersionCheck'))();
   if (status !== 0) throw fail('cudnnAdvVersionCheck', status);
 }
 let cudnnBackendCreateDescriptor$: Scratch | undefined;
 let cudnnBackendCreateDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 Returns `descriptor`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 Returns `descriptor`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t): number {
   const s = (cudnnBackendCreateDescriptor$ ??= new Scratch(1));
+  if ((descriptorType | 0) !== descriptorType) throw intError('cudnnBackendCreateDescriptor', 'descriptorType', 'i32', descriptorType);
+  s.u64[0] = 0n;
   const status = (cudnnBackendCreateDescriptor$c ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, s.slot(0));
   if (status !== 0) throw fail('cudnnBackendCreateDescriptor', status);
   return s.address(0);
 }
 let cudnnBackendDestroyDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendDestroyDescriptor(descriptor: T.Pointer): void {
+  pointerArg('cudnnBackendDestroyDescriptor', 'descriptor', descriptor, true);
   const status = (cudnnBackendDestroyDescriptor$c ??= binder.native('cudnnBackendDestroyDescriptor'))(descriptor);
   if (status !== 0) throw fail('cudnnBackendDestroyDescriptor', status);
 }
 let cudnnBackendExecute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBackendExecute(handle: T.cudnnHandle_t, executionPlan: T.Pointer, variantPack: T.Pointer): void {
+/** `cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBackendExecute(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendExecute', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnBackendExecute', 'executionPlan', executionPlan, true);
+  pointerArg('cudnnBackendExecute', 'variantPack', variantPack, true);
   const status = (cudnnBackendExecute$c ??= binder.native('cudnnBackendExecute'))(handle, executionPlan, variantPack);
   if (status !== 0) throw fail('cudnnBackendExecute', status);
 }
 let cudnnBackendFinalize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendFinalize(descriptor: T.Pointer): void {
+  pointerArg('cudnnBackendFinalize', 'descriptor', descriptor, true);
   const status = (cudnnBackendFinalize$c ??= binder.native('cudnnBackendFinalize'))(descriptor);
   if (status !== 0) throw fail('cudnnBackendFinalize', status);
 }
 let cudnnBackendGetAttribute$: Scratch | undefined;
 let cudnnBackendGetAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Returns `elementCount`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Returns `elementCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, arrayOfElements: T.Pointer): bigint {
   const s = (cudnnBackendGetAttribute$ ??= new Scratch(1));
+  pointerArg('cudnnBackendGetAttribute', 'descriptor', descriptor, true);
+  if ((attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
+  if ((attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
+  if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
+  s.u64[0] = 0n;
+  pointerArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
   const status = (cudnnBackendGetAttribute$c ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s.slot(0), arrayOfElements);
   if (status !== 0) throw fail('cudnnBackendGetAttribute', status);
   return s.i64[0];
 }
 let cudnnBackendInitialize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendInitialize(descriptor: T.Pointer): void {
+  pointerArg('cudnnBackendInitialize', 'descriptor', descriptor, true);
   const status = (cudnnBackendInitialize$c ??= binder.native('cudnnBackendInitialize'))(descriptor);
   if (status !== 0) throw fail('cudnnBackendInitialize', status);
 }
 let cudnnBackendPopulateCudaGraph$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t): void {
+/** `cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendPopulateCudaGraph', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnBackendPopulateCudaGraph', 'executionPlan', executionPlan, true);
+  pointerArg('cudnnBackendPopulateCudaGraph', 'variantPack', variantPack, true);
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudnnBackendPopulateCudaGraph', 'graph', graph, true) as typeof graph;
   const status = (cudnnBackendPopulateCudaGraph$c ??= binder.native('cudnnBackendPopulateCudaGraph'))(handle, executionPlan, variantPack, graph);
   if (status !== 0) throw fail('cudnnBackendPopulateCudaGraph', status);
 }
 let cudnnBackendSetAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t elementCount, const void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, elementCount: T.Int64, arrayOfElements: T.Pointer): void {
+  pointerArg('cudnnBackendSetAttribute', 'descriptor', descriptor, true);
+  if ((attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
+  if ((attributeType | 0) !== attributeType) throw intError('cudnnBackendSetAttribute', 'attributeType', 'i32', attributeType);
+  if (typeof elementCount !== 'number' || !(elementCount >= -9007199254740991 && elementCount <= 9007199254740991) || elementCount % 1 !== 0) int64Arg('cudnnBackendSetAttribute', 'elementCount', elementCount, true);
+  pointerArg('cudnnBackendSetAttribute', 'arrayOfElements', arrayOfElements, true);
   const status = (cudnnBackendSetAttribute$c ??= binder.native('cudnnBackendSetAttribute'))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
   if (status !== 0) throw fail('cudnnBackendSetAttribute', status);
 }
 let cudnnBackendUpdateCudaGraph$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t): void {
+/** `cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t executionPlan, cudnnBackendDescriptor_t variantPack, cudaGraph_t graph)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendUpdateCudaGraph', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnBackendUpdateCudaGraph', 'executionPlan', executionPlan, true);
+  pointerArg('cudnnBackendUpdateCudaGraph', 'variantPack', variantPack, true);
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudnnBackendUpdateCudaGraph', 'graph', graph, true) as typeof graph;
   const status = (cudnnBackendUpdateCudaGraph$c ??= binder.native('cudnnBackendUpdateCudaGraph'))(handle, executionPlan, variantPack, graph);
   if (status !== 0) throw fail('cudnnBackendUpdateCudaGraph', status);
 }
 let cudnnBatchNormalizationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer): void {
+/** `cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t dxDesc, void *dx, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, const void *savedMean, const void *savedInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBatchNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, dBnScaleResult: T.Pointer, dBnBiasResult: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackward', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackward', 'mode', 'i32', mode);
+  pointerArg('cudnnBatchNormalizationBackward', 'alphaDataDiff', alphaDataDiff, true);
+  pointerArg('cudnnBatchNormalizationBackward', 'betaDataDiff', betaDataDiff, true);
+  pointerArg('cudnnBatchNormalizationBackward', 'alphaParamDiff', alphaParamDiff, true);
+  pointerArg('cudnnBatchNormalizationBackward', 'betaParamDiff', betaParamDiff, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnBatchNormalizationBackward', 'x', x, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnBatchNormalizationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnBatchNormalizationBackward', 'dy', dy, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnBatchNormalizationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnBatchNormalizationBackward', 'dx', dx, true);
+  if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnBatchNormalizationBackward', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+  pointerArg('cudnnBatchNormalizationBackward', 'bnScale', bnScale, true);
+  pointerArg('cudnnBatchNormalizationBackward', 'dBnScaleResult', dBnScaleResult, true);
+  pointerArg('cudnnBatchNormalizationBackward', 'dBnBiasResult', dBnBiasResult, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationBackward', 'epsilon', 'a number', epsilon);
+  pointerArg('cudnnBatchNormalizationBackward', 'savedMean', savedMean, true);
+  pointerArg('cudnnBatchNormalizationBackward', 'savedInvVariance', savedInvVariance, true);
   const status = (cudnnBatchNormalizationBackward$c ??= binder.native('cudnnBatchNormalizationBackward'))(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
   if (status !== 0) throw fail('cudnnBatchNormalizationBackward', status);
 }
 let cudnnBatchNormalizationBackwardEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dxData: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+/** `cudnnStatus_t cudnnBatchNormalizationBackwardEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScaleData, const void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBatchNormalizationBackwardEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.Pointer, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, bnScaleData: T.Pointer, bnBiasData: T.Pointer, dBnScaleData: T.Pointer, dBnBiasData: T.Pointer, epsilon: number, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackwardEx', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackwardEx', 'mode', 'i32', mode);
+  if ((bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationBackwardEx', 'bnOps', 'i32', bnOps);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'alphaDataDiff', alphaDataDiff, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'betaDataDiff', betaDataDiff, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'alphaParamDiff', alphaParamDiff, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'betaParamDiff', betaParamDiff, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'xData', xData, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'yData', yData, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'dyData', dyData, true);
+  if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dzDesc', dzDesc, true) as typeof dzDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'dzData', dzData, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'dxData', dxData, true);
+  if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'bnScaleData', bnScaleData, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'bnBiasData', bnBiasData, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'dBnScaleData', dBnScaleData, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'dBnBiasData', dBnBiasData, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationBackwardEx', 'epsilon', 'a number', epsilon);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'savedMean', savedMean, true);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'savedInvVariance', savedInvVariance, true);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationBackwardEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnBatchNormalizationBackwardEx', 'reserveSpace', reserveSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationBackwardEx', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const status = (cudnnBatchNormalizationBackwardEx$c ??= binder.native('cudnnBatchNormalizationBackwardEx'))(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnBatchNormalizationBackwardEx', status);
 }
 let cudnnBatchNormalizationForwardInference$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, epsilon: number): void {
+/** `cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, const void *estimatedMean, const void *estimatedVariance, double epsilon)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBatchNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, epsilon: number): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardInference', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardInference', 'mode', 'i32', mode);
+  pointerArg('cudnnBatchNormalizationForwardInference', 'alpha', alpha, true);
+  pointerArg('cudnnBatchNormalizationForwardInference', 'beta', beta, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardInference', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnBatchNormalizationForwardInference', 'x', x, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationForwardInference', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnBatchNormalizationForwardInference', 'y', y, true);
+  if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardInference', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+  pointerArg('cudnnBatchNormalizationForwardInference', 'bnScale', bnScale, true);
+  pointerArg('cudnnBatchNormalizationForwardInference', 'bnBias', bnBias, true);
+  pointerArg('cudnnBatchNormalizationForwardInference', 'estimatedMean', estimatedMean, true);
+  pointerArg('cudnnBatchNormalizationForwardInference', 'estimatedVariance', estimatedVariance, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationForwardInference', 'epsilon', 'a number', epsilon);
   const status = (cudnnBatchNormalizationForwardInference$c ??= binder.native('cudnnBatchNormalizationForwardInference'))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
   if (status !== 0) throw fail('cudnnBatchNormalizationForwardInference', status);
 }
 let cudnnBatchNormalizationForwardTraining$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer): void {
+/** `cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t yDesc, void *y, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBatchNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTraining', 'mode', 'i32', mode);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'alpha', alpha, true);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'beta', beta, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'x', x, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'y', y, true);
+  if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'bnScale', bnScale, true);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'bnBias', bnBias, true);
+  if (typeof exponentialAverageFactor !== 'number') throw argError('cudnnBatchNormalizationForwardTraining', 'exponentialAverageFactor', 'a number', exponentialAverageFactor);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'resultRunningMean', resultRunningMean, true);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'resultRunningVariance', resultRunningVariance, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationForwardTraining', 'epsilon', 'a number', epsilon);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'resultSaveMean', resultSaveMean, true);
+  pointerArg('cudnnBatchNormalizationForwardTraining', 'resultSaveInvVariance', resultSaveInvVariance, true);
   const status = (cudnnBatchNormalizationForwardTraining$c ??= binder.native('cudnnBatchNormalizationForwardTraining'))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
   if (status !== 0) throw fail('cudnnBatchNormalizationForwardTraining', status);
 }
 let cudnnBatchNormalizationForwardTrainingEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+/** `cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void *bnScale, const void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBatchNormalizationForwardTrainingEx(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, bnScale: T.Pointer, bnBias: T.Pointer, exponentialAverageFactor: number, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'mode', 'i32', mode);
+  if ((bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'bnOps', 'i32', bnOps);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'alpha', alpha, true);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'beta', beta, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'xData', xData, true);
+  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'zDesc', zDesc, true) as typeof zDesc;
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'zData', zData, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'yData', yData, true);
+  if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'bnScale', bnScale, true);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'bnBias', bnBias, true);
+  if (typeof exponentialAverageFactor !== 'number') throw argError('cudnnBatchNormalizationForwardTrainingEx', 'exponentialAverageFactor', 'a number', exponentialAverageFactor);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'resultRunningMean', resultRunningMean, true);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'resultRunningVariance', resultRunningVariance, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationForwardTrainingEx', 'epsilon', 'a number', epsilon);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'resultSaveMean', resultSaveMean, true);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'resultSaveInvVariance', resultSaveInvVariance, true);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'workspace', workspace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationForwardTrainingEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'reserveSpace', reserveSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationForwardTrainingEx', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const status = (cudnnBatchNormalizationForwardTrainingEx$c ??= binder.native('cudnnBatchNormalizationForwardTrainingEx'))(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnBatchNormalizationForwardTrainingEx', status);
 }
 let cudnnBuildRNNDynamic$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, miniBatch: number): void {
+/** `cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int miniBatch)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, miniBatch: number): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnBuildRNNDynamic', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((miniBatch | 0) !== miniBatch) throw intError('cudnnBuildRNNDynamic', 'miniBatch', 'i32', miniBatch);
   const status = (cudnnBuildRNNDynamic$c ??= binder.native('cudnnBuildRNNDynamic'))(handle, rnnDesc, miniBatch);
   if (status !== 0) throw fail('cudnnBuildRNNDynamic', status);
 }
 let cudnnCTCLoss$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnCTCLoss(handle: T.cudnnHandle_t, probsDesc: T.cudnnTensorDescriptor_t, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): void {
+/** `cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *hostLabels, const int *hostLabelLengths, const int *hostInputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, void *workspace, size_t workSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss', 'handle', handle, true) as typeof handle;
+  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnCTCLoss', 'probsDesc', probsDesc, true) as typeof probsDesc;
+  pointerArg('cudnnCTCLoss', 'probs', probs, true);
+  pointerArg('cudnnCTCLoss', 'hostLabels', hostLabels, true);
+  pointerArg('cudnnCTCLoss', 'hostLabelLengths', hostLabelLengths, true);
+  pointerArg('cudnnCTCLoss', 'hostInputLengths', hostInputLengths, true);
+  pointerArg('cudnnCTCLoss', 'costs', costs, true);
+  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnCTCLoss', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+  pointerArg('cudnnCTCLoss', 'gradients', gradients, true);
+  if ((algo | 0) !== algo) throw intError('cudnnCTCLoss', 'algo', 'i32', algo);
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnCTCLoss', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  pointerArg('cudnnCTCLoss', 'workspace', workspace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnCTCLoss', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const status = (cudnnCTCLoss$c ??= binder.native('cudnnCTCLoss'))(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnCTCLoss', status);
 }
 let cudnnCTCLoss_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, probsDesc: T.cudnnTensorDescriptor_t, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {
+/** `cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const void *probs, const int *labels, const int *labelLengths, const int *inputLengths, void *costs, const cudnnTensorDescriptor_t gradientsDesc, void *gradients, size_t workSpaceSizeInBytes, void *workspace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss_v8', 'handle', handle, true) as typeof handle;
+  if ((algo | 0) !== algo) throw intError('cudnnCTCLoss_v8', 'algo', 'i32', algo);
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnCTCLoss_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnCTCLoss_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
+  pointerArg('cudnnCTCLoss_v8', 'probs', probs, true);
+  pointerArg('cudnnCTCLoss_v8', 'labels', labels, true);
+  pointerArg('cudnnCTCLoss_v8', 'labelLengths', labelLengths, true);
+  pointerArg('cudnnCTCLoss_v8', 'inputLengths', inputLengths, true);
+  pointerArg('cudnnCTCLoss_v8', 'costs', costs, true);
+  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnCTCLoss_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+  pointerArg('cudnnCTCLoss_v8', 'gradients', gradients, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnCTCLoss_v8', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnCTCLoss_v8', 'workspace', workspace, true);
   const status = (cudnnCTCLoss_v8$c ??= binder.native('cudnnCTCLoss_v8'))(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
   if (status !== 0) throw fail('cudnnCTCLoss_v8', status);
 }
 let cudnnCnnVersionCheck$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCnnVersionCheck(void)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCnnVersionCheck(): void {
   const status = (cudnnCnnVersionCheck$c ??= binder.native('cudnnCnnVersionCheck'))();
   if (status !== 0) throw fail('cudnnCnnVersionCheck', status);
 }
 let cudnnConvolutionBackwardBias$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t, alpha: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, beta: T.Pointer, dbDesc: T.cudnnTensorDescriptor_t, db: T.Pointer): void {
+/** `cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dbDesc, void *db)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnConvolutionBackwardBias(handle: T.cudnnHandle_t | null, alpha: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, beta: T.Pointer, dbDesc: T.cudnnTensorDescriptor_t | null, db: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBackwardBias', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnConvolutionBackwardBias', 'alpha', alpha, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnConvolutionBackwardBias', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnConvolutionBackwardBias', 'dy', dy, true);
+  pointerArg('cudnnConvolutionBackwardBias', 'beta', beta, true);
+  if (typeof dbDesc !== 'number' || !(dbDesc >= 0 && dbDesc <= 9007199254740991) || dbDesc % 1 !== 0) dbDesc = addressArg('cudnnConvolutionBackwardBias', 'dbDesc', dbDesc, true) as typeof dbDesc;
+  pointerArg('cudnnConvolutionBackwardBias', 'db', db, true);
   const status = (cudnnConvolutionBackwardBias$c ??= binder.native('cudnnConvolutionBackwardBias'))(handle, alpha, dyDesc, dy, beta, dbDesc, db);
   if (status !== 0) throw fail('cudnnConvolutionBackwardBias', status);
 }
 let cudnnConvolutionBackwardData$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t, alpha: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): void {
+/** `cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdDataAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnConvolutionBackwardData(handle: T.cudnnHandle_t | null, alpha: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBackwardData', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnConvolutionBackwardData', 'alpha', alpha, true);
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnConvolutionBackwardData', 'wDesc', wDesc, true) as typeof wDesc;
+  pointerArg('cudnnConvolutionBackwardData', 'w', w, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnConvolutionBackwardData', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnConvolutionBackwardData', 'dy', dy, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionBackwardData', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnConvolutionBackwardData', 'algo', 'i32', algo);
+  pointerArg('cudnnConvolutionBackwardData', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionBackwardData', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnConvolutionBackwardData', 'beta', beta, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnConvolutionBackwardData', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnConvolutionBackwardData', 'dx', dx, true);
   const status = (cudnnConvolutionBackwardData$c ??= binder.native('cudnnConvolutionBackwardData'))(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
   if (status !== 0) throw fail('cudnnConvolutionBackwardData', status);
 }
 let cudnnConvolutionBackwardFilter$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer): void {
+/** `cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnFilterDescriptor_t dwDesc, void *dw)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnConvolutionBackwardFilter(handle: T.cudnnHandle_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBackwardFilter', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnConvolutionBackwardFilter', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnConvolutionBackwardFilter', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnConvolutionBackwardFilter', 'x', x, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnConvolutionBackwardFilter', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnConvolutionBackwardFilter', 'dy', dy, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionBackwardFilter', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnConvolutionBackwardFilter', 'algo', 'i32', algo);
+  pointerArg('cudnnConvolutionBackwardFilter', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionBackwardFilter', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnConvolutionBackwardFilter', 'beta', beta, true);
+  if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnConvolutionBackwardFilter', 'dwDesc', dwDesc, true) as typeof dwDesc;
+  pointerArg('cudnnConvolutionBackwardFilter', 'dw', dw, true);
   const status = (cudnnConvolutionBackwardFilter$c ??= binder.native('cudnnConvolutionBackwardFilter'))(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
   if (status !== 0) throw fail('cudnnConvolutionBackwardFilter', status);
 }
 let cudnnConvolutionBiasActivationForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t, alpha1: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, alpha2: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, z: T.Pointer, biasDesc: T.cudnnTensorDescriptor_t, bias: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2, const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnConvolutionBiasActivationForward(handle: T.cudnnHandle_t | null, alpha1: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, alpha2: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, z: T.Pointer, biasDesc: T.cudnnTensorDescriptor_t | null, bias: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionBiasActivationForward', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnConvolutionBiasActivationForward', 'alpha1', alpha1, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnConvolutionBiasActivationForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnConvolutionBiasActivationForward', 'x', x, true);
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnConvolutionBiasActivationForward', 'wDesc', wDesc, true) as typeof wDesc;
+  pointerArg('cudnnConvolutionBiasActivationForward', 'w', w, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionBiasActivationForward', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnConvolutionBiasActivationForward', 'algo', 'i32', algo);
+  pointerArg('cudnnConvolutionBiasActivationForward', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionBiasActivationForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnConvolutionBiasActivationForward', 'alpha2', alpha2, true);
+  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnConvolutionBiasActivationForward', 'zDesc', zDesc, true) as typeof zDesc;
+  pointerArg('cudnnConvolutionBiasActivationForward', 'z', z, true);
+  if (typeof biasDesc !== 'number' || !(biasDesc >= 0 && biasDesc <= 9007199254740991) || biasDesc % 1 !== 0) biasDesc = addressArg('cudnnConvolutionBiasActivationForward', 'biasDesc', biasDesc, true) as typeof biasDesc;
+  pointerArg('cudnnConvolutionBiasActivationForward', 'bias', bias, true);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnConvolutionBiasActivationForward', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnConvolutionBiasActivationForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnConvolutionBiasActivationForward', 'y', y, true);
   const status = (cudnnConvolutionBiasActivationForward$c ??= binder.native('cudnnConvolutionBiasActivationForward'))(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
   if (status !== 0) throw fail('cudnnConvolutionBiasActivationForward', status);
 }
 let cudnnConvolutionForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnConvolutionForward(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnConvolutionForward(handle: T.cudnnHandle_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnConvolutionForward', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnConvolutionForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnConvolutionForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnConvolutionForward', 'x', x, true);
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnConvolutionForward', 'wDesc', wDesc, true) as typeof wDesc;
+  pointerArg('cudnnConvolutionForward', 'w', w, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnConvolutionForward', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnConvolutionForward', 'algo', 'i32', algo);
+  pointerArg('cudnnConvolutionForward', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnConvolutionForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnConvolutionForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnConvolutionForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnConvolutionForward', 'y', y, true);
   const status = (cudnnConvolutionForward$c ??= binder.native('cudnnConvolutionForward'))(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnConvolutionForward', status);
 }
 let cudnnCreate$: Scratch | undefined;
 let cudnnCreate$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 13.0 Returns `handle`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 13.0 Returns `handle`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreate(): T.cudnnHandle_t {
   const s = (cudnnCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreate$c ??= binder.native('cudnnCreate'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreate', status);
   return s.address(0) as T.cudnnHandle_t;
 }
 let cudnnCreateActivationDescriptor$: Scratch | undefined;
 let cudnnCreateActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 13.0 Returns `activationDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 13.0 Returns `activationDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateActivationDescriptor(): T.cudnnActivationDescriptor_t {
   const s = (cudnnCreateActivationDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateActivationDescriptor$c ??= binder.native('cudnnCreateActivationDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateActivationDescriptor', status);
   return s.address(0) as T.cudnnActivationDescriptor_t;
 }
 let cudnnCreateAttnDescriptor$: Scratch | undefined;
 let cudnnCreateAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 13.0 Returns `attnDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 13.0 Returns `attnDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateAttnDescriptor(): T.cudnnAttnDescriptor_t {
   const s = (cudnnCreateAttnDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateAttnDescriptor$c ??= binder.native('cudnnCreateAttnDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateAttnDescriptor', status);
   return s.address(0) as T.cudnnAttnDescriptor_t;
 }
 let cudnnCreateCTCLossDescriptor$: Scratch | undefined;
 let cudnnCreateCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 Returns `ctcLossDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 Returns `ctcLossDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateCTCLossDescriptor(): T.cudnnCTCLossDescriptor_t {
   const s = (cudnnCreateCTCLossDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateCTCLossDescriptor$c ??= binder.native('cudnnCreateCTCLossDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateCTCLossDescriptor', status);
   return s.address(0) as T.cudnnCTCLossDescriptor_t;
 }
 let cudnnCreateConvolutionDescriptor$: Scratch | undefined;
 let cudnnCreateConvolutionDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 13.0 Returns `convDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 13.0 Returns `convDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateConvolutionDescriptor(): T.cudnnConvolutionDescriptor_t {
   const s = (cudnnCreateConvolutionDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateConvolutionDescriptor$c ??= binder.native('cudnnCreateConvolutionDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateConvolutionDescriptor', status);
   return s.address(0) as T.cudnnConvolutionDescriptor_t;
 }
 let cudnnCreateDropoutDescriptor$: Scratch | undefined;
 let cudnnCreateDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 13.0 Returns `dropoutDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 13.0 Returns `dropoutDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateDropoutDescriptor(): T.cudnnDropoutDescriptor_t {
   const s = (cudnnCreateDropoutDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateDropoutDescriptor$c ??= binder.native('cudnnCreateDropoutDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateDropoutDescriptor', status);
   return s.address(0) as T.cudnnDropoutDescriptor_t;
 }
 let cudnnCreateFilterDescriptor$: Scratch | undefined;
 let cudnnCreateFilterDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 13.0 Returns `filterDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 13.0 Returns `filterDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateFilterDescriptor(): T.cudnnFilterDescriptor_t {
   const s = (cudnnCreateFilterDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateFilterDescriptor$c ??= binder.native('cudnnCreateFilterDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateFilterDescriptor', status);
   return s.address(0) as T.cudnnFilterDescriptor_t;
 }
 let cudnnCreateFusedOpsConstParamPack$: Scratch | undefined;
 let cudnnCreateFusedOpsConstParamPack$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Returns `constPack`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Returns `constPack`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateFusedOpsConstParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsConstParamPack_t {
   const s = (cudnnCreateFusedOpsConstParamPack$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((ops | 0) !== ops) throw intError('cudnnCreateFusedOpsConstParamPack', 'ops', 'i32', ops);
   const status = (cudnnCreateFusedOpsConstParamPack$c ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(s.slot(0), ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsConstParamPack', status);
   return s.address(0) as T.cudnnFusedOpsConstParamPack_t;
 }
 let cudnnCreateFusedOpsPlan$: Scratch | undefined;
 let cudnnCreateFusedOpsPlan$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Returns `plan`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Returns `plan`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateFusedOpsPlan(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsPlan_t {
   const s = (cudnnCreateFusedOpsPlan$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((ops | 0) !== ops) throw intError('cudnnCreateFusedOpsPlan', 'ops', 'i32', ops);
   const status = (cudnnCreateFusedOpsPlan$c ??= binder.native('cudnnCreateFusedOpsPlan'))(s.slot(0), ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsPlan', status);
   return s.address(0) as T.cudnnFusedOpsPlan_t;
 }
 let cudnnCreateFusedOpsVariantParamPack$: Scratch | undefined;
 let cudnnCreateFusedOpsVariantParamPack$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Returns `varPack`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 Returns `varPack`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateFusedOpsVariantParamPack(ops: T.cudnnFusedOps_t): T.cudnnFusedOpsVariantParamPack_t {
   const s = (cudnnCreateFusedOpsVariantParamPack$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((ops | 0) !== ops) throw intError('cudnnCreateFusedOpsVariantParamPack', 'ops', 'i32', ops);
   const status = (cudnnCreateFusedOpsVariantParamPack$c ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(s.slot(0), ops);
   if (status !== 0) throw fail('cudnnCreateFusedOpsVariantParamPack', status);
   return s.address(0) as T.cudnnFusedOpsVariantParamPack_t;
 }
 let cudnnCreateLRNDescriptor$: Scratch | undefined;
 let cudnnCreateLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 13.0 Returns `normDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 13.0 Returns `normDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateLRNDescriptor(): T.cudnnLRNDescriptor_t {
   const s = (cudnnCreateLRNDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateLRNDescriptor$c ??= binder.native('cudnnCreateLRNDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateLRNDescriptor', status);
   return s.address(0) as T.cudnnLRNDescriptor_t;
 }
 let cudnnCreateOpTensorDescriptor$: Scratch | undefined;
 let cudnnCreateOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 13.0 Returns `opTensorDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 13.0 Returns `opTensorDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateOpTensorDescriptor(): T.cudnnOpTensorDescriptor_t {
   const s = (cudnnCreateOpTensorDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateOpTensorDescriptor$c ??= binder.native('cudnnCreateOpTensorDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateOpTensorDescriptor', status);
   return s.address(0) as T.cudnnOpTensorDescriptor_t;
 }
 let cudnnCreatePoolingDescriptor$: Scratch | undefined;
 let cudnnCreatePoolingDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 13.0 Returns `poolingDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 13.0 Returns `poolingDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreatePoolingDescriptor(): T.cudnnPoolingDescriptor_t {
   const s = (cudnnCreatePoolingDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreatePoolingDescriptor$c ??= binder.native('cudnnCreatePoolingDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreatePoolingDescriptor', status);
   return s.address(0) as T.cudnnPoolingDescriptor_t;
 }
 let cudnnCreateRNNDataDescriptor$: Scratch | undefined;
 let cudnnCreateRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 Returns `rnnDataDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 Returns `rnnDataDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateRNNDataDescriptor(): T.cudnnRNNDataDescriptor_t {
   const s = (cudnnCreateRNNDataDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateRNNDataDescriptor$c ??= binder.native('cudnnCreateRNNDataDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateRNNDataDescriptor', status);
   return s.address(0) as T.cudnnRNNDataDescriptor_t;
 }
 let cudnnCreateRNNDescriptor$: Scratch | undefined;
 let cudnnCreateRNNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 13.0 Returns `rnnDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 13.0 Returns `rnnDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateRNNDescriptor(): T.cudnnRNNDescriptor_t {
   const s = (cudnnCreateRNNDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateRNNDescriptor$c ??= binder.native('cudnnCreateRNNDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateRNNDescriptor', status);
   return s.address(0) as T.cudnnRNNDescriptor_t;
 }
 let cudnnCreateReduceTensorDescriptor$: Scratch | undefined;
 let cudnnCreateReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 Returns `reduceTensorDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 Returns `reduceTensorDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateReduceTensorDescriptor(): T.cudnnReduceTensorDescriptor_t {
   const s = (cudnnCreateReduceTensorDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateReduceTensorDescriptor$c ??= binder.native('cudnnCreateReduceTensorDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateReduceTensorDescriptor', status);
   return s.address(0) as T.cudnnReduceTensorDescriptor_t;
 }
 let cudnnCreateSeqDataDescriptor$: Scratch | undefined;
 let cudnnCreateSeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 13.0 Returns `seqDataDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 13.0 Returns `seqDataDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateSeqDataDescriptor(): T.cudnnSeqDataDescriptor_t {
   const s = (cudnnCreateSeqDataDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateSeqDataDescriptor$c ??= binder.native('cudnnCreateSeqDataDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateSeqDataDescriptor', status);
   return s.address(0) as T.cudnnSeqDataDescriptor_t;
 }
 let cudnnCreateSpatialTransformerDescriptor$: Scratch | undefined;
 let cudnnCreateSpatialTransformerDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 13.0 Returns `stDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 13.0 Returns `stDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateSpatialTransformerDescriptor(): T.cudnnSpatialTransformerDescriptor_t {
   const s = (cudnnCreateSpatialTransformerDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateSpatialTransformerDescriptor$c ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateSpatialTransformerDescriptor', status);
   return s.address(0) as T.cudnnSpatialTransformerDescriptor_t;
 }
 let cudnnCreateTensorDescriptor$: Scratch | undefined;
 let cudnnCreateTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 13.0 Returns `tensorDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 13.0 Returns `tensorDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateTensorDescriptor(): T.cudnnTensorDescriptor_t {
   const s = (cudnnCreateTensorDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateTensorDescriptor$c ??= binder.native('cudnnCreateTensorDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateTensorDescriptor', status);
   return s.address(0) as T.cudnnTensorDescriptor_t;
 }
 let cudnnCreateTensorTransformDescriptor$: Scratch | undefined;
 let cudnnCreateTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 13.0 Returns `transformDesc`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 13.0 Returns `transformDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnCreateTensorTransformDescriptor(): T.cudnnTensorTransformDescriptor_t {
   const s = (cudnnCreateTensorTransformDescriptor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudnnCreateTensorTransformDescriptor$c ??= binder.native('cudnnCreateTensorTransformDescriptor'))(s.slot(0));
   if (status !== 0) throw fail('cudnnCreateTensorTransformDescriptor', status);
   return s.address(0) as T.cudnnTensorTransformDescriptor_t;
 }
 let cudnnDeriveBNTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, mode: T.cudnnBatchNormMode_t): void {
+/** `cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc, cudnnBatchNormMode_t mode)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnBatchNormMode_t): void {
+  if (typeof derivedBnDesc !== 'number' || !(derivedBnDesc >= 0 && derivedBnDesc <= 9007199254740991) || derivedBnDesc % 1 !== 0) derivedBnDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'derivedBnDesc', derivedBnDesc, true) as typeof derivedBnDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnDeriveBNTensorDescriptor', 'mode', 'i32', mode);
   const status = (cudnnDeriveBNTensorDescriptor$c ??= binder.native('cudnnDeriveBNTensorDescriptor'))(derivedBnDesc, xDesc, mode);
   if (status !== 0) throw fail('cudnnDeriveBNTensorDescriptor', status);
 }
 let cudnnDeriveNormTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudnnTensorDescriptor_t, derivedNormMeanVarDesc: T.cudnnTensorDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, mode: T.cudnnNormMode_t, groupCnt: number): void {
+/** `cudnnStatus_t cudnnDeriveNormTensorDescriptor(cudnnTensorDescriptor_t derivedNormScaleBiasDesc, cudnnTensorDescriptor_t derivedNormMeanVarDesc, const cudnnTensorDescriptor_t xDesc, cudnnNormMode_t mode, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, derivedNormMeanVarDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnNormMode_t, groupCnt: number): void {
+  if (typeof derivedNormScaleBiasDesc !== 'number' || !(derivedNormScaleBiasDesc >= 0 && derivedNormScaleBiasDesc <= 9007199254740991) || derivedNormScaleBiasDesc % 1 !== 0) derivedNormScaleBiasDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormScaleBiasDesc', derivedNormScaleBiasDesc, true) as typeof derivedNormScaleBiasDesc;
+  if (typeof derivedNormMeanVarDesc !== 'number' || !(derivedNormMeanVarDesc >= 0 && derivedNormMeanVarDesc <= 9007199254740991) || derivedNormMeanVarDesc % 1 !== 0) derivedNormMeanVarDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormMeanVarDesc', derivedNormMeanVarDesc, true) as typeof derivedNormMeanVarDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnDeriveNormTensorDescriptor', 'mode', 'i32', mode);
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnDeriveNormTensorDescriptor', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnDeriveNormTensorDescriptor$c ??= binder.native('cudnnDeriveNormTensorDescriptor'))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
   if (status !== 0) throw fail('cudnnDeriveNormTensorDescriptor', status);
 }
 let cudnnDestroy$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroy(handle: T.cudnnHandle_t): void {
+/** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroy(handle: T.cudnnHandle_t | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDestroy', 'handle', handle, true) as typeof handle;
   const status = (cudnnDestroy$c ??= binder.native('cudnnDestroy'))(handle);
   if (status !== 0) throw fail('cudnnDestroy', status);
 }
 let cudnnDestroyActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null): void {
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnDestroyActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
   const status = (cudnnDestroyActivationDescriptor$c ??= binder.native('cudnnDestroyActivationDescriptor'))(activationDesc);
   if (status !== 0) throw fail('cudnnDestroyActivationDescriptor', status);
 }
 let cudnnDestroyAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null): void {
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnDestroyAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
   const status = (cudnnDestroyAttnDescriptor$c ??= binder.native('cudnnDestroyAttnDescriptor'))(attnDesc);
   if (status !== 0) throw fail('cudnnDestroyAttnDescriptor', status);
 }
 let cudnnDestroyCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): void {
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnDestroyCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   const status = (cudnnDestroyCTCLossDescriptor$c ??= binder.native('cudnnDestroyCTCLossDescriptor'))(ctcLossDesc);
   if (status !== 0) throw fail('cudnnDestroyCTCLossDescriptor', status);
 }
 let cudnnDestroyConvolutionDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnDestroyConvolutionDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
   const status = (cudnnDestroyConvolutionDescriptor$c ??= binder.native('cudnnDestroyConvolutionDescriptor'))(convDesc);
   if (status !== 0) throw fail('cudnnDestroyConvolutionDescriptor', status);
 }
 let cudnnDestroyDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null): void {
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDestroyDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   const status = (cudnnDestroyDropoutDescriptor$c ??= binder.native('cudnnDestroyDropoutDescriptor'))(dropoutDesc);
   if (status !== 0) throw fail('cudnnDestroyDropoutDescriptor', status);
 }
 let cudnnDestroyFilterDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null): void {
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnDestroyFilterDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   const status = (cudnnDestroyFilterDescriptor$c ??= binder.native('cudnnDestroyFilterDescriptor'))(filterDesc);
   if (status !== 0) throw fail('cudnnDestroyFilterDescriptor', status);
 }
 let cudnnDestroyFusedOpsConstParamPack$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsConstParamPack_t): void {
+/** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsConstParamPack_t | null): void {
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnDestroyFusedOpsConstParamPack', 'constPack', constPack, true) as typeof constPack;
   const status = (cudnnDestroyFusedOpsConstParamPack$c ??= binder.native('cudnnDestroyFusedOpsConstParamPack'))(constPack);
   if (status !== 0) throw fail('cudnnDestroyFusedOpsConstParamPack', status);
 }
 let cudnnDestroyFusedOpsPlan$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t): void {
+/** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t | null): void {
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnDestroyFusedOpsPlan', 'plan', plan, true) as typeof plan;
   const status = (cudnnDestroyFusedOpsPlan$c ??= binder.native('cudnnDestroyFusedOpsPlan'))(plan);
   if (status !== 0) throw fail('cudnnDestroyFusedOpsPlan', status);
 }
 let cudnnDestroyFusedOpsVariantParamPack$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVariantParamPack_t): void {
+/** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnDestroyFusedOpsVariantParamPack', 'varPack', varPack, true) as typeof varPack;
   const status = (cudnnDestroyFusedOpsVariantParamPack$c ??= binder.native('cudnnDestroyFusedOpsVariantParamPack'))(varPack);
   if (status !== 0) throw fail('cudnnDestroyFusedOpsVariantParamPack', status);
 }
 let cudnnDestroyLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t | null): void {
+  if (typeof lrnDesc !== 'number' || !(lrnDesc >= 0 && lrnDesc <= 9007199254740991) || lrnDesc % 1 !== 0) lrnDesc = addressArg('cudnnDestroyLRNDescriptor', 'lrnDesc', lrnDesc, true) as typeof lrnDesc;
   const status = (cudnnDestroyLRNDescriptor$c ??= binder.native('cudnnDestroyLRNDescriptor'))(lrnDesc);
   if (status !== 0) throw fail('cudnnDestroyLRNDescriptor', status);
 }
 let cudnnDestroyOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): void {
+  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnDestroyOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
   const status = (cudnnDestroyOpTensorDescriptor$c ??= binder.native('cudnnDestroyOpTensorDescriptor'))(opTensorDesc);
   if (status !== 0) throw fail('cudnnDestroyOpTensorDescriptor', status);
 }
 let cudnnDestroyPoolingDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null): void {
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnDestroyPoolingDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   const status = (cudnnDestroyPoolingDescriptor$c ??= binder.native('cudnnDestroyPoolingDescriptor'))(poolingDesc);
   if (status !== 0) throw fail('cudnnDestroyPoolingDescriptor', status);
 }
 let cudnnDestroyRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null): void {
+  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnDestroyRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
   const status = (cudnnDestroyRNNDataDescriptor$c ??= binder.native('cudnnDestroyRNNDataDescriptor'))(rnnDataDesc);
   if (status !== 0) throw fail('cudnnDestroyRNNDataDescriptor', status);
 }
 let cudnnDestroyRNNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t | null): void {
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnDestroyRNNDescriptor', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   const status = (cudnnDestroyRNNDescriptor$c ??= binder.native('cudnnDestroyRNNDescriptor'))(rnnDesc);
   if (status !== 0) throw fail('cudnnDestroyRNNDescriptor', status);
 }
 let cudnnDestroyReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null): void {
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnDestroyReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
   const status = (cudnnDestroyReduceTensorDescriptor$c ??= binder.native('cudnnDestroyReduceTensorDescriptor'))(reduceTensorDesc);
   if (status !== 0) throw fail('cudnnDestroyReduceTensorDescriptor', status);
 }
 let cudnnDestroySeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null): void {
+  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnDestroySeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
   const status = (cudnnDestroySeqDataDescriptor$c ??= binder.native('cudnnDestroySeqDataDescriptor'))(seqDataDesc);
   if (status !== 0) throw fail('cudnnDestroySeqDataDescriptor', status);
 }
 let cudnnDestroySpatialTransformerDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null): void {
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnDestroySpatialTransformerDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
   const status = (cudnnDestroySpatialTransformerDescriptor$c ??= binder.native('cudnnDestroySpatialTransformerDescriptor'))(stDesc);
   if (status !== 0) throw fail('cudnnDestroySpatialTransformerDescriptor', status);
 }
 let cudnnDestroyTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null): void {
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnDestroyTensorDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   const status = (cudnnDestroyTensorDescriptor$c ??= binder.native('cudnnDestroyTensorDescriptor'))(tensorDesc);
   if (status !== 0) throw fail('cudnnDestroyTensorDescriptor', status);
 }
 let cudnnDestroyTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDestroyTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t): void {
+/** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDestroyTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null): void {
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnDestroyTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cudnnDestroyTensorTransformDescriptor$c ??= binder.native('cudnnDestroyTensorTransformDescriptor'))(transformDesc);
   if (status !== 0) throw fail('cudnnDestroyTensorTransformDescriptor', status);
 }
 let cudnnDivisiveNormalizationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, means: T.Pointer, dy: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, dXdMeansDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, dMeans: T.Pointer): void {
+/** `cudnnStatus_t cudnnDivisiveNormalizationBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, const void *dy, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t dXdMeansDesc, void *dx, void *dMeans)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDivisiveNormalizationBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, means: T.Pointer, dy: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, dXdMeansDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, dMeans: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationBackward', 'handle', handle, true) as typeof handle;
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationBackward', 'normDesc', normDesc, true) as typeof normDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationBackward', 'mode', 'i32', mode);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDivisiveNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnDivisiveNormalizationBackward', 'x', x, true);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'means', means, true);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'dy', dy, true);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'temp', temp, true);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'temp2', temp2, true);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'beta', beta, true);
+  if (typeof dXdMeansDesc !== 'number' || !(dXdMeansDesc >= 0 && dXdMeansDesc <= 9007199254740991) || dXdMeansDesc % 1 !== 0) dXdMeansDesc = addressArg('cudnnDivisiveNormalizationBackward', 'dXdMeansDesc', dXdMeansDesc, true) as typeof dXdMeansDesc;
+  pointerArg('cudnnDivisiveNormalizationBackward', 'dx', dx, true);
+  pointerArg('cudnnDivisiveNormalizationBackward', 'dMeans', dMeans, true);
   const status = (cudnnDivisiveNormalizationBackward$c ??= binder.native('cudnnDivisiveNormalizationBackward'))(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
   if (status !== 0) throw fail('cudnnDivisiveNormalizationBackward', status);
 }
 let cudnnDivisiveNormalizationForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnDivNormMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *means, void *temp, void *temp2, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDivisiveNormalizationForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, mode: T.cudnnDivNormMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, means: T.Pointer, temp: T.Pointer, temp2: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationForward', 'handle', handle, true) as typeof handle;
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationForward', 'normDesc', normDesc, true) as typeof normDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationForward', 'mode', 'i32', mode);
+  pointerArg('cudnnDivisiveNormalizationForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDivisiveNormalizationForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnDivisiveNormalizationForward', 'x', x, true);
+  pointerArg('cudnnDivisiveNormalizationForward', 'means', means, true);
+  pointerArg('cudnnDivisiveNormalizationForward', 'temp', temp, true);
+  pointerArg('cudnnDivisiveNormalizationForward', 'temp2', temp2, true);
+  pointerArg('cudnnDivisiveNormalizationForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnDivisiveNormalizationForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnDivisiveNormalizationForward', 'y', y, true);
   const status = (cudnnDivisiveNormalizationForward$c ??= binder.native('cudnnDivisiveNormalizationForward'))(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnDivisiveNormalizationForward', status);
 }
 let cudnnDropoutBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDropoutBackward(handle: T.cudnnHandle_t, dropoutDesc: T.cudnnDropoutDescriptor_t, dydesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, dxdesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+/** `cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t dydesc, const void *dy, const cudnnTensorDescriptor_t dxdesc, void *dx, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, dydesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, dxdesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutBackward', 'handle', handle, true) as typeof handle;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDropoutBackward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof dydesc !== 'number' || !(dydesc >= 0 && dydesc <= 9007199254740991) || dydesc % 1 !== 0) dydesc = addressArg('cudnnDropoutBackward', 'dydesc', dydesc, true) as typeof dydesc;
+  pointerArg('cudnnDropoutBackward', 'dy', dy, true);
+  if (typeof dxdesc !== 'number' || !(dxdesc >= 0 && dxdesc <= 9007199254740991) || dxdesc % 1 !== 0) dxdesc = addressArg('cudnnDropoutBackward', 'dxdesc', dxdesc, true) as typeof dxdesc;
+  pointerArg('cudnnDropoutBackward', 'dx', dx, true);
+  pointerArg('cudnnDropoutBackward', 'reserveSpace', reserveSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnDropoutBackward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const status = (cudnnDropoutBackward$c ??= binder.native('cudnnDropoutBackward'))(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnDropoutBackward', status);
 }
 let cudnnDropoutForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnDropoutForward(handle: T.cudnnHandle_t, dropoutDesc: T.cudnnDropoutDescriptor_t, xdesc: T.cudnnTensorDescriptor_t, x: T.Pointer, ydesc: T.cudnnTensorDescriptor_t, y: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+/** `cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, const cudnnDropoutDescriptor_t dropoutDesc, const cudnnTensorDescriptor_t xdesc, const void *x, const cudnnTensorDescriptor_t ydesc, void *y, void *reserveSpace, size_t reserveSpaceSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, xdesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, ydesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutForward', 'handle', handle, true) as typeof handle;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDropoutForward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutForward', 'xdesc', xdesc, true) as typeof xdesc;
+  pointerArg('cudnnDropoutForward', 'x', x, true);
+  if (typeof ydesc !== 'number' || !(ydesc >= 0 && ydesc <= 9007199254740991) || ydesc % 1 !== 0) ydesc = addressArg('cudnnDropoutForward', 'ydesc', ydesc, true) as typeof ydesc;
+  pointerArg('cudnnDropoutForward', 'y', y, true);
+  pointerArg('cudnnDropoutForward', 'reserveSpace', reserveSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnDropoutForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const status = (cudnnDropoutForward$c ??= binder.native('cudnnDropoutForward'))(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnDropoutForward', status);
 }
 let cudnnDropoutGetReserveSpaceSize$: Scratch | undefined;
 let cudnnDropoutGetReserveSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnDropoutGetReserveSpaceSize$ ??= new Scratch(1));
+  if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
+  s.u64[0] = 0n;
   const status = (cudnnDropoutGetReserveSpaceSize$c ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s.slot(0));
   if (status !== 0) throw fail('cudnnDropoutGetReserveSpaceSize', status);
   return s.size(0);
 }
 let cudnnDropoutGetStatesSize$: Scratch | undefined;
 let cudnnDropoutGetStatesSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t): number {
+/** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnDropoutGetStatesSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (cudnnDropoutGetStatesSize$c ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('cudnnDropoutGetStatesSize', status);
   return s.size(0);
 }
 let cudnnFindConvolutionBackwardDataAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionBackwardDataAlgorithm$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, perfResults: T.Pointer): number {
+/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnFindConvolutionBackwardDataAlgorithm$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'handle', handle, true) as typeof handle;
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, true);
   const status = (cudnnFindConvolutionBackwardDataAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, s.slot(0), perfResults);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithm', status);
   return s.i32[0];
 }
 let cudnnFindConvolutionBackwardDataAlgorithmEx$: Scratch | undefined;
 let cudnnFindConvolutionBackwardDataAlgorithmEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
+/** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
   const s = (cudnnFindConvolutionBackwardDataAlgorithmEx$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'handle', handle, true) as typeof handle;
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
+  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'w', w, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dy', dy, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dx', dx, true);
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, true);
+  pointerArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const status = (cudnnFindConvolutionBackwardDataAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, s.slot(0), perfResults, workSpace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithmEx', status);
   return s.i32[0];
 }
 let cudnnFindConvolutionBackwardFilterAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionBackwardFilterAlgorithm$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, perfResults: T.Pointer): number {
+/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnFindConvolutionBackwardFilterAlgorithm$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, true);
   const status = (cudnnFindConvolutionBackwardFilterAlgorithm$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, s.slot(0), perfResults);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithm', status);
   return s.i32[0];
 }
 let cudnnFindConvolutionBackwardFilterAlgorithmEx$: Scratch | undefined;
 let cudnnFindConvolutionBackwardFilterAlgorithmEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
+/** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, dwDesc: T.cudnnFilterDescriptor_t | null, dw: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
   const s = (cudnnFindConvolutionBackwardFilterAlgorithmEx$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'x', x, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'y', y, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
+  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dw', dw, true);
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, true);
+  pointerArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const status = (cudnnFindConvolutionBackwardFilterAlgorithmEx$c ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, s.slot(0), perfResults, workSpace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithmEx', status);
   return s.i32[0];
 }
 let cudnnFindConvolutionForwardAlgorithm$: Scratch | undefined;
 let cudnnFindConvolutionForwardAlgorithm$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, perfResults: T.Pointer): number {
+/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnFindConvolutionForwardAlgorithm$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithm', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, true);
   const status = (cudnnFindConvolutionForwardAlgorithm$c ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, s.slot(0), perfResults);
   if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithm', status);
   return s.i32[0];
 }
 let cudnnFindConvolutionForwardAlgorithmEx$: Scratch | undefined;
 let cudnnFindConvolutionForwardAlgorithmEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
+/** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, requestedAlgoCount: number, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): number {
   const s = (cudnnFindConvolutionForwardAlgorithmEx$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'x', x, true);
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
+  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'w', w, true);
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'y', y, true);
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, true);
+  pointerArg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const status = (cudnnFindConvolutionForwardAlgorithmEx$c ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, s.slot(0), perfResults, workSpace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithmEx', status);
   return s.i32[0];
 }
 let cudnnFusedOpsExecute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t, plan: T.cudnnFusedOpsPlan_t, varPack: T.cudnnFusedOpsVariantParamPack_t): void {
+/** `cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnFusedOpsPlan_t plan, cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFusedOpsExecute', 'handle', handle, true) as typeof handle;
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnFusedOpsExecute', 'plan', plan, true) as typeof plan;
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnFusedOpsExecute', 'varPack', varPack, true) as typeof varPack;
   const status = (cudnnFusedOpsExecute$c ??= binder.native('cudnnFusedOpsExecute'))(handle, plan, varPack);
   if (status !== 0) throw fail('cudnnFusedOpsExecute', status);
 }
 let cudnnGetActivationDescriptor$: Scratch | undefined;
 let cudnnGetActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `reluNanOpt`. Throws {@link CudnnError}. */
-export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `reluNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, coef: T.Pointer): { mode: T.cudnnActivationMode_t; reluNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetActivationDescriptor$ ??= new Scratch(2));
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnGetActivationDescriptor', 'coef', coef, true);
   const status = (cudnnGetActivationDescriptor$c ??= binder.native('cudnnGetActivationDescriptor'))(activationDesc, s.slot(0), s.slot(1), coef);
   if (status !== 0) throw fail('cudnnGetActivationDescriptor', status);
   return { mode: s.i32[0] as T.cudnnActivationMode_t, reluNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnGetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t, swish_beta: T.Pointer): void {
+/** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: T.Pointer): void {
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  pointerArg('cudnnGetActivationDescriptorSwishBeta', 'swish_beta', swish_beta, true);
   const status = (cudnnGetActivationDescriptorSwishBeta$c ??= binder.native('cudnnGetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
   if (status !== 0) throw fail('cudnnGetActivationDescriptorSwishBeta', status);
 }
 let cudnnGetAttnDescriptor$: Scratch | undefined;
 let cudnnGetAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `computePrec`, `mathType`, `attnDropoutDesc`, `postDropoutDesc`, `qProjSize`, `kProjSize`, `vProjSize`, `oProjSize`, `maxBatchSize`, `maxBeamSize`. Throws {@link CudnnError}. */
-export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, qSize: T.Pointer, kSize: T.Pointer, vSize: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer): { dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; maxBatchSize: number; maxBeamSize: number } {
-  const s = (cudnnGetAttnDescriptor$ ??= new Scratch(11));
-  const status = (cudnnGetAttnDescriptor$c ??= binder.native('cudnnGetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), qSize, kSize, vSize, s.slot(5), s.slot(6), s.slot(7), s.slot(8), qoMaxSeqLength, kvMaxSeqLength, s.slot(9), s.slot(10));
+/** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `computePrec`, `mathType`, `attnDropoutDesc`, `postDropoutDesc`, `qSize`, `kSize`, `vSize`, `qProjSize`, `kProjSize`, `vProjSize`, `oProjSize`, `maxBatchSize`, `maxBeamSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer): { dataType: T.cudnnDataType_t; computePrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; attnDropoutDesc: T.cudnnDropoutDescriptor_t; postDropoutDesc: T.cudnnDropoutDescriptor_t; qSize: number; kSize: number; vSize: number; qProjSize: number; kProjSize: number; vProjSize: number; oProjSize: number; maxBatchSize: number; maxBeamSize: number } {
+  const s = (cudnnGetAttnDescriptor$ ??= new Scratch(14));
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  pointerArg('cudnnGetAttnDescriptor', 'attnMode', attnMode, true);
+  pointerArg('cudnnGetAttnDescriptor', 'nHeads', nHeads, true);
+  pointerArg('cudnnGetAttnDescriptor', 'smScaler', smScaler, true);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  s.u64[9] = 0n;
+  s.u64[10] = 0n;
+  s.u64[11] = 0n;
+  pointerArg('cudnnGetAttnDescriptor', 'qoMaxSeqLength', qoMaxSeqLength, true);
+  pointerArg('cudnnGetAttnDescriptor', 'kvMaxSeqLength', kvMaxSeqLength, true);
+  s.u64[12] = 0n;
+  s.u64[13] = 0n;
+  const status = (cudnnGetAttnDescriptor$c ??= binder.native('cudnnGetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), s.slot(11), qoMaxSeqLength, kvMaxSeqLength, s.slot(12), s.slot(13));
   if (status !== 0) throw fail('cudnnGetAttnDescriptor', status);
-  return { dataType: s.i32[0] as T.cudnnDataType_t, computePrec: s.i32[2] as T.cudnnDataType_t, mathType: s.i32[4] as T.cudnnMathType_t, attnDropoutDesc: s.address(3) as T.cudnnDropoutDescriptor_t, postDropoutDesc: s.address(4) as T.cudnnDropoutDescriptor_t, qProjSize: s.i32[10], kProjSize: s.i32[12], vProjSize: s.i32[14], oProjSize: s.i32[16], maxBatchSize: s.i32[18], maxBeamSize: s.i32[20] };
+  return { dataType: s.i32[0] as T.cudnnDataType_t, computePrec: s.i32[2] as T.cudnnDataType_t, mathType: s.i32[4] as T.cudnnMathType_t, attnDropoutDesc: s.address(3) as T.cudnnDropoutDescriptor_t, postDropoutDesc: s.address(4) as T.cudnnDropoutDescriptor_t, qSize: s.i32[10], kSize: s.i32[12], vSize: s.i32[14], qProjSize: s.i32[16], kProjSize: s.i32[18], vProjSize: s.i32[20], oProjSize: s.i32[22], maxBatchSize: s.i32[24], maxBeamSize: s.i32[26] };
 }
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, dzDesc: T.cudnnTensorDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
+  if ((bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'bnOps', 'i32', bnOps);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetBatchNormalizationBackwardExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetBatchNormalizationBackwardExWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
+  if ((bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnOps', 'i32', bnOps);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$c ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: Scratch | undefined;
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t, xDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
+  if ((bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$c ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', status);
   return s.size(0);
 }
 let cudnnGetCTCLossDescriptor$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 Returns `compType`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t): T.cudnnDataType_t {
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 Returns `compType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): T.cudnnDataType_t {
   const s = (cudnnGetCTCLossDescriptor$ ??= new Scratch(1));
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetCTCLossDescriptor$c ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor', status);
   return s.i32[0] as T.cudnnDataType_t;
 }
 let cudnnGetCTCLossDescriptorEx$: Scratch | undefined;
 let cudnnGetCTCLossDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   const s = (cudnnGetCTCLossDescriptorEx$ ??= new Scratch(3));
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
   const status = (cudnnGetCTCLossDescriptorEx$c ??= binder.native('cudnnGetCTCLossDescriptorEx'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptorEx', status);
   return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
 }
 let cudnnGetCTCLossDescriptor_v8$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `gradMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; gradMode: T.cudnnNanPropagation_t } {
   const s = (cudnnGetCTCLossDescriptor_v8$ ??= new Scratch(3));
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  pointerArg('cudnnGetCTCLossDescriptor_v8', 'maxLabelLength', maxLabelLength, true);
   const status = (cudnnGetCTCLossDescriptor_v8$c ??= binder.native('cudnnGetCTCLossDescriptor_v8'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v8', status);
   return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, gradMode: s.i32[4] as T.cudnnNanPropagation_t };
 }
 let cudnnGetCTCLossDescriptor_v9$: Scratch | undefined;
 let cudnnGetCTCLossDescriptor_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `ctcGradMode`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
+/** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Returns `compType`, `normMode`, `ctcGradMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, maxLabelLength: T.Pointer): { compType: T.cudnnDataType_t; normMode: T.cudnnLossNormalizationMode_t; ctcGradMode: T.cudnnCTCGradMode_t } {
   const s = (cudnnGetCTCLossDescriptor_v9$ ??= new Scratch(3));
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  pointerArg('cudnnGetCTCLossDescriptor_v9', 'maxLabelLength', maxLabelLength, true);
   const status = (cudnnGetCTCLossDescriptor_v9$c ??= binder.native('cudnnGetCTCLossDescriptor_v9'))(ctcLossDesc, s.slot(0), s.slot(1), s.slot(2), maxLabelLength);
   if (status !== 0) throw fail('cudnnGetCTCLossDescriptor_v9', status);
   return { compType: s.i32[0] as T.cudnnDataType_t, normMode: s.i32[2] as T.cudnnLossNormalizationMode_t, ctcGradMode: s.i32[4] as T.cudnnCTCGradMode_t };
 }
 let cudnnGetCTCLossWorkspaceSize$: Scratch | undefined;
 let cudnnGetCTCLossWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t, probsDesc: T.cudnnTensorDescriptor_t, gradientsDesc: T.cudnnTensorDescriptor_t, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): number {
   const s = (cudnnGetCTCLossWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'probsDesc', probsDesc, true) as typeof probsDesc;
+  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+  pointerArg('cudnnGetCTCLossWorkspaceSize', 'labels', labels, true);
+  pointerArg('cudnnGetCTCLossWorkspaceSize', 'labelLengths', labelLengths, true);
+  pointerArg('cudnnGetCTCLossWorkspaceSize', 'inputLengths', inputLengths, true);
+  if ((algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetCTCLossWorkspaceSize$c ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetCTCLossWorkspaceSize_v8$: Scratch | undefined;
 let cudnnGetCTCLossWorkspaceSize_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, probsDesc: T.cudnnTensorDescriptor_t, gradientsDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetCTCLossWorkspaceSize_v8$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
+  if ((algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
+  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetCTCLossWorkspaceSize_v8$c ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize_v8', status);
   return s.size(0);
 }
 let cudnnGetCallback$: Scratch | undefined;
 let cudnnGetCallback$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Returns `udata`, `fptr`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 Returns `udata`, `fptr`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnGetCallback(mask: T.Pointer): { udata: number; fptr: number } {
   const s = (cudnnGetCallback$ ??= new Scratch(2));
+  pointerArg('cudnnGetCallback', 'mask', mask, true);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cudnnGetCallback$c ??= binder.native('cudnnGetCallback'))(mask, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetCallback', status);
   return { udata: s.address(0), fptr: s.address(1) };
 }
 let cudnnGetConvolution2dDescriptor$: Scratch | undefined;
 let cudnnGetConvolution2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}. */
-export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
+/** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   const s = (cudnnGetConvolution2dDescriptor$ ??= new Scratch(2));
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  pointerArg('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, true);
+  pointerArg('cudnnGetConvolution2dDescriptor', 'pad_w', pad_w, true);
+  pointerArg('cudnnGetConvolution2dDescriptor', 'u', u, true);
+  pointerArg('cudnnGetConvolution2dDescriptor', 'v', v, true);
+  pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_h', dilation_h, true);
+  pointerArg('cudnnGetConvolution2dDescriptor', 'dilation_w', dilation_w, true);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cudnnGetConvolution2dDescriptor$c ??= binder.native('cudnnGetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetConvolution2dDescriptor', status);
   return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
 }
 let cudnnGetConvolution2dForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
-  const status = (cudnnGetConvolution2dForwardOutputDim$c ??= binder.native('cudnnGetConvolution2dForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+/** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  pointerArg('cudnnGetConvolution2dForwardOutputDim', 'n', n_, true);
+  pointerArg('cudnnGetConvolution2dForwardOutputDim', 'c', c, true);
+  pointerArg('cudnnGetConvolution2dForwardOutputDim', 'h', h, true);
+  pointerArg('cudnnGetConvolution2dForwardOutputDim', 'w', w, true);
+  const status = (cudnnGetConvolution2dForwardOutputDim$c ??= binder.native('cudnnGetConvolution2dForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, n_, c, h, w);
   if (status !== 0) throw fail('cudnnGetConvolution2dForwardOutputDim', status);
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionBackwardDataAlgorithm_v7$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataAlgorithm_v7$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, perfResults: T.Pointer): number {
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnGetConvolutionBackwardDataAlgorithm_v7$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'handle', handle, true) as typeof handle;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, true);
   const status = (cudnnGetConvolutionBackwardDataAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.slot(0), perfResults);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithm_v7', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionBackwardDataWorkspaceSize$: Scratch | undefined;
 let cudnnGetConvolutionBackwardDataWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t): number {
   const s = (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionBackwardDataWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterAlgorithm_v7$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, perfResults: T.Pointer): number {
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'handle', handle, true) as typeof handle;
+  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
+  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, true);
   const status = (cudnnGetConvolutionBackwardFilterAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, s.slot(0), perfResults);
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithm_v7', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionBackwardFilterWorkspaceSize$: Scratch | undefined;
 let cudnnGetConvolutionBackwardFilterWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t): number {
   const s = (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionBackwardFilterWorkspaceSize$c ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetConvolutionForwardAlgorithmMaxCount$: Scratch | undefined;
 let cudnnGetConvolutionForwardAlgorithmMaxCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 Returns `count`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t | null): number {
   const s = (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionForwardAlgorithmMaxCount$c ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithmMaxCount', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionForwardAlgorithm_v7$: Scratch | undefined;
 let cudnnGetConvolutionForwardAlgorithm_v7$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, destDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, perfResults: T.Pointer): number {
+/** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 Returns `returnedAlgoCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null, requestedAlgoCount: number, perfResults: T.Pointer): number {
   const s = (cudnnGetConvolutionForwardAlgorithm_v7$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'handle', handle, true) as typeof handle;
+  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
+  if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, true);
   const status = (cudnnGetConvolutionForwardAlgorithm_v7$c ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, s.slot(0), perfResults);
   if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithm_v7', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionForwardWorkspaceSize$: Scratch | undefined;
 let cudnnGetConvolutionForwardWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t): number {
   const s = (cudnnGetConvolutionForwardWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionForwardWorkspaceSize$c ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionForwardWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetConvolutionGroupCount$: Scratch | undefined;
 let cudnnGetConvolutionGroupCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 Returns `groupCount`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 Returns `groupCount`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null): number {
   const s = (cudnnGetConvolutionGroupCount$ ??= new Scratch(1));
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionGroupCount$c ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionGroupCount', status);
   return s.i32[0];
 }
 let cudnnGetConvolutionMathType$: Scratch | undefined;
 let cudnnGetConvolutionMathType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 Returns `mathType`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t): T.cudnnMathType_t {
+/** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 Returns `mathType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnMathType_t {
   const s = (cudnnGetConvolutionMathType$ ??= new Scratch(1));
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionMathType$c ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionMathType', status);
   return s.i32[0] as T.cudnnMathType_t;
 }
 let cudnnGetConvolutionNdDescriptor$: Scratch | undefined;
 let cudnnGetConvolutionNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
+/** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 Returns `mode`, `computeType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer): { mode: T.cudnnConvolutionMode_t; computeType: T.cudnnDataType_t } {
   const s = (cudnnGetConvolutionNdDescriptor$ ??= new Scratch(2));
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetConvolutionNdDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
+  pointerArg('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, true);
+  pointerArg('cudnnGetConvolutionNdDescriptor', 'padA', padA, true);
+  pointerArg('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, true);
+  pointerArg('cudnnGetConvolutionNdDescriptor', 'dilationA', dilationA, true);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cudnnGetConvolutionNdDescriptor$c ??= binder.native('cudnnGetConvolutionNdDescriptor'))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetConvolutionNdDescriptor', status);
   return { mode: s.i32[0] as T.cudnnConvolutionMode_t, computeType: s.i32[2] as T.cudnnDataType_t };
 }
 let cudnnGetConvolutionNdForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, nbDims: number, tensorOuputDimA: T.Pointer): void {
+/** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, nbDims: number, tensorOuputDimA: T.Pointer): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnGetConvolutionNdForwardOutputDim', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnGetConvolutionNdForwardOutputDim', 'tensorOuputDimA', tensorOuputDimA, true);
   const status = (cudnnGetConvolutionNdForwardOutputDim$c ??= binder.native('cudnnGetConvolutionNdForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
   if (status !== 0) throw fail('cudnnGetConvolutionNdForwardOutputDim', status);
 }
 let cudnnGetConvolutionReorderType$: Scratch | undefined;
 let cudnnGetConvolutionReorderType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Returns `reorderType`. Throws {@link CudnnError}. */
-export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t): T.cudnnReorderType_t {
+/** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 Returns `reorderType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null): T.cudnnReorderType_t {
   const s = (cudnnGetConvolutionReorderType$ ??= new Scratch(1));
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetConvolutionReorderType$c ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetConvolutionReorderType', status);
   return s.i32[0] as T.cudnnReorderType_t;
@@ -874,13 +1461,19 @@ export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescr
 let cudnnGetCudartVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetCudartVersion(void)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetCudartVersion(): number {
-  return (cudnnGetCudartVersion$c ??= binder.native('cudnnGetCudartVersion'))();
+  const result = (cudnnGetCudartVersion$c ??= binder.native('cudnnGetCudartVersion'))();
+  return result;
 }
 let cudnnGetDropoutDescriptor$: Scratch | undefined;
 let cudnnGetDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 13.0 Returns `seed`. Throws {@link CudnnError}. */
-export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: T.Pointer, states: T.Pointer): bigint {
+/** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 13.0 Returns `seed`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: T.Pointer, states: T.Pointer): bigint {
   const s = (cudnnGetDropoutDescriptor$ ??= new Scratch(1));
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnGetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetDropoutDescriptor', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnGetDropoutDescriptor', 'dropout', dropout, true);
+  pointerArg('cudnnGetDropoutDescriptor', 'states', states, true);
+  s.u64[0] = 0n;
   const status = (cudnnGetDropoutDescriptor$c ??= binder.native('cudnnGetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, s.slot(0));
   if (status !== 0) throw fail('cudnnGetDropoutDescriptor', status);
   return s.u64[0];
@@ -888,284 +1481,506 @@ export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_
 let cudnnGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudnnGetErrorString(cudnnStatus_t status)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetErrorString(status_: T.cudnnStatus_t): string | null {
-  return (cudnnGetErrorString$c ??= binder.native('cudnnGetErrorString'))(status_);
+  if ((status_ | 0) !== status_) throw intError('cudnnGetErrorString', 'status', 'i32', status_);
+  const result = (cudnnGetErrorString$c ??= binder.native('cudnnGetErrorString'))(status_);
+  return result;
 }
 let cudnnGetFilter4dDescriptor$: Scratch | undefined;
 let cudnnGetFilter4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`. Throws {@link CudnnError}. */
-export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
+/** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   const s = (cudnnGetFilter4dDescriptor$ ??= new Scratch(2));
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnGetFilter4dDescriptor', 'k', k, true);
+  pointerArg('cudnnGetFilter4dDescriptor', 'c', c, true);
+  pointerArg('cudnnGetFilter4dDescriptor', 'h', h, true);
+  pointerArg('cudnnGetFilter4dDescriptor', 'w', w, true);
   const status = (cudnnGetFilter4dDescriptor$c ??= binder.native('cudnnGetFilter4dDescriptor'))(filterDesc, s.slot(0), s.slot(1), k, c, h, w);
   if (status !== 0) throw fail('cudnnGetFilter4dDescriptor', status);
   return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t };
 }
 let cudnnGetFilterNdDescriptor$: Scratch | undefined;
 let cudnnGetFilterNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`. Throws {@link CudnnError}. */
-export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
+/** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`, `format`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, filterDimA: T.Pointer): { dataType: T.cudnnDataType_t; format: T.cudnnTensorFormat_t } {
   const s = (cudnnGetFilterNdDescriptor$ ??= new Scratch(2));
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, true);
+  pointerArg('cudnnGetFilterNdDescriptor', 'filterDimA', filterDimA, true);
   const status = (cudnnGetFilterNdDescriptor$c ??= binder.native('cudnnGetFilterNdDescriptor'))(filterDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, filterDimA);
   if (status !== 0) throw fail('cudnnGetFilterNdDescriptor', status);
   return { dataType: s.i32[0] as T.cudnnDataType_t, format: s.i32[2] as T.cudnnTensorFormat_t };
 }
 let cudnnGetFilterSizeInBytes$: Scratch | undefined;
 let cudnnGetFilterSizeInBytes$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}. */
-export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t | null): number {
   const s = (cudnnGetFilterSizeInBytes$ ??= new Scratch(1));
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetFilterSizeInBytes$c ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetFilterSizeInBytes', status);
   return s.size(0);
 }
 let cudnnGetFoldedConvBackwardDataDescriptors$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnTensorDescriptor_t, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t, paddedDiffDesc: T.cudnnTensorDescriptor_t, foldedConvDesc: T.cudnnConvolutionDescriptor_t, foldedGradDesc: T.cudnnTensorDescriptor_t, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t): void {
+/** `cudnnStatus_t cudnnGetFoldedConvBackwardDataDescriptors(const cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const cudnnTensorFormat_t transformFormat, cudnnFilterDescriptor_t foldedFilterDesc, cudnnTensorDescriptor_t paddedDiffDesc, cudnnConvolutionDescriptor_t foldedConvDesc, cudnnTensorDescriptor_t foldedGradDesc, cudnnTensorTransformDescriptor_t filterFoldTransDesc, cudnnTensorTransformDescriptor_t diffPadTransDesc, cudnnTensorTransformDescriptor_t gradFoldTransDesc, cudnnTensorTransformDescriptor_t gradUnfoldTransDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t | null, paddedDiffDesc: T.cudnnTensorDescriptor_t | null, foldedConvDesc: T.cudnnConvolutionDescriptor_t | null, foldedGradDesc: T.cudnnTensorDescriptor_t | null, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'handle', handle, true) as typeof handle;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffDesc', diffDesc, true) as typeof diffDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradDesc', gradDesc, true) as typeof gradDesc;
+  if ((transformFormat | 0) !== transformFormat) throw intError('cudnnGetFoldedConvBackwardDataDescriptors', 'transformFormat', 'i32', transformFormat);
+  if (typeof foldedFilterDesc !== 'number' || !(foldedFilterDesc >= 0 && foldedFilterDesc <= 9007199254740991) || foldedFilterDesc % 1 !== 0) foldedFilterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedFilterDesc', foldedFilterDesc, true) as typeof foldedFilterDesc;
+  if (typeof paddedDiffDesc !== 'number' || !(paddedDiffDesc >= 0 && paddedDiffDesc <= 9007199254740991) || paddedDiffDesc % 1 !== 0) paddedDiffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'paddedDiffDesc', paddedDiffDesc, true) as typeof paddedDiffDesc;
+  if (typeof foldedConvDesc !== 'number' || !(foldedConvDesc >= 0 && foldedConvDesc <= 9007199254740991) || foldedConvDesc % 1 !== 0) foldedConvDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedConvDesc', foldedConvDesc, true) as typeof foldedConvDesc;
+  if (typeof foldedGradDesc !== 'number' || !(foldedGradDesc >= 0 && foldedGradDesc <= 9007199254740991) || foldedGradDesc % 1 !== 0) foldedGradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedGradDesc', foldedGradDesc, true) as typeof foldedGradDesc;
+  if (typeof filterFoldTransDesc !== 'number' || !(filterFoldTransDesc >= 0 && filterFoldTransDesc <= 9007199254740991) || filterFoldTransDesc % 1 !== 0) filterFoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterFoldTransDesc', filterFoldTransDesc, true) as typeof filterFoldTransDesc;
+  if (typeof diffPadTransDesc !== 'number' || !(diffPadTransDesc >= 0 && diffPadTransDesc <= 9007199254740991) || diffPadTransDesc % 1 !== 0) diffPadTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffPadTransDesc', diffPadTransDesc, true) as typeof diffPadTransDesc;
+  if (typeof gradFoldTransDesc !== 'number' || !(gradFoldTransDesc >= 0 && gradFoldTransDesc <= 9007199254740991) || gradFoldTransDesc % 1 !== 0) gradFoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradFoldTransDesc', gradFoldTransDesc, true) as typeof gradFoldTransDesc;
+  if (typeof gradUnfoldTransDesc !== 'number' || !(gradUnfoldTransDesc >= 0 && gradUnfoldTransDesc <= 9007199254740991) || gradUnfoldTransDesc % 1 !== 0) gradUnfoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradUnfoldTransDesc', gradUnfoldTransDesc, true) as typeof gradUnfoldTransDesc;
   const status = (cudnnGetFoldedConvBackwardDataDescriptors$c ??= binder.native('cudnnGetFoldedConvBackwardDataDescriptors'))(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
   if (status !== 0) throw fail('cudnnGetFoldedConvBackwardDataDescriptors', status);
 }
 let cudnnGetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
+/** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnGetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
+  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  pointerArg('cudnnGetFusedOpsConstParamPackAttribute', 'param', param, true);
+  pointerArg('cudnnGetFusedOpsConstParamPackAttribute', 'isNULL', isNULL, true);
   const status = (cudnnGetFusedOpsConstParamPackAttribute$c ??= binder.native('cudnnGetFusedOpsConstParamPackAttribute'))(constPack, paramLabel, param, isNULL);
   if (status !== 0) throw fail('cudnnGetFusedOpsConstParamPackAttribute', status);
 }
 let cudnnGetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
+/** `cudnnStatus_t cudnnGetFusedOpsVariantParamPackAttribute(const cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnGetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
+  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  pointerArg('cudnnGetFusedOpsVariantParamPackAttribute', 'ptr', ptr, true);
   const status = (cudnnGetFusedOpsVariantParamPackAttribute$c ??= binder.native('cudnnGetFusedOpsVariantParamPackAttribute'))(varPack, paramLabel, ptr);
   if (status !== 0) throw fail('cudnnGetFusedOpsVariantParamPackAttribute', status);
 }
 let cudnnGetLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): void {
+/** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): void {
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnGetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
+  pointerArg('cudnnGetLRNDescriptor', 'lrnN', lrnN, true);
+  pointerArg('cudnnGetLRNDescriptor', 'lrnAlpha', lrnAlpha, true);
+  pointerArg('cudnnGetLRNDescriptor', 'lrnBeta', lrnBeta, true);
+  pointerArg('cudnnGetLRNDescriptor', 'lrnK', lrnK, true);
   const status = (cudnnGetLRNDescriptor$c ??= binder.native('cudnnGetLRNDescriptor'))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
   if (status !== 0) throw fail('cudnnGetLRNDescriptor', status);
 }
 let cudnnGetLastErrorString$c: NativeFunction | undefined;
 /** `void cudnnGetLastErrorString(char *message, size_t max_size)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
-  return (cudnnGetLastErrorString$c ??= binder.native('cudnnGetLastErrorString'))(message, max_size);
+  pointerArg('cudnnGetLastErrorString', 'message', message, true);
+  if (typeof max_size !== 'number' || !(max_size >= 0 && max_size <= 9007199254740991) || max_size % 1 !== 0) int64Arg('cudnnGetLastErrorString', 'max_size', max_size, false);
+  const result = (cudnnGetLastErrorString$c ??= binder.native('cudnnGetLastErrorString'))(message, max_size);
+  return result;
 }
 let cudnnGetMaxDeviceVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetMaxDeviceVersion(void)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetMaxDeviceVersion(): number {
-  return (cudnnGetMaxDeviceVersion$c ??= binder.native('cudnnGetMaxDeviceVersion'))();
+  const result = (cudnnGetMaxDeviceVersion$c ??= binder.native('cudnnGetMaxDeviceVersion'))();
+  return result;
 }
 let cudnnGetMultiHeadAttnBuffers$: Scratch | undefined;
 let cudnnGetMultiHeadAttnBuffers$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `weightSizeInBytes`, `workSpaceSizeInBytes`, `reserveSpaceSizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t): { weightSizeInBytes: number; workSpaceSizeInBytes: number; reserveSpaceSizeInBytes: number } {
+/** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 Returns `weightSizeInBytes`, `workSpaceSizeInBytes`, `reserveSpaceSizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null): { weightSizeInBytes: number; workSpaceSizeInBytes: number; reserveSpaceSizeInBytes: number } {
   const s = (cudnnGetMultiHeadAttnBuffers$ ??= new Scratch(3));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnBuffers', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
   const status = (cudnnGetMultiHeadAttnBuffers$c ??= binder.native('cudnnGetMultiHeadAttnBuffers'))(handle, attnDesc, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cudnnGetMultiHeadAttnBuffers', status);
   return { weightSizeInBytes: s.size(0), workSpaceSizeInBytes: s.size(1), reserveSpaceSizeInBytes: s.size(2) };
 }
 let cudnnGetMultiHeadAttnWeights$: Scratch | undefined;
 let cudnnGetMultiHeadAttnWeights$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 Returns `wAddr`. Throws {@link CudnnError}. */
-export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 Returns `wAddr`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetMultiHeadAttnWeights$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if ((wKind | 0) !== wKind) throw intError('cudnnGetMultiHeadAttnWeights', 'wKind', 'i32', wKind);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
+  pointerArg('cudnnGetMultiHeadAttnWeights', 'weights', weights, true);
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetMultiHeadAttnWeights$c ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetMultiHeadAttnWeights', status);
   return s.address(0);
 }
 let cudnnGetNormalizationBackwardWorkspaceSize$: Scratch | undefined;
 let cudnnGetNormalizationBackwardWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, dzDesc: T.cudnnTensorDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, normMeanVarDesc: T.cudnnTensorDescriptor_t, groupCnt: number): number {
+/** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationBackwardWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
+  if ((normOps | 0) !== normOps) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'normOps', 'i32', normOps);
+  if ((algo | 0) !== algo) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || dNormScaleBiasDesc % 1 !== 0) dNormScaleBiasDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+  s.u64[0] = 0n;
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnGetNormalizationBackwardWorkspaceSize$c ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s.slot(0), groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationBackwardWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$: Scratch | undefined;
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, normScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, normMeanVarDesc: T.cudnnTensorDescriptor_t, groupCnt: number): number {
+/** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
+  if ((normOps | 0) !== normOps) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normOps', 'i32', normOps);
+  if ((algo | 0) !== algo) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'algo', 'i32', algo);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+  s.u64[0] = 0n;
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnGetNormalizationForwardTrainingWorkspaceSize$c ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s.slot(0), groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationForwardTrainingWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetNormalizationTrainingReserveSpaceSize$: Scratch | undefined;
 let cudnnGetNormalizationTrainingReserveSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, groupCnt: number): number {
+/** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   const s = (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
+  if ((normOps | 0) !== normOps) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'normOps', 'i32', normOps);
+  if ((algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+  s.u64[0] = 0n;
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnGetNormalizationTrainingReserveSpaceSize$c ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s.slot(0), groupCnt);
   if (status !== 0) throw fail('cudnnGetNormalizationTrainingReserveSpaceSize', status);
   return s.size(0);
 }
 let cudnnGetOpTensorDescriptor$: Scratch | undefined;
 let cudnnGetOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Returns `opTensorOp`, `opTensorCompType`, `opTensorNanOpt`. Throws {@link CudnnError}. */
-export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t): { opTensorOp: T.cudnnOpTensorOp_t; opTensorCompType: T.cudnnDataType_t; opTensorNanOpt: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Returns `opTensorOp`, `opTensorCompType`, `opTensorNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): { opTensorOp: T.cudnnOpTensorOp_t; opTensorCompType: T.cudnnDataType_t; opTensorNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetOpTensorDescriptor$ ??= new Scratch(3));
+  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
   const status = (cudnnGetOpTensorDescriptor$c ??= binder.native('cudnnGetOpTensorDescriptor'))(opTensorDesc, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('cudnnGetOpTensorDescriptor', status);
   return { opTensorOp: s.i32[0] as T.cudnnOpTensorOp_t, opTensorCompType: s.i32[2] as T.cudnnDataType_t, opTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t };
 }
 let cudnnGetPooling2dDescriptor$: Scratch | undefined;
 let cudnnGetPooling2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}. */
-export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetPooling2dDescriptor$ ??= new Scratch(2));
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, true);
+  pointerArg('cudnnGetPooling2dDescriptor', 'windowWidth', windowWidth, true);
+  pointerArg('cudnnGetPooling2dDescriptor', 'verticalPadding', verticalPadding, true);
+  pointerArg('cudnnGetPooling2dDescriptor', 'horizontalPadding', horizontalPadding, true);
+  pointerArg('cudnnGetPooling2dDescriptor', 'verticalStride', verticalStride, true);
+  pointerArg('cudnnGetPooling2dDescriptor', 'horizontalStride', horizontalStride, true);
   const status = (cudnnGetPooling2dDescriptor$c ??= binder.native('cudnnGetPooling2dDescriptor'))(poolingDesc, s.slot(0), s.slot(1), windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
   if (status !== 0) throw fail('cudnnGetPooling2dDescriptor', status);
   return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnGetPooling2dForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
-  const status = (cudnnGetPooling2dForwardOutputDim$c ??= binder.native('cudnnGetPooling2dForwardOutputDim'))(poolingDesc, inputTensorDesc, n, c, h, w);
+/** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): void {
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  pointerArg('cudnnGetPooling2dForwardOutputDim', 'n', n_, true);
+  pointerArg('cudnnGetPooling2dForwardOutputDim', 'c', c, true);
+  pointerArg('cudnnGetPooling2dForwardOutputDim', 'h', h, true);
+  pointerArg('cudnnGetPooling2dForwardOutputDim', 'w', w, true);
+  const status = (cudnnGetPooling2dForwardOutputDim$c ??= binder.native('cudnnGetPooling2dForwardOutputDim'))(poolingDesc, inputTensorDesc, n_, c, h, w);
   if (status !== 0) throw fail('cudnnGetPooling2dForwardOutputDim', status);
 }
 let cudnnGetPoolingNdDescriptor$: Scratch | undefined;
 let cudnnGetPoolingNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}. */
-export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `mode`, `maxpoolingNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): { mode: T.cudnnPoolingMode_t; maxpoolingNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnGetPoolingNdDescriptor$ ??= new Scratch(2));
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, true);
+  pointerArg('cudnnGetPoolingNdDescriptor', 'windowDimA', windowDimA, true);
+  pointerArg('cudnnGetPoolingNdDescriptor', 'paddingA', paddingA, true);
+  pointerArg('cudnnGetPoolingNdDescriptor', 'strideA', strideA, true);
   const status = (cudnnGetPoolingNdDescriptor$c ??= binder.native('cudnnGetPoolingNdDescriptor'))(poolingDesc, nbDimsRequested, s.slot(0), s.slot(1), nbDims, windowDimA, paddingA, strideA);
   if (status !== 0) throw fail('cudnnGetPoolingNdDescriptor', status);
   return { mode: s.i32[0] as T.cudnnPoolingMode_t, maxpoolingNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, nbDims: number, outputTensorDimA: T.Pointer): void {
+/** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, nbDims: number, outputTensorDimA: T.Pointer): void {
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnGetPoolingNdForwardOutputDim', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnGetPoolingNdForwardOutputDim', 'outputTensorDimA', outputTensorDimA, true);
   const status = (cudnnGetPoolingNdForwardOutputDim$c ??= binder.native('cudnnGetPoolingNdForwardOutputDim'))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
   if (status !== 0) throw fail('cudnnGetPoolingNdForwardOutputDim', status);
 }
 let cudnnGetProperty$: Scratch | undefined;
 let cudnnGetProperty$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 13.0 Returns `value`. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 13.0 Returns `value`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnGetProperty(type: T.libraryPropertyType): number {
   const s = (cudnnGetProperty$ ??= new Scratch(1));
+  if ((type | 0) !== type) throw intError('cudnnGetProperty', 'type', 'i32', type);
+  s.u64[0] = 0n;
   const status = (cudnnGetProperty$c ??= binder.native('cudnnGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('cudnnGetProperty', status);
   return s.i32[0];
 }
 let cudnnGetRNNDataDescriptor$: Scratch | undefined;
 let cudnnGetRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `layout`, `batchSize`, `vectorSize`. Throws {@link CudnnError}. */
-export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
+/** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `layout`, `batchSize`, `vectorSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, maxSeqLength: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; layout: T.cudnnRNNDataLayout_t; batchSize: number; vectorSize: number } {
   const s = (cudnnGetRNNDataDescriptor$ ??= new Scratch(4));
+  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, true);
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  if ((arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetRNNDataDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
+  pointerArg('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
+  pointerArg('cudnnGetRNNDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnGetRNNDataDescriptor$c ??= binder.native('cudnnGetRNNDataDescriptor'))(rnnDataDesc, s.slot(0), s.slot(1), maxSeqLength, s.slot(2), s.slot(3), arrayLengthRequested, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnGetRNNDataDescriptor', status);
   return { dataType: s.i32[0] as T.cudnnDataType_t, layout: s.i32[2] as T.cudnnRNNDataLayout_t, batchSize: s.i32[4], vectorSize: s.i32[6] };
 }
 let cudnnGetRNNDescriptor_v8$: Scratch | undefined;
 let cudnnGetRNNDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 13.0 Returns `algo`, `cellMode`, `biasMode`, `dirMode`, `dataType`, `mathPrec`, `mathType`, `hiddenSize`, `projSize`, `dropoutDesc`. Throws {@link CudnnError}. */
-export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, inputMode: T.Pointer, inputSize: T.Pointer, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
-  const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(10));
-  const status = (cudnnGetRNNDescriptor_v8$c ??= binder.native('cudnnGetRNNDescriptor_v8'))(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), inputMode, s.slot(4), s.slot(5), s.slot(6), inputSize, s.slot(7), s.slot(8), numLayers, s.slot(9), auxFlags);
+/** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 13.0 Returns `algo`, `cellMode`, `biasMode`, `dirMode`, `inputMode`, `dataType`, `mathPrec`, `mathType`, `inputSize`, `hiddenSize`, `projSize`, `dropoutDesc`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, numLayers: T.Pointer, auxFlags: T.Pointer): { algo: T.cudnnRNNAlgo_t; cellMode: T.cudnnRNNMode_t; biasMode: T.cudnnRNNBiasMode_t; dirMode: T.cudnnDirectionMode_t; inputMode: T.cudnnRNNInputMode_t; dataType: T.cudnnDataType_t; mathPrec: T.cudnnDataType_t; mathType: T.cudnnMathType_t; inputSize: number; hiddenSize: number; projSize: number; dropoutDesc: T.cudnnDropoutDescriptor_t } {
+  const s = (cudnnGetRNNDescriptor_v8$ ??= new Scratch(12));
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  s.u64[6] = 0n;
+  s.u64[7] = 0n;
+  s.u64[8] = 0n;
+  s.u64[9] = 0n;
+  s.u64[10] = 0n;
+  pointerArg('cudnnGetRNNDescriptor_v8', 'numLayers', numLayers, true);
+  s.u64[11] = 0n;
+  pointerArg('cudnnGetRNNDescriptor_v8', 'auxFlags', auxFlags, true);
+  const status = (cudnnGetRNNDescriptor_v8$c ??= binder.native('cudnnGetRNNDescriptor_v8'))(rnnDesc, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5), s.slot(6), s.slot(7), s.slot(8), s.slot(9), s.slot(10), numLayers, s.slot(11), auxFlags);
   if (status !== 0) throw fail('cudnnGetRNNDescriptor_v8', status);
-  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, dataType: s.i32[8] as T.cudnnDataType_t, mathPrec: s.i32[10] as T.cudnnDataType_t, mathType: s.i32[12] as T.cudnnMathType_t, hiddenSize: s.i32[14], projSize: s.i32[16], dropoutDesc: s.address(9) as T.cudnnDropoutDescriptor_t };
+  return { algo: s.i32[0] as T.cudnnRNNAlgo_t, cellMode: s.i32[2] as T.cudnnRNNMode_t, biasMode: s.i32[4] as T.cudnnRNNBiasMode_t, dirMode: s.i32[6] as T.cudnnDirectionMode_t, inputMode: s.i32[8] as T.cudnnRNNInputMode_t, dataType: s.i32[10] as T.cudnnDataType_t, mathPrec: s.i32[12] as T.cudnnDataType_t, mathType: s.i32[14] as T.cudnnMathType_t, inputSize: s.i32[16], hiddenSize: s.i32[18], projSize: s.i32[20], dropoutDesc: s.address(11) as T.cudnnDropoutDescriptor_t };
 }
 let cudnnGetRNNTempSpaceSizes$: Scratch | undefined;
 let cudnnGetRNNTempSpaceSizes$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 13.0 Returns `workSpaceSize`, `reserveSpaceSize`. Throws {@link CudnnError}. */
-export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t): { workSpaceSize: number; reserveSpaceSize: number } {
+/** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 13.0 Returns `workSpaceSize`, `reserveSpaceSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t | null): { workSpaceSize: number; reserveSpaceSize: number } {
   const s = (cudnnGetRNNTempSpaceSizes$ ??= new Scratch(2));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cudnnGetRNNTempSpaceSizes$c ??= binder.native('cudnnGetRNNTempSpaceSizes'))(handle, rnnDesc, fwdMode, xDesc, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudnnGetRNNTempSpaceSizes', status);
   return { workSpaceSize: s.size(0), reserveSpaceSize: s.size(1) };
 }
 let cudnnGetRNNWeightParams$: Scratch | undefined;
 let cudnnGetRNNWeightParams$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 13.0 Returns `mAddr`, `bAddr`. Throws {@link CudnnError}. */
-export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t, bDesc: T.cudnnTensorDescriptor_t): { mAddr: number; bAddr: number } {
+/** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 13.0 Returns `mAddr`, `bAddr`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t | null, bDesc: T.cudnnTensorDescriptor_t | null): { mAddr: number; bAddr: number } {
   const s = (cudnnGetRNNWeightParams$ ??= new Scratch(2));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightParams', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((pseudoLayer | 0) !== pseudoLayer) throw intError('cudnnGetRNNWeightParams', 'pseudoLayer', 'i32', pseudoLayer);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnGetRNNWeightParams', 'weightSpaceSize', weightSpaceSize, false);
+  pointerArg('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, true);
+  if ((linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
+  if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || mDesc % 1 !== 0) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
+  s.u64[0] = 0n;
+  if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
+  s.u64[1] = 0n;
   const status = (cudnnGetRNNWeightParams$c ??= binder.native('cudnnGetRNNWeightParams'))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, s.slot(0), bDesc, s.slot(1));
   if (status !== 0) throw fail('cudnnGetRNNWeightParams', status);
   return { mAddr: s.address(0), bAddr: s.address(1) };
 }
 let cudnnGetRNNWeightSpaceSize$: Scratch | undefined;
 let cudnnGetRNNWeightSpaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 13.0 Returns `weightSpaceSize`. Throws {@link CudnnError}. */
-export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 13.0 Returns `weightSpaceSize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null): number {
   const s = (cudnnGetRNNWeightSpaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetRNNWeightSpaceSize$c ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetRNNWeightSpaceSize', status);
   return s.size(0);
 }
 let cudnnGetReduceTensorDescriptor$: Scratch | undefined;
 let cudnnGetReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Returns `reduceTensorOp`, `reduceTensorCompType`, `reduceTensorNanOpt`, `reduceTensorIndicesType`. Throws {@link CudnnError}. */
-export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, reduceTensorIndices: T.Pointer): { reduceTensorOp: T.cudnnReduceTensorOp_t; reduceTensorCompType: T.cudnnDataType_t; reduceTensorNanOpt: T.cudnnNanPropagation_t; reduceTensorIndicesType: T.cudnnIndicesType_t } {
+/** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Returns `reduceTensorOp`, `reduceTensorCompType`, `reduceTensorNanOpt`, `reduceTensorIndicesType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorIndices: T.Pointer): { reduceTensorOp: T.cudnnReduceTensorOp_t; reduceTensorCompType: T.cudnnDataType_t; reduceTensorNanOpt: T.cudnnNanPropagation_t; reduceTensorIndicesType: T.cudnnIndicesType_t } {
   const s = (cudnnGetReduceTensorDescriptor$ ??= new Scratch(4));
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  pointerArg('cudnnGetReduceTensorDescriptor', 'reduceTensorIndices', reduceTensorIndices, true);
+  s.u64[3] = 0n;
   const status = (cudnnGetReduceTensorDescriptor$c ??= binder.native('cudnnGetReduceTensorDescriptor'))(reduceTensorDesc, s.slot(0), s.slot(1), s.slot(2), reduceTensorIndices, s.slot(3));
   if (status !== 0) throw fail('cudnnGetReduceTensorDescriptor', status);
   return { reduceTensorOp: s.i32[0] as T.cudnnReduceTensorOp_t, reduceTensorCompType: s.i32[2] as T.cudnnDataType_t, reduceTensorNanOpt: s.i32[4] as T.cudnnNanPropagation_t, reduceTensorIndicesType: s.i32[6] as T.cudnnIndicesType_t };
 }
 let cudnnGetReductionIndicesSize$: Scratch | undefined;
 let cudnnGetReductionIndicesSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, aDesc: T.cudnnTensorDescriptor_t, cDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetReductionIndicesSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionIndicesSize', 'aDesc', aDesc, true) as typeof aDesc;
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionIndicesSize', 'cDesc', cDesc, true) as typeof cDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetReductionIndicesSize$c ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetReductionIndicesSize', status);
   return s.size(0);
 }
 let cudnnGetReductionWorkspaceSize$: Scratch | undefined;
 let cudnnGetReductionWorkspaceSize$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, aDesc: T.cudnnTensorDescriptor_t, cDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `sizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetReductionWorkspaceSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionWorkspaceSize', 'aDesc', aDesc, true) as typeof aDesc;
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionWorkspaceSize', 'cDesc', cDesc, true) as typeof cDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetReductionWorkspaceSize$c ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetReductionWorkspaceSize', status);
   return s.size(0);
 }
 let cudnnGetSeqDataDescriptor$: Scratch | undefined;
 let cudnnGetSeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}. */
-export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnDataType_t {
-  const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(1));
-  const status = (cudnnGetSeqDataDescriptor$c ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, s.slot(0), nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+/** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Returns `dataType`, `seqLengthArraySize`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): { dataType: T.cudnnDataType_t; seqLengthArraySize: number } {
+  const s = (cudnnGetSeqDataDescriptor$ ??= new Scratch(2));
+  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, true);
+  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  pointerArg('cudnnGetSeqDataDescriptor', 'dimA', dimA, true);
+  pointerArg('cudnnGetSeqDataDescriptor', 'axes', axes, true);
+  s.u64[1] = 0n;
+  if (typeof seqLengthSizeRequested !== 'number' || !(seqLengthSizeRequested >= 0 && seqLengthSizeRequested <= 9007199254740991) || seqLengthSizeRequested % 1 !== 0) int64Arg('cudnnGetSeqDataDescriptor', 'seqLengthSizeRequested', seqLengthSizeRequested, false);
+  pointerArg('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
+  pointerArg('cudnnGetSeqDataDescriptor', 'paddingFill', paddingFill, true);
+  const status = (cudnnGetSeqDataDescriptor$c ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, s.slot(0), nbDims, nbDimsRequested, dimA, axes, s.slot(1), seqLengthSizeRequested, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnGetSeqDataDescriptor', status);
-  return s.i32[0] as T.cudnnDataType_t;
+  return { dataType: s.i32[0] as T.cudnnDataType_t, seqLengthArraySize: s.size(1) };
 }
 let cudnnGetStream$: Scratch | undefined;
 let cudnnGetStream$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 Returns `streamId`. Throws {@link CudnnError}. */
-export function cudnnGetStream(handle: T.cudnnHandle_t): T.cudaStream_t {
+/** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 Returns `streamId`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetStream(handle: T.cudnnHandle_t | null): T.cudaStream_t {
   const s = (cudnnGetStream$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (cudnnGetStream$c ??= binder.native('cudnnGetStream'))(handle, s.slot(0));
   if (status !== 0) throw fail('cudnnGetStream', status);
   return s.address(0) as T.cudaStream_t;
 }
 let cudnnGetTensor4dDescriptor$: Scratch | undefined;
 let cudnnGetTensor4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}. */
-export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
+/** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnDataType_t {
   const s = (cudnnGetTensor4dDescriptor$ ??= new Scratch(1));
-  const status = (cudnnGetTensor4dDescriptor$c ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, s.slot(0), n, c, h, w, nStride, cStride, hStride, wStride);
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetTensor4dDescriptor', 'n', n_, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'c', c, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'h', h, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'w', w, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'nStride', nStride, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'cStride', cStride, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'hStride', hStride, true);
+  pointerArg('cudnnGetTensor4dDescriptor', 'wStride', wStride, true);
+  const status = (cudnnGetTensor4dDescriptor$c ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, s.slot(0), n_, c, h, w, nStride, cStride, hStride, wStride);
   if (status !== 0) throw fail('cudnnGetTensor4dDescriptor', status);
   return s.i32[0] as T.cudnnDataType_t;
 }
 let cudnnGetTensorNdDescriptor$: Scratch | undefined;
 let cudnnGetTensorNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}. */
-export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
+/** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 Returns `dataType`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, nbDimsRequested: number, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnDataType_t {
   const s = (cudnnGetTensorNdDescriptor$ ??= new Scratch(1));
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if ((nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, true);
+  pointerArg('cudnnGetTensorNdDescriptor', 'dimA', dimA, true);
+  pointerArg('cudnnGetTensorNdDescriptor', 'strideA', strideA, true);
   const status = (cudnnGetTensorNdDescriptor$c ??= binder.native('cudnnGetTensorNdDescriptor'))(tensorDesc, nbDimsRequested, s.slot(0), nbDims, dimA, strideA);
   if (status !== 0) throw fail('cudnnGetTensorNdDescriptor', status);
   return s.i32[0] as T.cudnnDataType_t;
 }
 let cudnnGetTensorSizeInBytes$: Scratch | undefined;
 let cudnnGetTensorSizeInBytes$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}. */
-export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 Returns `size`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnGetTensorSizeInBytes$ ??= new Scratch(1));
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  s.u64[0] = 0n;
   const status = (cudnnGetTensorSizeInBytes$c ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnGetTensorSizeInBytes', status);
   return s.size(0);
 }
 let cudnnGetTensorTransformDescriptor$: Scratch | undefined;
 let cudnnGetTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Returns `destFormat`, `direction`. Throws {@link CudnnError}. */
-export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
+/** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 Returns `destFormat`, `direction`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDimsRequested: number, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer): { destFormat: T.cudnnTensorFormat_t; direction: T.cudnnFoldingDirection_t } {
   const s = (cudnnGetTensorTransformDescriptor$ ??= new Scratch(2));
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if ((nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
+  s.u64[0] = 0n;
+  pointerArg('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
+  pointerArg('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
+  pointerArg('cudnnGetTensorTransformDescriptor', 'foldA', foldA, true);
+  s.u64[1] = 0n;
   const status = (cudnnGetTensorTransformDescriptor$c ??= binder.native('cudnnGetTensorTransformDescriptor'))(transformDesc, nbDimsRequested, s.slot(0), padBeforeA, padAfterA, foldA, s.slot(1));
   if (status !== 0) throw fail('cudnnGetTensorTransformDescriptor', status);
   return { destFormat: s.i32[0] as T.cudnnTensorFormat_t, direction: s.i32[2] as T.cudnnFoldingDirection_t };
@@ -1173,446 +1988,1041 @@ export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTr
 let cudnnGetVersion$c: NativeFunction | undefined;
 /** `size_t cudnnGetVersion(void)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetVersion(): number {
-  return (cudnnGetVersion$c ??= binder.native('cudnnGetVersion'))();
+  const result = (cudnnGetVersion$c ??= binder.native('cudnnGetVersion'))();
+  return result;
 }
 let cudnnGraphVersionCheck$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnGraphVersionCheck(void)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnGraphVersionCheck(void)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnGraphVersionCheck(): void {
   const status = (cudnnGraphVersionCheck$c ??= binder.native('cudnnGraphVersionCheck'))();
   if (status !== 0) throw fail('cudnnGraphVersionCheck', status);
 }
 let cudnnIm2Col$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnIm2Col(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, colBuffer: T.Pointer): void {
+/** `cudnnStatus_t cudnnIm2Col(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, void *colBuffer)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, colBuffer: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnIm2Col', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnIm2Col', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnIm2Col', 'x', x, true);
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnIm2Col', 'wDesc', wDesc, true) as typeof wDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnIm2Col', 'convDesc', convDesc, true) as typeof convDesc;
+  pointerArg('cudnnIm2Col', 'colBuffer', colBuffer, true);
   const status = (cudnnIm2Col$c ??= binder.native('cudnnIm2Col'))(handle, xDesc, x, wDesc, convDesc, colBuffer);
   if (status !== 0) throw fail('cudnnIm2Col', status);
 }
 let cudnnInitTransformDest$: Scratch | undefined;
 let cudnnInitTransformDest$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `destSizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t, srcDesc: T.cudnnTensorDescriptor_t, destDesc: T.cudnnTensorDescriptor_t): number {
+/** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 Returns `destSizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t | null, srcDesc: T.cudnnTensorDescriptor_t | null, destDesc: T.cudnnTensorDescriptor_t | null): number {
   const s = (cudnnInitTransformDest$ ??= new Scratch(1));
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
+  if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnInitTransformDest', 'destDesc', destDesc, true) as typeof destDesc;
+  s.u64[0] = 0n;
   const status = (cudnnInitTransformDest$c ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s.slot(0));
   if (status !== 0) throw fail('cudnnInitTransformDest', status);
   return s.size(0);
 }
 let cudnnLRNCrossChannelBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): void {
+/** `cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnLRNCrossChannelBackward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelBackward', 'handle', handle, true) as typeof handle;
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelBackward', 'normDesc', normDesc, true) as typeof normDesc;
+  if ((lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelBackward', 'lrnMode', 'i32', lrnMode);
+  pointerArg('cudnnLRNCrossChannelBackward', 'alpha', alpha, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnLRNCrossChannelBackward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnLRNCrossChannelBackward', 'y', y, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnLRNCrossChannelBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnLRNCrossChannelBackward', 'dy', dy, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnLRNCrossChannelBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnLRNCrossChannelBackward', 'x', x, true);
+  pointerArg('cudnnLRNCrossChannelBackward', 'beta', beta, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnLRNCrossChannelBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnLRNCrossChannelBackward', 'dx', dx, true);
   const status = (cudnnLRNCrossChannelBackward$c ??= binder.native('cudnnLRNCrossChannelBackward'))(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
   if (status !== 0) throw fail('cudnnLRNCrossChannelBackward', status);
 }
 let cudnnLRNCrossChannelForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t, normDesc: T.cudnnLRNDescriptor_t, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t normDesc, cudnnLRNMode_t lrnMode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t | null, normDesc: T.cudnnLRNDescriptor_t | null, lrnMode: T.cudnnLRNMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelForward', 'handle', handle, true) as typeof handle;
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelForward', 'normDesc', normDesc, true) as typeof normDesc;
+  if ((lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelForward', 'lrnMode', 'i32', lrnMode);
+  pointerArg('cudnnLRNCrossChannelForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnLRNCrossChannelForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnLRNCrossChannelForward', 'x', x, true);
+  pointerArg('cudnnLRNCrossChannelForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnLRNCrossChannelForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnLRNCrossChannelForward', 'y', y, true);
   const status = (cudnnLRNCrossChannelForward$c ??= binder.native('cudnnLRNCrossChannelForward'))(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnLRNCrossChannelForward', status);
 }
 let cudnnMakeFusedOpsPlan$: Scratch | undefined;
 let cudnnMakeFusedOpsPlan$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `workspaceSizeInBytes`. Throws {@link CudnnError}. */
-export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t, plan: T.cudnnFusedOpsPlan_t, constPack: T.cudnnFusedOpsConstParamPack_t): number {
+/** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 Returns `workspaceSizeInBytes`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, constPack: T.cudnnFusedOpsConstParamPack_t | null): number {
   const s = (cudnnMakeFusedOpsPlan$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnMakeFusedOpsPlan', 'constPack', constPack, true) as typeof constPack;
+  s.u64[0] = 0n;
   const status = (cudnnMakeFusedOpsPlan$c ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s.slot(0));
   if (status !== 0) throw fail('cudnnMakeFusedOpsPlan', status);
   return s.size(0);
 }
 let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
+/** `cudnnStatus_t cudnnMultiHeadAttnBackwardData(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsDQDO, const int *devSeqLengthsDKDV, const cudnnSeqDataDescriptor_t doDesc, const void *dout, const cudnnSeqDataDescriptor_t dqDesc, void *dqueries, const void *queries, const cudnnSeqDataDescriptor_t dkDesc, void *dkeys, const void *keys, const cudnnSeqDataDescriptor_t dvDesc, void *dvalues, const void *values, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t | null, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t | null, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t | null, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardData', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'loWinIdx', loWinIdx, true);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'hiWinIdx', hiWinIdx, true);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'devSeqLengthsDQDO', devSeqLengthsDQDO, true);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'devSeqLengthsDKDV', devSeqLengthsDKDV, true);
+  if (typeof doDesc !== 'number' || !(doDesc >= 0 && doDesc <= 9007199254740991) || doDesc % 1 !== 0) doDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'doDesc', doDesc, true) as typeof doDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'dout', dout, true);
+  if (typeof dqDesc !== 'number' || !(dqDesc >= 0 && dqDesc <= 9007199254740991) || dqDesc % 1 !== 0) dqDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dqDesc', dqDesc, true) as typeof dqDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'dqueries', dqueries, true);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'queries', queries, true);
+  if (typeof dkDesc !== 'number' || !(dkDesc >= 0 && dkDesc <= 9007199254740991) || dkDesc % 1 !== 0) dkDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dkDesc', dkDesc, true) as typeof dkDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'dkeys', dkeys, true);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'keys', keys, true);
+  if (typeof dvDesc !== 'number' || !(dvDesc >= 0 && dvDesc <= 9007199254740991) || dvDesc % 1 !== 0) dvDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dvDesc', dvDesc, true) as typeof dvDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'dvalues', dvalues, true);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'values', values, true);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardData', 'weightSizeInBytes', weightSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'weights', weights, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardData', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'workSpace', workSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardData', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnBackwardData', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnBackwardData$c ??= binder.native('cudnnMultiHeadAttnBackwardData'))(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardData', status);
 }
 let cudnnMultiHeadAttnBackwardWeights$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
+/** `cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnWgradMode_t addGrad, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t doDesc, const void *dout, size_t weightSizeInBytes, const void *weights, void *dweights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardWeights', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if ((addGrad | 0) !== addGrad) throw intError('cudnnMultiHeadAttnBackwardWeights', 'addGrad', 'i32', addGrad);
+  if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || qDesc % 1 !== 0) qDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'qDesc', qDesc, true) as typeof qDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'queries', queries, true);
+  if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || kDesc % 1 !== 0) kDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'kDesc', kDesc, true) as typeof kDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'keys', keys, true);
+  if (typeof vDesc !== 'number' || !(vDesc >= 0 && vDesc <= 9007199254740991) || vDesc % 1 !== 0) vDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'vDesc', vDesc, true) as typeof vDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'values', values, true);
+  if (typeof doDesc !== 'number' || !(doDesc >= 0 && doDesc <= 9007199254740991) || doDesc % 1 !== 0) doDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'doDesc', doDesc, true) as typeof doDesc;
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'dout', dout, true);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'weightSizeInBytes', weightSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'weights', weights, true);
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'dweights', dweights, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'workSpace', workSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnBackwardWeights$c ??= binder.native('cudnnMultiHeadAttnBackwardWeights'))(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardWeights', status);
 }
 let cudnnMultiHeadAttnForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
+/** `cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, int currIdx, const int *loWinIdx, const int *hiWinIdx, const int *devSeqLengthsQO, const int *devSeqLengthsKV, const cudnnSeqDataDescriptor_t qDesc, const void *queries, const void *residuals, const cudnnSeqDataDescriptor_t kDesc, const void *keys, const cudnnSeqDataDescriptor_t vDesc, const void *values, const cudnnSeqDataDescriptor_t oDesc, void *out, size_t weightSizeInBytes, const void *weights, size_t workSpaceSizeInBytes, void *workSpace, size_t reserveSpaceSizeInBytes, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t | null, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnForward', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnForward', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if ((currIdx | 0) !== currIdx) throw intError('cudnnMultiHeadAttnForward', 'currIdx', 'i32', currIdx);
+  pointerArg('cudnnMultiHeadAttnForward', 'loWinIdx', loWinIdx, true);
+  pointerArg('cudnnMultiHeadAttnForward', 'hiWinIdx', hiWinIdx, true);
+  pointerArg('cudnnMultiHeadAttnForward', 'devSeqLengthsQO', devSeqLengthsQO, true);
+  pointerArg('cudnnMultiHeadAttnForward', 'devSeqLengthsKV', devSeqLengthsKV, true);
+  if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || qDesc % 1 !== 0) qDesc = addressArg('cudnnMultiHeadAttnForward', 'qDesc', qDesc, true) as typeof qDesc;
+  pointerArg('cudnnMultiHeadAttnForward', 'queries', queries, true);
+  pointerArg('cudnnMultiHeadAttnForward', 'residuals', residuals, true);
+  if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || kDesc % 1 !== 0) kDesc = addressArg('cudnnMultiHeadAttnForward', 'kDesc', kDesc, true) as typeof kDesc;
+  pointerArg('cudnnMultiHeadAttnForward', 'keys', keys, true);
+  if (typeof vDesc !== 'number' || !(vDesc >= 0 && vDesc <= 9007199254740991) || vDesc % 1 !== 0) vDesc = addressArg('cudnnMultiHeadAttnForward', 'vDesc', vDesc, true) as typeof vDesc;
+  pointerArg('cudnnMultiHeadAttnForward', 'values', values, true);
+  if (typeof oDesc !== 'number' || !(oDesc >= 0 && oDesc <= 9007199254740991) || oDesc % 1 !== 0) oDesc = addressArg('cudnnMultiHeadAttnForward', 'oDesc', oDesc, true) as typeof oDesc;
+  pointerArg('cudnnMultiHeadAttnForward', 'out', out, true);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnForward', 'weightSizeInBytes', weightSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnForward', 'weights', weights, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnForward', 'workSpace', workSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  pointerArg('cudnnMultiHeadAttnForward', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnForward$c ??= binder.native('cudnnMultiHeadAttnForward'))(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
   if (status !== 0) throw fail('cudnnMultiHeadAttnForward', status);
 }
 let cudnnNormalizationBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnNormalizationBackward(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dxData: T.Pointer, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
+/** `cudnnStatus_t cudnnNormalizationBackward(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alphaDataDiff, const void *betaDataDiff, const void *alphaParamDiff, const void *betaParamDiff, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t yDesc, const void *yData, const cudnnTensorDescriptor_t dyDesc, const void *dyData, const cudnnTensorDescriptor_t dzDesc, void *dzData, const cudnnTensorDescriptor_t dxDesc, void *dxData, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const void *normScaleData, const void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, const cudnnTensorDescriptor_t normMeanVarDesc, const void *savedMean, const void *savedInvVariance, cudnnActivationDescriptor_t activationDesc, void *workSpace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnNormalizationBackward(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alphaDataDiff: T.Pointer, betaDataDiff: T.Pointer, alphaParamDiff: T.Pointer, betaParamDiff: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dyData: T.Pointer, dzDesc: T.cudnnTensorDescriptor_t | null, dzData: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dxData: T.Pointer, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScaleData: T.Pointer, normBiasData: T.Pointer, dNormScaleData: T.Pointer, dNormBiasData: T.Pointer, epsilon: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, savedMean: T.Pointer, savedInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationBackward', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnNormalizationBackward', 'mode', 'i32', mode);
+  if ((normOps | 0) !== normOps) throw intError('cudnnNormalizationBackward', 'normOps', 'i32', normOps);
+  if ((algo | 0) !== algo) throw intError('cudnnNormalizationBackward', 'algo', 'i32', algo);
+  pointerArg('cudnnNormalizationBackward', 'alphaDataDiff', alphaDataDiff, true);
+  pointerArg('cudnnNormalizationBackward', 'betaDataDiff', betaDataDiff, true);
+  pointerArg('cudnnNormalizationBackward', 'alphaParamDiff', alphaParamDiff, true);
+  pointerArg('cudnnNormalizationBackward', 'betaParamDiff', betaParamDiff, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnNormalizationBackward', 'xData', xData, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnNormalizationBackward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnNormalizationBackward', 'yData', yData, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnNormalizationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnNormalizationBackward', 'dyData', dyData, true);
+  if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnNormalizationBackward', 'dzDesc', dzDesc, true) as typeof dzDesc;
+  pointerArg('cudnnNormalizationBackward', 'dzData', dzData, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnNormalizationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnNormalizationBackward', 'dxData', dxData, true);
+  if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || dNormScaleBiasDesc % 1 !== 0) dNormScaleBiasDesc = addressArg('cudnnNormalizationBackward', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
+  pointerArg('cudnnNormalizationBackward', 'normScaleData', normScaleData, true);
+  pointerArg('cudnnNormalizationBackward', 'normBiasData', normBiasData, true);
+  pointerArg('cudnnNormalizationBackward', 'dNormScaleData', dNormScaleData, true);
+  pointerArg('cudnnNormalizationBackward', 'dNormBiasData', dNormBiasData, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnNormalizationBackward', 'epsilon', 'a number', epsilon);
+  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnNormalizationBackward', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+  pointerArg('cudnnNormalizationBackward', 'savedMean', savedMean, true);
+  pointerArg('cudnnNormalizationBackward', 'savedInvVariance', savedInvVariance, true);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnNormalizationBackward', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  pointerArg('cudnnNormalizationBackward', 'workSpace', workSpace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationBackward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnNormalizationBackward', 'reserveSpace', reserveSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationBackward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationBackward', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnNormalizationBackward$c ??= binder.native('cudnnNormalizationBackward'))(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
   if (status !== 0) throw fail('cudnnNormalizationBackward', status);
 }
 let cudnnNormalizationForwardInference$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, zDesc: T.cudnnTensorDescriptor_t, z: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, epsilon: number, groupCnt: number): void {
+/** `cudnnStatus_t cudnnNormalizationForwardInference(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, const cudnnTensorDescriptor_t normMeanVarDesc, const void *estimatedMean, const void *estimatedVariance, const cudnnTensorDescriptor_t zDesc, const void *z, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y, double epsilon, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnNormalizationForwardInference(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, estimatedMean: T.Pointer, estimatedVariance: T.Pointer, zDesc: T.cudnnTensorDescriptor_t | null, z: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, epsilon: number, groupCnt: number): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationForwardInference', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnNormalizationForwardInference', 'mode', 'i32', mode);
+  if ((normOps | 0) !== normOps) throw intError('cudnnNormalizationForwardInference', 'normOps', 'i32', normOps);
+  if ((algo | 0) !== algo) throw intError('cudnnNormalizationForwardInference', 'algo', 'i32', algo);
+  pointerArg('cudnnNormalizationForwardInference', 'alpha', alpha, true);
+  pointerArg('cudnnNormalizationForwardInference', 'beta', beta, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnNormalizationForwardInference', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnNormalizationForwardInference', 'x', x, true);
+  if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnNormalizationForwardInference', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
+  pointerArg('cudnnNormalizationForwardInference', 'normScale', normScale, true);
+  pointerArg('cudnnNormalizationForwardInference', 'normBias', normBias, true);
+  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnNormalizationForwardInference', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+  pointerArg('cudnnNormalizationForwardInference', 'estimatedMean', estimatedMean, true);
+  pointerArg('cudnnNormalizationForwardInference', 'estimatedVariance', estimatedVariance, true);
+  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnNormalizationForwardInference', 'zDesc', zDesc, true) as typeof zDesc;
+  pointerArg('cudnnNormalizationForwardInference', 'z', z, true);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnNormalizationForwardInference', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnNormalizationForwardInference', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnNormalizationForwardInference', 'y', y, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnNormalizationForwardInference', 'epsilon', 'a number', epsilon);
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationForwardInference', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnNormalizationForwardInference$c ??= binder.native('cudnnNormalizationForwardInference'))(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
   if (status !== 0) throw fail('cudnnNormalizationForwardInference', status);
 }
 let cudnnNormalizationForwardTraining$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, xData: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, yData: T.Pointer, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
+/** `cudnnStatus_t cudnnNormalizationForwardTraining(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const void *alpha, const void *beta, const cudnnTensorDescriptor_t xDesc, const void *xData, const cudnnTensorDescriptor_t normScaleBiasDesc, const void *normScale, const void *normBias, double exponentialAverageFactor, const cudnnTensorDescriptor_t normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t zDesc, const void *zData, const cudnnTensorDescriptor_t yDesc, void *yData, void *workspace, size_t workSpaceSizeInBytes, void *reserveSpace, size_t reserveSpaceSizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnNormalizationForwardTraining(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, alpha: T.Pointer, beta: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, xData: T.Pointer, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, normScale: T.Pointer, normBias: T.Pointer, exponentialAverageFactor: number, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, resultRunningMean: T.Pointer, resultRunningVariance: T.Pointer, epsilon: number, resultSaveMean: T.Pointer, resultSaveInvVariance: T.Pointer, activationDesc: T.cudnnActivationDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, zData: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, yData: T.Pointer, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64, reserveSpace: T.Pointer, reserveSpaceSizeInBytes: T.Int64, groupCnt: number): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
+  if ((mode | 0) !== mode) throw intError('cudnnNormalizationForwardTraining', 'mode', 'i32', mode);
+  if ((normOps | 0) !== normOps) throw intError('cudnnNormalizationForwardTraining', 'normOps', 'i32', normOps);
+  if ((algo | 0) !== algo) throw intError('cudnnNormalizationForwardTraining', 'algo', 'i32', algo);
+  pointerArg('cudnnNormalizationForwardTraining', 'alpha', alpha, true);
+  pointerArg('cudnnNormalizationForwardTraining', 'beta', beta, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnNormalizationForwardTraining', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnNormalizationForwardTraining', 'xData', xData, true);
+  if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnNormalizationForwardTraining', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
+  pointerArg('cudnnNormalizationForwardTraining', 'normScale', normScale, true);
+  pointerArg('cudnnNormalizationForwardTraining', 'normBias', normBias, true);
+  if (typeof exponentialAverageFactor !== 'number') throw argError('cudnnNormalizationForwardTraining', 'exponentialAverageFactor', 'a number', exponentialAverageFactor);
+  if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnNormalizationForwardTraining', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+  pointerArg('cudnnNormalizationForwardTraining', 'resultRunningMean', resultRunningMean, true);
+  pointerArg('cudnnNormalizationForwardTraining', 'resultRunningVariance', resultRunningVariance, true);
+  if (typeof epsilon !== 'number') throw argError('cudnnNormalizationForwardTraining', 'epsilon', 'a number', epsilon);
+  pointerArg('cudnnNormalizationForwardTraining', 'resultSaveMean', resultSaveMean, true);
+  pointerArg('cudnnNormalizationForwardTraining', 'resultSaveInvVariance', resultSaveInvVariance, true);
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnNormalizationForwardTraining', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnNormalizationForwardTraining', 'zDesc', zDesc, true) as typeof zDesc;
+  pointerArg('cudnnNormalizationForwardTraining', 'zData', zData, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnNormalizationForwardTraining', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnNormalizationForwardTraining', 'yData', yData, true);
+  pointerArg('cudnnNormalizationForwardTraining', 'workspace', workspace, true);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationForwardTraining', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  pointerArg('cudnnNormalizationForwardTraining', 'reserveSpace', reserveSpace, true);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnNormalizationForwardTraining', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if ((groupCnt | 0) !== groupCnt) throw intError('cudnnNormalizationForwardTraining', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnNormalizationForwardTraining$c ??= binder.native('cudnnNormalizationForwardTraining'))(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
   if (status !== 0) throw fail('cudnnNormalizationForwardTraining', status);
 }
 let cudnnOpTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnOpTensor(handle: T.cudnnHandle_t, opTensorDesc: T.cudnnOpTensorDescriptor_t, alpha1: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, alpha2: T.Pointer, bDesc: T.cudnnTensorDescriptor_t, B: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): void {
+/** `cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1, const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2, const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnOpTensor(handle: T.cudnnHandle_t | null, opTensorDesc: T.cudnnOpTensorDescriptor_t | null, alpha1: T.Pointer, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, alpha2: T.Pointer, bDesc: T.cudnnTensorDescriptor_t | null, B: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnOpTensor', 'handle', handle, true) as typeof handle;
+  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnOpTensor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+  pointerArg('cudnnOpTensor', 'alpha1', alpha1, true);
+  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnOpTensor', 'aDesc', aDesc, true) as typeof aDesc;
+  pointerArg('cudnnOpTensor', 'A', A, true);
+  pointerArg('cudnnOpTensor', 'alpha2', alpha2, true);
+  if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnOpTensor', 'bDesc', bDesc, true) as typeof bDesc;
+  pointerArg('cudnnOpTensor', 'B', B, true);
+  pointerArg('cudnnOpTensor', 'beta', beta, true);
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnOpTensor', 'cDesc', cDesc, true) as typeof cDesc;
+  pointerArg('cudnnOpTensor', 'C', C, true);
   const status = (cudnnOpTensor$c ??= binder.native('cudnnOpTensor'))(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
   if (status !== 0) throw fail('cudnnOpTensor', status);
 }
 let cudnnOpsVersionCheck$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnOpsVersionCheck(void)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnOpsVersionCheck(void)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnOpsVersionCheck(): void {
   const status = (cudnnOpsVersionCheck$c ??= binder.native('cudnnOpsVersionCheck'))();
   if (status !== 0) throw fail('cudnnOpsVersionCheck', status);
 }
 let cudnnPoolingBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnPoolingBackward(handle: T.cudnnHandle_t, poolingDesc: T.cudnnPoolingDescriptor_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): void {
+/** `cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnPoolingBackward(handle: T.cudnnHandle_t | null, poolingDesc: T.cudnnPoolingDescriptor_t | null, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnPoolingBackward', 'handle', handle, true) as typeof handle;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnPoolingBackward', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  pointerArg('cudnnPoolingBackward', 'alpha', alpha, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnPoolingBackward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnPoolingBackward', 'y', y, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnPoolingBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnPoolingBackward', 'dy', dy, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnPoolingBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnPoolingBackward', 'x', x, true);
+  pointerArg('cudnnPoolingBackward', 'beta', beta, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnPoolingBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnPoolingBackward', 'dx', dx, true);
   const status = (cudnnPoolingBackward$c ??= binder.native('cudnnPoolingBackward'))(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
   if (status !== 0) throw fail('cudnnPoolingBackward', status);
 }
 let cudnnPoolingForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnPoolingForward(handle: T.cudnnHandle_t, poolingDesc: T.cudnnPoolingDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnPoolingForward(handle: T.cudnnHandle_t | null, poolingDesc: T.cudnnPoolingDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnPoolingForward', 'handle', handle, true) as typeof handle;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnPoolingForward', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  pointerArg('cudnnPoolingForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnPoolingForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnPoolingForward', 'x', x, true);
+  pointerArg('cudnnPoolingForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnPoolingForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnPoolingForward', 'y', y, true);
   const status = (cudnnPoolingForward$c ??= binder.native('cudnnPoolingForward'))(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnPoolingForward', status);
 }
 let cudnnQueryRuntimeError$: Scratch | undefined;
 let cudnnQueryRuntimeError$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 13.0 Returns `rstatus`. Throws {@link CudnnError}. */
-export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
+/** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 13.0 Returns `rstatus`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t | null, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
   const s = (cudnnQueryRuntimeError$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnQueryRuntimeError', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
+  if ((mode | 0) !== mode) throw intError('cudnnQueryRuntimeError', 'mode', 'i32', mode);
+  pointerArg('cudnnQueryRuntimeError', 'tag', tag, true);
   const status = (cudnnQueryRuntimeError$c ??= binder.native('cudnnQueryRuntimeError'))(handle, s.slot(0), mode, tag);
   if (status !== 0) throw fail('cudnnQueryRuntimeError', status);
   return s.i32[0] as T.cudnnStatus_t;
 }
 let cudnnRNNBackwardData_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, dy: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, dx: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
+/** `cudnnStatus_t cudnnRNNBackwardData_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t yDesc, const void *y, const void *dy, cudnnRNNDataDescriptor_t xDesc, void *dx, cudnnTensorDescriptor_t hDesc, const void *hx, const void *dhy, void *dhx, cudnnTensorDescriptor_t cDesc, const void *cx, const void *dcy, void *dcx, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, dy: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, dx: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardData_v8', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardData_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  pointerArg('cudnnRNNBackwardData_v8', 'devSeqLengths', devSeqLengths, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnRNNBackwardData_v8', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnRNNBackwardData_v8', 'y', y, true);
+  pointerArg('cudnnRNNBackwardData_v8', 'dy', dy, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNBackwardData_v8', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnRNNBackwardData_v8', 'dx', dx, true);
+  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || hDesc % 1 !== 0) hDesc = addressArg('cudnnRNNBackwardData_v8', 'hDesc', hDesc, true) as typeof hDesc;
+  pointerArg('cudnnRNNBackwardData_v8', 'hx', hx, true);
+  pointerArg('cudnnRNNBackwardData_v8', 'dhy', dhy, true);
+  pointerArg('cudnnRNNBackwardData_v8', 'dhx', dhx, true);
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnRNNBackwardData_v8', 'cDesc', cDesc, true) as typeof cDesc;
+  pointerArg('cudnnRNNBackwardData_v8', 'cx', cx, true);
+  pointerArg('cudnnRNNBackwardData_v8', 'dcy', dcy, true);
+  pointerArg('cudnnRNNBackwardData_v8', 'dcx', dcx, true);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardData_v8', 'weightSpaceSize', weightSpaceSize, false);
+  pointerArg('cudnnRNNBackwardData_v8', 'weightSpace', weightSpace, true);
+  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || workSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardData_v8', 'workSpaceSize', workSpaceSize, false);
+  pointerArg('cudnnRNNBackwardData_v8', 'workSpace', workSpace, true);
+  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || reserveSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardData_v8', 'reserveSpaceSize', reserveSpaceSize, false);
+  pointerArg('cudnnRNNBackwardData_v8', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNBackwardData_v8$c ??= binder.native('cudnnRNNBackwardData_v8'))(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
   if (status !== 0) throw fail('cudnnRNNBackwardData_v8', status);
 }
 let cudnnRNNBackwardWeights_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
+/** `cudnnStatus_t cudnnRNNBackwardWeights_v8(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnWgradMode_t addGrad, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnTensorDescriptor_t hDesc, const void *hx, cudnnRNNDataDescriptor_t yDesc, const void *y, size_t weightSpaceSize, void *dweightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardWeights_v8', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardWeights_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((addGrad | 0) !== addGrad) throw intError('cudnnRNNBackwardWeights_v8', 'addGrad', 'i32', addGrad);
+  pointerArg('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNBackwardWeights_v8', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
+  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || hDesc % 1 !== 0) hDesc = addressArg('cudnnRNNBackwardWeights_v8', 'hDesc', hDesc, true) as typeof hDesc;
+  pointerArg('cudnnRNNBackwardWeights_v8', 'hx', hx, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnRNNBackwardWeights_v8', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnRNNBackwardWeights_v8', 'y', y, true);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardWeights_v8', 'weightSpaceSize', weightSpaceSize, false);
+  pointerArg('cudnnRNNBackwardWeights_v8', 'dweightSpace', dweightSpace, true);
+  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || workSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardWeights_v8', 'workSpaceSize', workSpaceSize, false);
+  pointerArg('cudnnRNNBackwardWeights_v8', 'workSpace', workSpace, true);
+  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || reserveSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardWeights_v8', 'reserveSpaceSize', reserveSpaceSize, false);
+  pointerArg('cudnnRNNBackwardWeights_v8', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNBackwardWeights_v8$c ??= binder.native('cudnnRNNBackwardWeights_v8'))(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
   if (status !== 0) throw fail('cudnnRNNBackwardWeights_v8', status);
 }
 let cudnnRNNForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnRNNForward(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
+/** `cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, const int32_t *devSeqLengths, cudnnRNNDataDescriptor_t xDesc, const void *x, cudnnRNNDataDescriptor_t yDesc, void *y, cudnnTensorDescriptor_t hDesc, const void *hx, void *hy, cudnnTensorDescriptor_t cDesc, const void *cx, void *cy, size_t weightSpaceSize, const void *weightSpace, size_t workSpaceSize, void *workSpace, size_t reserveSpaceSize, void *reserveSpace)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.Pointer, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.Pointer, reserveSpaceSize: T.Int64, reserveSpace: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNForward', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNForward', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((fwdMode | 0) !== fwdMode) throw intError('cudnnRNNForward', 'fwdMode', 'i32', fwdMode);
+  pointerArg('cudnnRNNForward', 'devSeqLengths', devSeqLengths, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnRNNForward', 'x', x, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnRNNForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnRNNForward', 'y', y, true);
+  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || hDesc % 1 !== 0) hDesc = addressArg('cudnnRNNForward', 'hDesc', hDesc, true) as typeof hDesc;
+  pointerArg('cudnnRNNForward', 'hx', hx, true);
+  pointerArg('cudnnRNNForward', 'hy', hy, true);
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnRNNForward', 'cDesc', cDesc, true) as typeof cDesc;
+  pointerArg('cudnnRNNForward', 'cx', cx, true);
+  pointerArg('cudnnRNNForward', 'cy', cy, true);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnRNNForward', 'weightSpaceSize', weightSpaceSize, false);
+  pointerArg('cudnnRNNForward', 'weightSpace', weightSpace, true);
+  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || workSpaceSize % 1 !== 0) int64Arg('cudnnRNNForward', 'workSpaceSize', workSpaceSize, false);
+  pointerArg('cudnnRNNForward', 'workSpace', workSpace, true);
+  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || reserveSpaceSize % 1 !== 0) int64Arg('cudnnRNNForward', 'reserveSpaceSize', reserveSpaceSize, false);
+  pointerArg('cudnnRNNForward', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNForward$c ??= binder.native('cudnnRNNForward'))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
   if (status !== 0) throw fail('cudnnRNNForward', status);
 }
 let cudnnRNNGetClip_v8$: Scratch | undefined;
 let cudnnRNNGetClip_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`, `clipNanOpt`. Throws {@link CudnnError}. */
-export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
+/** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`, `clipNanOpt`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): { clipMode: T.cudnnRNNClipMode_t; clipNanOpt: T.cudnnNanPropagation_t } {
   const s = (cudnnRNNGetClip_v8$ ??= new Scratch(2));
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  pointerArg('cudnnRNNGetClip_v8', 'lclip', lclip, true);
+  pointerArg('cudnnRNNGetClip_v8', 'rclip', rclip, true);
   const status = (cudnnRNNGetClip_v8$c ??= binder.native('cudnnRNNGetClip_v8'))(rnnDesc, s.slot(0), s.slot(1), lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNGetClip_v8', status);
   return { clipMode: s.i32[0] as T.cudnnRNNClipMode_t, clipNanOpt: s.i32[2] as T.cudnnNanPropagation_t };
 }
 let cudnnRNNGetClip_v9$: Scratch | undefined;
 let cudnnRNNGetClip_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`. Throws {@link CudnnError}. */
-export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
+/** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 Returns `clipMode`. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, lclip: T.Pointer, rclip: T.Pointer): T.cudnnRNNClipMode_t {
   const s = (cudnnRNNGetClip_v9$ ??= new Scratch(1));
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  s.u64[0] = 0n;
+  pointerArg('cudnnRNNGetClip_v9', 'lclip', lclip, true);
+  pointerArg('cudnnRNNGetClip_v9', 'rclip', rclip, true);
   const status = (cudnnRNNGetClip_v9$c ??= binder.native('cudnnRNNGetClip_v9'))(rnnDesc, s.slot(0), lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNGetClip_v9', status);
   return s.i32[0] as T.cudnnRNNClipMode_t;
 }
 let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
+/** `cudnnStatus_t cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, cudnnNanPropagation_t clipNanOpt, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v8', 'clipMode', 'i32', clipMode);
+  if ((clipNanOpt | 0) !== clipNanOpt) throw intError('cudnnRNNSetClip_v8', 'clipNanOpt', 'i32', clipNanOpt);
+  if (typeof lclip !== 'number') throw argError('cudnnRNNSetClip_v8', 'lclip', 'a number', lclip);
+  if (typeof rclip !== 'number') throw argError('cudnnRNNSetClip_v8', 'rclip', 'a number', rclip);
   const status = (cudnnRNNSetClip_v8$c ??= binder.native('cudnnRNNSetClip_v8'))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNSetClip_v8', status);
 }
 let cudnnRNNSetClip_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
+/** `cudnnStatus_t cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t clipMode, double lclip, double rclip)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v9', 'clipMode', 'i32', clipMode);
+  if (typeof lclip !== 'number') throw argError('cudnnRNNSetClip_v9', 'lclip', 'a number', lclip);
+  if (typeof rclip !== 'number') throw argError('cudnnRNNSetClip_v9', 'rclip', 'a number', rclip);
   const status = (cudnnRNNSetClip_v9$c ??= binder.native('cudnnRNNSetClip_v9'))(rnnDesc, clipMode, lclip, rclip);
   if (status !== 0) throw fail('cudnnRNNSetClip_v9', status);
 }
 let cudnnReduceTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnReduceTensor(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, indices: T.Pointer, indicesSizeInBytes: T.Int64, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t, C: T.Pointer): void {
+/** `cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, void *indices, size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes, const void *alpha, const cudnnTensorDescriptor_t aDesc, const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnReduceTensor(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, indices: T.Pointer, indicesSizeInBytes: T.Int64, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, alpha: T.Pointer, aDesc: T.cudnnTensorDescriptor_t | null, A: T.Pointer, beta: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, C: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReduceTensor', 'handle', handle, true) as typeof handle;
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnReduceTensor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  pointerArg('cudnnReduceTensor', 'indices', indices, true);
+  if (typeof indicesSizeInBytes !== 'number' || !(indicesSizeInBytes >= 0 && indicesSizeInBytes <= 9007199254740991) || indicesSizeInBytes % 1 !== 0) int64Arg('cudnnReduceTensor', 'indicesSizeInBytes', indicesSizeInBytes, false);
+  pointerArg('cudnnReduceTensor', 'workspace', workspace, true);
+  if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cudnnReduceTensor', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+  pointerArg('cudnnReduceTensor', 'alpha', alpha, true);
+  if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnReduceTensor', 'aDesc', aDesc, true) as typeof aDesc;
+  pointerArg('cudnnReduceTensor', 'A', A, true);
+  pointerArg('cudnnReduceTensor', 'beta', beta, true);
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnReduceTensor', 'cDesc', cDesc, true) as typeof cDesc;
+  pointerArg('cudnnReduceTensor', 'C', C, true);
   const status = (cudnnReduceTensor$c ??= binder.native('cudnnReduceTensor'))(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
   if (status !== 0) throw fail('cudnnReduceTensor', status);
 }
 let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): void {
+/** `cudnnStatus_t cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, cudnnReorderType_t reorderType, const void *filterData, void *reorderedFilterData, int reorderBias, const void *biasData, void *reorderedBiasData)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReorderFilterAndBias', 'handle', handle, true) as typeof handle;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnReorderFilterAndBias', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if ((reorderType | 0) !== reorderType) throw intError('cudnnReorderFilterAndBias', 'reorderType', 'i32', reorderType);
+  pointerArg('cudnnReorderFilterAndBias', 'filterData', filterData, true);
+  pointerArg('cudnnReorderFilterAndBias', 'reorderedFilterData', reorderedFilterData, true);
+  if ((reorderBias | 0) !== reorderBias) throw intError('cudnnReorderFilterAndBias', 'reorderBias', 'i32', reorderBias);
+  pointerArg('cudnnReorderFilterAndBias', 'biasData', biasData, true);
+  pointerArg('cudnnReorderFilterAndBias', 'reorderedBiasData', reorderedBiasData, true);
   const status = (cudnnReorderFilterAndBias$c ??= binder.native('cudnnReorderFilterAndBias'))(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
   if (status !== 0) throw fail('cudnnReorderFilterAndBias', status);
 }
 let cudnnRestoreDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
+/** `cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnRestoreDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRestoreDropoutDescriptor', 'handle', handle, true) as typeof handle;
+  if (typeof dropout !== 'number') throw argError('cudnnRestoreDropoutDescriptor', 'dropout', 'a number', dropout);
+  pointerArg('cudnnRestoreDropoutDescriptor', 'states', states, true);
+  if (typeof stateSizeInBytes !== 'number' || !(stateSizeInBytes >= 0 && stateSizeInBytes <= 9007199254740991) || stateSizeInBytes % 1 !== 0) int64Arg('cudnnRestoreDropoutDescriptor', 'stateSizeInBytes', stateSizeInBytes, false);
+  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('cudnnRestoreDropoutDescriptor', 'seed', seed, false);
   const status = (cudnnRestoreDropoutDescriptor$c ??= binder.native('cudnnRestoreDropoutDescriptor'))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
   if (status !== 0) throw fail('cudnnRestoreDropoutDescriptor', status);
 }
 let cudnnScaleTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnScaleTensor(handle: T.cudnnHandle_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, alpha: T.Pointer): void {
+/** `cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnScaleTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, alpha: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnScaleTensor', 'handle', handle, true) as typeof handle;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnScaleTensor', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnScaleTensor', 'y', y, true);
+  pointerArg('cudnnScaleTensor', 'alpha', alpha, true);
   const status = (cudnnScaleTensor$c ??= binder.native('cudnnScaleTensor'))(handle, yDesc, y, alpha);
   if (status !== 0) throw fail('cudnnScaleTensor', status);
 }
 let cudnnSetActivationDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
+/** `cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode, cudnnNanPropagation_t reluNanOpt, double coef)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnSetActivationDescriptor', 'mode', 'i32', mode);
+  if ((reluNanOpt | 0) !== reluNanOpt) throw intError('cudnnSetActivationDescriptor', 'reluNanOpt', 'i32', reluNanOpt);
+  if (typeof coef !== 'number') throw argError('cudnnSetActivationDescriptor', 'coef', 'a number', coef);
   const status = (cudnnSetActivationDescriptor$c ??= binder.native('cudnnSetActivationDescriptor'))(activationDesc, mode, reluNanOpt, coef);
   if (status !== 0) throw fail('cudnnSetActivationDescriptor', status);
 }
 let cudnnSetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t, swish_beta: number): void {
+/** `cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: number): void {
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof swish_beta !== 'number') throw argError('cudnnSetActivationDescriptorSwishBeta', 'swish_beta', 'a number', swish_beta);
   const status = (cudnnSetActivationDescriptorSwishBeta$c ??= binder.native('cudnnSetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
   if (status !== 0) throw fail('cudnnSetActivationDescriptorSwishBeta', status);
 }
 let cudnnSetAttnDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t, postDropoutDesc: T.cudnnDropoutDescriptor_t, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
+/** `cudnnStatus_t cudnnSetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int attnMode, int nHeads, double smScaler, cudnnDataType_t dataType, cudnnDataType_t computePrec, cudnnMathType_t mathType, cudnnDropoutDescriptor_t attnDropoutDesc, cudnnDropoutDescriptor_t postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t | null, postDropoutDesc: T.cudnnDropoutDescriptor_t | null, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnSetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if ((attnMode >>> 0) !== attnMode) throw intError('cudnnSetAttnDescriptor', 'attnMode', 'u32', attnMode);
+  if ((nHeads | 0) !== nHeads) throw intError('cudnnSetAttnDescriptor', 'nHeads', 'i32', nHeads);
+  if (typeof smScaler !== 'number') throw argError('cudnnSetAttnDescriptor', 'smScaler', 'a number', smScaler);
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetAttnDescriptor', 'dataType', 'i32', dataType);
+  if ((computePrec | 0) !== computePrec) throw intError('cudnnSetAttnDescriptor', 'computePrec', 'i32', computePrec);
+  if ((mathType | 0) !== mathType) throw intError('cudnnSetAttnDescriptor', 'mathType', 'i32', mathType);
+  if (typeof attnDropoutDesc !== 'number' || !(attnDropoutDesc >= 0 && attnDropoutDesc <= 9007199254740991) || attnDropoutDesc % 1 !== 0) attnDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'attnDropoutDesc', attnDropoutDesc, true) as typeof attnDropoutDesc;
+  if (typeof postDropoutDesc !== 'number' || !(postDropoutDesc >= 0 && postDropoutDesc <= 9007199254740991) || postDropoutDesc % 1 !== 0) postDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'postDropoutDesc', postDropoutDesc, true) as typeof postDropoutDesc;
+  if ((qSize | 0) !== qSize) throw intError('cudnnSetAttnDescriptor', 'qSize', 'i32', qSize);
+  if ((kSize | 0) !== kSize) throw intError('cudnnSetAttnDescriptor', 'kSize', 'i32', kSize);
+  if ((vSize | 0) !== vSize) throw intError('cudnnSetAttnDescriptor', 'vSize', 'i32', vSize);
+  if ((qProjSize | 0) !== qProjSize) throw intError('cudnnSetAttnDescriptor', 'qProjSize', 'i32', qProjSize);
+  if ((kProjSize | 0) !== kProjSize) throw intError('cudnnSetAttnDescriptor', 'kProjSize', 'i32', kProjSize);
+  if ((vProjSize | 0) !== vProjSize) throw intError('cudnnSetAttnDescriptor', 'vProjSize', 'i32', vProjSize);
+  if ((oProjSize | 0) !== oProjSize) throw intError('cudnnSetAttnDescriptor', 'oProjSize', 'i32', oProjSize);
+  if ((qoMaxSeqLength | 0) !== qoMaxSeqLength) throw intError('cudnnSetAttnDescriptor', 'qoMaxSeqLength', 'i32', qoMaxSeqLength);
+  if ((kvMaxSeqLength | 0) !== kvMaxSeqLength) throw intError('cudnnSetAttnDescriptor', 'kvMaxSeqLength', 'i32', kvMaxSeqLength);
+  if ((maxBatchSize | 0) !== maxBatchSize) throw intError('cudnnSetAttnDescriptor', 'maxBatchSize', 'i32', maxBatchSize);
+  if ((maxBeamSize | 0) !== maxBeamSize) throw intError('cudnnSetAttnDescriptor', 'maxBeamSize', 'i32', maxBeamSize);
   const status = (cudnnSetAttnDescriptor$c ??= binder.native('cudnnSetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
   if (status !== 0) throw fail('cudnnSetAttnDescriptor', status);
 }
 let cudnnSetCTCLossDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t): void {
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t): void {
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor', 'compType', 'i32', compType);
   const status = (cudnnSetCTCLossDescriptor$c ??= binder.native('cudnnSetCTCLossDescriptor'))(ctcLossDesc, compType);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor', status);
 }
 let cudnnSetCTCLossDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
+/** `cudnnStatus_t cudnnSetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptorEx', 'compType', 'i32', compType);
+  if ((normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptorEx', 'normMode', 'i32', normMode);
+  if ((gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptorEx', 'gradMode', 'i32', gradMode);
   const status = (cudnnSetCTCLossDescriptorEx$c ??= binder.native('cudnnSetCTCLossDescriptorEx'))(ctcLossDesc, compType, normMode, gradMode);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptorEx', status);
 }
 let cudnnSetCTCLossDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnNanPropagation_t gradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v8', 'compType', 'i32', compType);
+  if ((normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'normMode', 'i32', normMode);
+  if ((gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'gradMode', 'i32', gradMode);
+  if ((maxLabelLength | 0) !== maxLabelLength) throw intError('cudnnSetCTCLossDescriptor_v8', 'maxLabelLength', 'i32', maxLabelLength);
   const status = (cudnnSetCTCLossDescriptor_v8$c ??= binder.native('cudnnSetCTCLossDescriptor_v8'))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor_v8', status);
 }
 let cudnnSetCTCLossDescriptor_v9$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
+/** `cudnnStatus_t cudnnSetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t compType, cudnnLossNormalizationMode_t normMode, cudnnCTCGradMode_t ctcGradMode, int maxLabelLength)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if ((compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v9', 'compType', 'i32', compType);
+  if ((normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'normMode', 'i32', normMode);
+  if ((ctcGradMode | 0) !== ctcGradMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'ctcGradMode', 'i32', ctcGradMode);
+  if ((maxLabelLength | 0) !== maxLabelLength) throw intError('cudnnSetCTCLossDescriptor_v9', 'maxLabelLength', 'i32', maxLabelLength);
   const status = (cudnnSetCTCLossDescriptor_v9$c ??= binder.native('cudnnSetCTCLossDescriptor_v9'))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor_v9', status);
 }
 let cudnnSetCallback$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 13.0 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CudnnError}. */
+/** `cudnnStatus_t cudnnSetCallback(unsigned int mask, void *udata, cudnnCallback_t fptr)` · cudnn_graph.h · CUDA 13.0 Takes a C callback `fptr` (callbacks.cudnnCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudnnSetCallback(mask: number, udata: T.Pointer, fptr: T.Pointer): void {
+  if ((mask >>> 0) !== mask) throw intError('cudnnSetCallback', 'mask', 'u32', mask);
+  pointerArg('cudnnSetCallback', 'udata', udata, true);
+  callbackArg('cudnnSetCallback', 'fptr', fptr, true);
   const status = (cudnnSetCallback$c ??= binder.native('cudnnSetCallback'))(mask, udata, fptr);
   if (status !== 0) throw fail('cudnnSetCallback', status);
 }
 let cudnnSetConvolution2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
+/** `cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((pad_h | 0) !== pad_h) throw intError('cudnnSetConvolution2dDescriptor', 'pad_h', 'i32', pad_h);
+  if ((pad_w | 0) !== pad_w) throw intError('cudnnSetConvolution2dDescriptor', 'pad_w', 'i32', pad_w);
+  if ((u | 0) !== u) throw intError('cudnnSetConvolution2dDescriptor', 'u', 'i32', u);
+  if ((v | 0) !== v) throw intError('cudnnSetConvolution2dDescriptor', 'v', 'i32', v);
+  if ((dilation_h | 0) !== dilation_h) throw intError('cudnnSetConvolution2dDescriptor', 'dilation_h', 'i32', dilation_h);
+  if ((dilation_w | 0) !== dilation_w) throw intError('cudnnSetConvolution2dDescriptor', 'dilation_w', 'i32', dilation_w);
+  if ((mode | 0) !== mode) throw intError('cudnnSetConvolution2dDescriptor', 'mode', 'i32', mode);
+  if ((computeType | 0) !== computeType) throw intError('cudnnSetConvolution2dDescriptor', 'computeType', 'i32', computeType);
   const status = (cudnnSetConvolution2dDescriptor$c ??= binder.native('cudnnSetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
   if (status !== 0) throw fail('cudnnSetConvolution2dDescriptor', status);
 }
 let cudnnSetConvolutionGroupCount$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t, groupCount: number): void {
+/** `cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null, groupCount: number): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((groupCount | 0) !== groupCount) throw intError('cudnnSetConvolutionGroupCount', 'groupCount', 'i32', groupCount);
   const status = (cudnnSetConvolutionGroupCount$c ??= binder.native('cudnnSetConvolutionGroupCount'))(convDesc, groupCount);
   if (status !== 0) throw fail('cudnnSetConvolutionGroupCount', status);
 }
 let cudnnSetConvolutionMathType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t, mathType: T.cudnnMathType_t): void {
+/** `cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null, mathType: T.cudnnMathType_t): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((mathType | 0) !== mathType) throw intError('cudnnSetConvolutionMathType', 'mathType', 'i32', mathType);
   const status = (cudnnSetConvolutionMathType$c ??= binder.native('cudnnSetConvolutionMathType'))(convDesc, mathType);
   if (status !== 0) throw fail('cudnnSetConvolutionMathType', status);
 }
 let cudnnSetConvolutionNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
+/** `cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength, const int *padA, const int *filterStrideA, const int *dilationA, cudnnConvolutionMode_t mode, cudnnDataType_t computeType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((arrayLength | 0) !== arrayLength) throw intError('cudnnSetConvolutionNdDescriptor', 'arrayLength', 'i32', arrayLength);
+  pointerArg('cudnnSetConvolutionNdDescriptor', 'padA', padA, true);
+  pointerArg('cudnnSetConvolutionNdDescriptor', 'filterStrideA', filterStrideA, true);
+  pointerArg('cudnnSetConvolutionNdDescriptor', 'dilationA', dilationA, true);
+  if ((mode | 0) !== mode) throw intError('cudnnSetConvolutionNdDescriptor', 'mode', 'i32', mode);
+  if ((computeType | 0) !== computeType) throw intError('cudnnSetConvolutionNdDescriptor', 'computeType', 'i32', computeType);
   const status = (cudnnSetConvolutionNdDescriptor$c ??= binder.native('cudnnSetConvolutionNdDescriptor'))(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
   if (status !== 0) throw fail('cudnnSetConvolutionNdDescriptor', status);
 }
 let cudnnSetConvolutionReorderType$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t, reorderType: T.cudnnReorderType_t): void {
+/** `cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null, reorderType: T.cudnnReorderType_t): void {
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
+  if ((reorderType | 0) !== reorderType) throw intError('cudnnSetConvolutionReorderType', 'reorderType', 'i32', reorderType);
   const status = (cudnnSetConvolutionReorderType$c ??= binder.native('cudnnSetConvolutionReorderType'))(convDesc, reorderType);
   if (status !== 0) throw fail('cudnnSetConvolutionReorderType', status);
 }
 let cudnnSetDropoutDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
+/** `cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float dropout, void *states, size_t stateSizeInBytes, unsigned long long seed)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnSetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetDropoutDescriptor', 'handle', handle, true) as typeof handle;
+  if (typeof dropout !== 'number') throw argError('cudnnSetDropoutDescriptor', 'dropout', 'a number', dropout);
+  pointerArg('cudnnSetDropoutDescriptor', 'states', states, true);
+  if (typeof stateSizeInBytes !== 'number' || !(stateSizeInBytes >= 0 && stateSizeInBytes <= 9007199254740991) || stateSizeInBytes % 1 !== 0) int64Arg('cudnnSetDropoutDescriptor', 'stateSizeInBytes', stateSizeInBytes, false);
+  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('cudnnSetDropoutDescriptor', 'seed', seed, false);
   const status = (cudnnSetDropoutDescriptor$c ??= binder.native('cudnnSetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
   if (status !== 0) throw fail('cudnnSetDropoutDescriptor', status);
 }
 let cudnnSetFilter4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
+/** `cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int k, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetFilter4dDescriptor', 'dataType', 'i32', dataType);
+  if ((format | 0) !== format) throw intError('cudnnSetFilter4dDescriptor', 'format', 'i32', format);
+  if ((k | 0) !== k) throw intError('cudnnSetFilter4dDescriptor', 'k', 'i32', k);
+  if ((c | 0) !== c) throw intError('cudnnSetFilter4dDescriptor', 'c', 'i32', c);
+  if ((h | 0) !== h) throw intError('cudnnSetFilter4dDescriptor', 'h', 'i32', h);
+  if ((w | 0) !== w) throw intError('cudnnSetFilter4dDescriptor', 'w', 'i32', w);
   const status = (cudnnSetFilter4dDescriptor$c ??= binder.native('cudnnSetFilter4dDescriptor'))(filterDesc, dataType, format, k, c, h, w);
   if (status !== 0) throw fail('cudnnSetFilter4dDescriptor', status);
 }
 let cudnnSetFilterNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType, cudnnTensorFormat_t format, int nbDims, const int *filterDimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): void {
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetFilterNdDescriptor', 'dataType', 'i32', dataType);
+  if ((format | 0) !== format) throw intError('cudnnSetFilterNdDescriptor', 'format', 'i32', format);
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetFilterNdDescriptor', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnSetFilterNdDescriptor', 'filterDimA', filterDimA, true);
   const status = (cudnnSetFilterNdDescriptor$c ??= binder.native('cudnnSetFilterNdDescriptor'))(filterDesc, dataType, format, nbDims, filterDimA);
   if (status !== 0) throw fail('cudnnSetFilterNdDescriptor', status);
 }
 let cudnnSetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetFusedOpsConstParamPackAttribute(cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, const void *param)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): void {
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnSetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
+  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  pointerArg('cudnnSetFusedOpsConstParamPackAttribute', 'param', param, true);
   const status = (cudnnSetFusedOpsConstParamPackAttribute$c ??= binder.native('cudnnSetFusedOpsConstParamPackAttribute'))(constPack, paramLabel, param);
   if (status !== 0) throw fail('cudnnSetFusedOpsConstParamPackAttribute', status);
 }
 let cudnnSetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetFusedOpsVariantParamPackAttribute(cudnnFusedOpsVariantParamPack_t varPack, cudnnFusedOpsVariantParamLabel_t paramLabel, void *ptr)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnSetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
+  if ((paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
+  pointerArg('cudnnSetFusedOpsVariantParamPackAttribute', 'ptr', ptr, true);
   const status = (cudnnSetFusedOpsVariantParamPackAttribute$c ??= binder.native('cudnnSetFusedOpsVariantParamPackAttribute'))(varPack, paramLabel, ptr);
   if (status !== 0) throw fail('cudnnSetFusedOpsVariantParamPackAttribute', status);
 }
 let cudnnSetLRNDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
+/** `cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
+  if ((lrnN >>> 0) !== lrnN) throw intError('cudnnSetLRNDescriptor', 'lrnN', 'u32', lrnN);
+  if (typeof lrnAlpha !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnAlpha', 'a number', lrnAlpha);
+  if (typeof lrnBeta !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnBeta', 'a number', lrnBeta);
+  if (typeof lrnK !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnK', 'a number', lrnK);
   const status = (cudnnSetLRNDescriptor$c ??= binder.native('cudnnSetLRNDescriptor'))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
   if (status !== 0) throw fail('cudnnSetLRNDescriptor', status);
 }
 let cudnnSetOpTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
+/** `cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
+  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnSetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+  if ((opTensorOp | 0) !== opTensorOp) throw intError('cudnnSetOpTensorDescriptor', 'opTensorOp', 'i32', opTensorOp);
+  if ((opTensorCompType | 0) !== opTensorCompType) throw intError('cudnnSetOpTensorDescriptor', 'opTensorCompType', 'i32', opTensorCompType);
+  if ((opTensorNanOpt | 0) !== opTensorNanOpt) throw intError('cudnnSetOpTensorDescriptor', 'opTensorNanOpt', 'i32', opTensorNanOpt);
   const status = (cudnnSetOpTensorDescriptor$c ??= binder.native('cudnnSetOpTensorDescriptor'))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
   if (status !== 0) throw fail('cudnnSetOpTensorDescriptor', status);
 }
 let cudnnSetPooling2dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
+/** `cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode, cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnSetPooling2dDescriptor', 'mode', 'i32', mode);
+  if ((maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPooling2dDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
+  if ((windowHeight | 0) !== windowHeight) throw intError('cudnnSetPooling2dDescriptor', 'windowHeight', 'i32', windowHeight);
+  if ((windowWidth | 0) !== windowWidth) throw intError('cudnnSetPooling2dDescriptor', 'windowWidth', 'i32', windowWidth);
+  if ((verticalPadding | 0) !== verticalPadding) throw intError('cudnnSetPooling2dDescriptor', 'verticalPadding', 'i32', verticalPadding);
+  if ((horizontalPadding | 0) !== horizontalPadding) throw intError('cudnnSetPooling2dDescriptor', 'horizontalPadding', 'i32', horizontalPadding);
+  if ((verticalStride | 0) !== verticalStride) throw intError('cudnnSetPooling2dDescriptor', 'verticalStride', 'i32', verticalStride);
+  if ((horizontalStride | 0) !== horizontalStride) throw intError('cudnnSetPooling2dDescriptor', 'horizontalStride', 'i32', horizontalStride);
   const status = (cudnnSetPooling2dDescriptor$c ??= binder.native('cudnnSetPooling2dDescriptor'))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
   if (status !== 0) throw fail('cudnnSetPooling2dDescriptor', status);
 }
 let cudnnSetPoolingNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode, const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims, const int *windowDimA, const int *paddingA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): void {
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if ((mode | 0) !== mode) throw intError('cudnnSetPoolingNdDescriptor', 'mode', 'i32', mode);
+  if ((maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPoolingNdDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetPoolingNdDescriptor', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnSetPoolingNdDescriptor', 'windowDimA', windowDimA, true);
+  pointerArg('cudnnSetPoolingNdDescriptor', 'paddingA', paddingA, true);
+  pointerArg('cudnnSetPoolingNdDescriptor', 'strideA', strideA, true);
   const status = (cudnnSetPoolingNdDescriptor$c ??= binder.native('cudnnSetPoolingNdDescriptor'))(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
   if (status !== 0) throw fail('cudnnSetPoolingNdDescriptor', status);
 }
 let cudnnSetRNNDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType, cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
+  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnSetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetRNNDataDescriptor', 'dataType', 'i32', dataType);
+  if ((layout | 0) !== layout) throw intError('cudnnSetRNNDataDescriptor', 'layout', 'i32', layout);
+  if ((maxSeqLength | 0) !== maxSeqLength) throw intError('cudnnSetRNNDataDescriptor', 'maxSeqLength', 'i32', maxSeqLength);
+  if ((batchSize | 0) !== batchSize) throw intError('cudnnSetRNNDataDescriptor', 'batchSize', 'i32', batchSize);
+  if ((vectorSize | 0) !== vectorSize) throw intError('cudnnSetRNNDataDescriptor', 'vectorSize', 'i32', vectorSize);
+  pointerArg('cudnnSetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, true);
+  pointerArg('cudnnSetRNNDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnSetRNNDataDescriptor$c ??= binder.native('cudnnSetRNNDataDescriptor'))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnSetRNNDataDescriptor', status);
 }
 let cudnnSetRNNDescriptor_v8$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t, auxFlags: number): void {
+/** `cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode, cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode, cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType, cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize, int32_t hiddenSize, int32_t projSize, int32_t numLayers, cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t | null, auxFlags: number): void {
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if ((algo | 0) !== algo) throw intError('cudnnSetRNNDescriptor_v8', 'algo', 'i32', algo);
+  if ((cellMode | 0) !== cellMode) throw intError('cudnnSetRNNDescriptor_v8', 'cellMode', 'i32', cellMode);
+  if ((biasMode | 0) !== biasMode) throw intError('cudnnSetRNNDescriptor_v8', 'biasMode', 'i32', biasMode);
+  if ((dirMode | 0) !== dirMode) throw intError('cudnnSetRNNDescriptor_v8', 'dirMode', 'i32', dirMode);
+  if ((inputMode | 0) !== inputMode) throw intError('cudnnSetRNNDescriptor_v8', 'inputMode', 'i32', inputMode);
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetRNNDescriptor_v8', 'dataType', 'i32', dataType);
+  if ((mathPrec | 0) !== mathPrec) throw intError('cudnnSetRNNDescriptor_v8', 'mathPrec', 'i32', mathPrec);
+  if ((mathType | 0) !== mathType) throw intError('cudnnSetRNNDescriptor_v8', 'mathType', 'i32', mathType);
+  if ((inputSize | 0) !== inputSize) throw intError('cudnnSetRNNDescriptor_v8', 'inputSize', 'i32', inputSize);
+  if ((hiddenSize | 0) !== hiddenSize) throw intError('cudnnSetRNNDescriptor_v8', 'hiddenSize', 'i32', hiddenSize);
+  if ((projSize | 0) !== projSize) throw intError('cudnnSetRNNDescriptor_v8', 'projSize', 'i32', projSize);
+  if ((numLayers | 0) !== numLayers) throw intError('cudnnSetRNNDescriptor_v8', 'numLayers', 'i32', numLayers);
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnSetRNNDescriptor_v8', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if ((auxFlags >>> 0) !== auxFlags) throw intError('cudnnSetRNNDescriptor_v8', 'auxFlags', 'u32', auxFlags);
   const status = (cudnnSetRNNDescriptor_v8$c ??= binder.native('cudnnSetRNNDescriptor_v8'))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
   if (status !== 0) throw fail('cudnnSetRNNDescriptor_v8', status);
 }
 let cudnnSetReduceTensorDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
+/** `cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t reduceTensorOp, cudnnDataType_t reduceTensorCompType, cudnnNanPropagation_t reduceTensorNanOpt, cudnnReduceTensorIndices_t reduceTensorIndices, cudnnIndicesType_t reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnSetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  if ((reduceTensorOp | 0) !== reduceTensorOp) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorOp', 'i32', reduceTensorOp);
+  if ((reduceTensorCompType | 0) !== reduceTensorCompType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorCompType', 'i32', reduceTensorCompType);
+  if ((reduceTensorNanOpt | 0) !== reduceTensorNanOpt) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorNanOpt', 'i32', reduceTensorNanOpt);
+  if ((reduceTensorIndices | 0) !== reduceTensorIndices) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorIndices', 'i32', reduceTensorIndices);
+  if ((reduceTensorIndicesType | 0) !== reduceTensorIndicesType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorIndicesType', 'i32', reduceTensorIndicesType);
   const status = (cudnnSetReduceTensorDescriptor$c ??= binder.native('cudnnSetReduceTensorDescriptor'))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
   if (status !== 0) throw fail('cudnnSetReduceTensorDescriptor', status);
 }
 let cudnnSetSeqDataDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetSeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const cudnnSeqDataAxis_t *axes, size_t seqLengthArraySize, const int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
+  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnSetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetSeqDataDescriptor', 'dataType', 'i32', dataType);
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetSeqDataDescriptor', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnSetSeqDataDescriptor', 'dimA', dimA, true);
+  pointerArg('cudnnSetSeqDataDescriptor', 'axes', axes, true);
+  if (typeof seqLengthArraySize !== 'number' || !(seqLengthArraySize >= 0 && seqLengthArraySize <= 9007199254740991) || seqLengthArraySize % 1 !== 0) int64Arg('cudnnSetSeqDataDescriptor', 'seqLengthArraySize', seqLengthArraySize, false);
+  pointerArg('cudnnSetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
+  pointerArg('cudnnSetSeqDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnSetSeqDataDescriptor$c ??= binder.native('cudnnSetSeqDataDescriptor'))(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
   if (status !== 0) throw fail('cudnnSetSeqDataDescriptor', status);
 }
 let cudnnSetSpatialTransformerNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetSpatialTransformerNdDescriptor(cudnnSpatialTransformerDescriptor_t stDesc, cudnnSamplerType_t samplerType, cudnnDataType_t dataType, const int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSetSpatialTransformerNdDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
+  if ((samplerType | 0) !== samplerType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'samplerType', 'i32', samplerType);
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'dataType', 'i32', dataType);
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnSetSpatialTransformerNdDescriptor', 'dimA', dimA, true);
   const status = (cudnnSetSpatialTransformerNdDescriptor$c ??= binder.native('cudnnSetSpatialTransformerNdDescriptor'))(stDesc, samplerType, dataType, nbDims, dimA);
   if (status !== 0) throw fail('cudnnSetSpatialTransformerNdDescriptor', status);
 }
 let cudnnSetStream$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetStream(handle: T.cudnnHandle_t, streamId: T.cudaStream_t): void {
+/** `cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaStream_t | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cudnnSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cudnnSetStream$c ??= binder.native('cudnnSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cudnnSetStream', status);
 }
 let cudnnSetTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetTensor(handle: T.cudnnHandle_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, valuePtr: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetTensor(handle: T.cudnnHandle_t | null, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, valuePtr: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetTensor', 'handle', handle, true) as typeof handle;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSetTensor', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnSetTensor', 'y', y, true);
+  pointerArg('cudnnSetTensor', 'valuePtr', valuePtr, true);
   const status = (cudnnSetTensor$c ??= binder.native('cudnnSetTensor'))(handle, yDesc, y, valuePtr);
   if (status !== 0) throw fail('cudnnSetTensor', status);
 }
 let cudnnSetTensor4dDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n: number, c: number, h: number, w: number): void {
-  const status = (cudnnSetTensor4dDescriptor$c ??= binder.native('cudnnSetTensor4dDescriptor'))(tensorDesc, format, dataType, n, c, h, w);
+/** `cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int n, int c, int h, int w)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number): void {
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if ((format | 0) !== format) throw intError('cudnnSetTensor4dDescriptor', 'format', 'i32', format);
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptor', 'dataType', 'i32', dataType);
+  if ((n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptor', 'n', 'i32', n_);
+  if ((c | 0) !== c) throw intError('cudnnSetTensor4dDescriptor', 'c', 'i32', c);
+  if ((h | 0) !== h) throw intError('cudnnSetTensor4dDescriptor', 'h', 'i32', h);
+  if ((w | 0) !== w) throw intError('cudnnSetTensor4dDescriptor', 'w', 'i32', w);
+  const status = (cudnnSetTensor4dDescriptor$c ??= binder.native('cudnnSetTensor4dDescriptor'))(tensorDesc, format, dataType, n_, c, h, w);
   if (status !== 0) throw fail('cudnnSetTensor4dDescriptor', status);
 }
 let cudnnSetTensor4dDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t, dataType: T.cudnnDataType_t, n: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
-  const status = (cudnnSetTensor4dDescriptorEx$c ??= binder.native('cudnnSetTensor4dDescriptorEx'))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+/** `cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptorEx', 'dataType', 'i32', dataType);
+  if ((n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptorEx', 'n', 'i32', n_);
+  if ((c | 0) !== c) throw intError('cudnnSetTensor4dDescriptorEx', 'c', 'i32', c);
+  if ((h | 0) !== h) throw intError('cudnnSetTensor4dDescriptorEx', 'h', 'i32', h);
+  if ((w | 0) !== w) throw intError('cudnnSetTensor4dDescriptorEx', 'w', 'i32', w);
+  if ((nStride | 0) !== nStride) throw intError('cudnnSetTensor4dDescriptorEx', 'nStride', 'i32', nStride);
+  if ((cStride | 0) !== cStride) throw intError('cudnnSetTensor4dDescriptorEx', 'cStride', 'i32', cStride);
+  if ((hStride | 0) !== hStride) throw intError('cudnnSetTensor4dDescriptorEx', 'hStride', 'i32', hStride);
+  if ((wStride | 0) !== wStride) throw intError('cudnnSetTensor4dDescriptorEx', 'wStride', 'i32', wStride);
+  const status = (cudnnSetTensor4dDescriptorEx$c ??= binder.native('cudnnSetTensor4dDescriptorEx'))(tensorDesc, dataType, n_, c, h, w, nStride, cStride, hStride, wStride);
   if (status !== 0) throw fail('cudnnSetTensor4dDescriptorEx', status);
 }
 let cudnnSetTensorNdDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims, const int *dimA, const int *strideA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): void {
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptor', 'dataType', 'i32', dataType);
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptor', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnSetTensorNdDescriptor', 'dimA', dimA, true);
+  pointerArg('cudnnSetTensorNdDescriptor', 'strideA', strideA, true);
   const status = (cudnnSetTensorNdDescriptor$c ??= binder.native('cudnnSetTensorNdDescriptor'))(tensorDesc, dataType, nbDims, dimA, strideA);
   if (status !== 0) throw fail('cudnnSetTensorNdDescriptor', status);
 }
 let cudnnSetTensorNdDescriptorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
+/** `cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format, cudnnDataType_t dataType, int nbDims, const int *dimA)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if ((format | 0) !== format) throw intError('cudnnSetTensorNdDescriptorEx', 'format', 'i32', format);
+  if ((dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptorEx', 'dataType', 'i32', dataType);
+  if ((nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptorEx', 'nbDims', 'i32', nbDims);
+  pointerArg('cudnnSetTensorNdDescriptorEx', 'dimA', dimA, true);
   const status = (cudnnSetTensorNdDescriptorEx$c ??= binder.native('cudnnSetTensorNdDescriptorEx'))(tensorDesc, format, dataType, nbDims, dimA);
   if (status !== 0) throw fail('cudnnSetTensorNdDescriptorEx', status);
 }
 let cudnnSetTensorTransformDescriptor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {
+/** `cudnnStatus_t cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, const uint32_t nbDims, const cudnnTensorFormat_t destFormat, const int32_t *padBeforeA, const int32_t *padAfterA, const uint32_t *foldA, const cudnnFoldingDirection_t direction)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnSetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if ((nbDims >>> 0) !== nbDims) throw intError('cudnnSetTensorTransformDescriptor', 'nbDims', 'u32', nbDims);
+  if ((destFormat | 0) !== destFormat) throw intError('cudnnSetTensorTransformDescriptor', 'destFormat', 'i32', destFormat);
+  pointerArg('cudnnSetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);
+  pointerArg('cudnnSetTensorTransformDescriptor', 'padAfterA', padAfterA, true);
+  pointerArg('cudnnSetTensorTransformDescriptor', 'foldA', foldA, true);
+  if ((direction | 0) !== direction) throw intError('cudnnSetTensorTransformDescriptor', 'direction', 'i32', direction);
   const status = (cudnnSetTensorTransformDescriptor$c ??= binder.native('cudnnSetTensorTransformDescriptor'))(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
   if (status !== 0) throw fail('cudnnSetTensorTransformDescriptor', status);
 }
 let cudnnSoftmaxBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer): void {
+/** `cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSoftmaxBackward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxBackward', 'handle', handle, true) as typeof handle;
+  if ((algo | 0) !== algo) throw intError('cudnnSoftmaxBackward', 'algo', 'i32', algo);
+  if ((mode | 0) !== mode) throw intError('cudnnSoftmaxBackward', 'mode', 'i32', mode);
+  pointerArg('cudnnSoftmaxBackward', 'alpha', alpha, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSoftmaxBackward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnSoftmaxBackward', 'y', y, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnSoftmaxBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnSoftmaxBackward', 'dy', dy, true);
+  pointerArg('cudnnSoftmaxBackward', 'beta', beta, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnSoftmaxBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnSoftmaxBackward', 'dx', dx, true);
   const status = (cudnnSoftmaxBackward$c ??= binder.native('cudnnSoftmaxBackward'))(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
   if (status !== 0) throw fail('cudnnSoftmaxBackward', status);
 }
 let cudnnSoftmaxForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSoftmaxForward(handle: T.cudnnHandle_t, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSoftmaxForward(handle: T.cudnnHandle_t | null, algo: T.cudnnSoftmaxAlgorithm_t, mode: T.cudnnSoftmaxMode_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxForward', 'handle', handle, true) as typeof handle;
+  if ((algo | 0) !== algo) throw intError('cudnnSoftmaxForward', 'algo', 'i32', algo);
+  if ((mode | 0) !== mode) throw intError('cudnnSoftmaxForward', 'mode', 'i32', mode);
+  pointerArg('cudnnSoftmaxForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSoftmaxForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnSoftmaxForward', 'x', x, true);
+  pointerArg('cudnnSoftmaxForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSoftmaxForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnSoftmaxForward', 'y', y, true);
   const status = (cudnnSoftmaxForward$c ??= binder.native('cudnnSoftmaxForward'))(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnSoftmaxForward', status);
 }
 let cudnnSpatialTfGridGeneratorBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, dgrid: T.Pointer, dtheta: T.Pointer): void {
+/** `cudnnStatus_t cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *dgrid, void *dtheta)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, dgrid: T.Pointer, dtheta: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfGridGeneratorBackward', 'handle', handle, true) as typeof handle;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfGridGeneratorBackward', 'stDesc', stDesc, true) as typeof stDesc;
+  pointerArg('cudnnSpatialTfGridGeneratorBackward', 'dgrid', dgrid, true);
+  pointerArg('cudnnSpatialTfGridGeneratorBackward', 'dtheta', dtheta, true);
   const status = (cudnnSpatialTfGridGeneratorBackward$c ??= binder.native('cudnnSpatialTfGridGeneratorBackward'))(handle, stDesc, dgrid, dtheta);
   if (status !== 0) throw fail('cudnnSpatialTfGridGeneratorBackward', status);
 }
 let cudnnSpatialTfGridGeneratorForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, theta: T.Pointer, grid: T.Pointer): void {
+/** `cudnnStatus_t cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handle, const cudnnSpatialTransformerDescriptor_t stDesc, const void *theta, void *grid)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, theta: T.Pointer, grid: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfGridGeneratorForward', 'handle', handle, true) as typeof handle;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfGridGeneratorForward', 'stDesc', stDesc, true) as typeof stDesc;
+  pointerArg('cudnnSpatialTfGridGeneratorForward', 'theta', theta, true);
+  pointerArg('cudnnSpatialTfGridGeneratorForward', 'grid', grid, true);
   const status = (cudnnSpatialTfGridGeneratorForward$c ??= binder.native('cudnnSpatialTfGridGeneratorForward'))(handle, stDesc, theta, grid);
   if (status !== 0) throw fail('cudnnSpatialTfGridGeneratorForward', status);
 }
 let cudnnSpatialTfSamplerBackward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, alphaDgrid: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, grid: T.Pointer, betaDgrid: T.Pointer, dgrid: T.Pointer): void {
+/** `cudnnStatus_t cudnnSpatialTfSamplerBackward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t dxDesc, void *dx, const void *alphaDgrid, const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *grid, const void *betaDgrid, void *dgrid)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSpatialTfSamplerBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, dxDesc: T.cudnnTensorDescriptor_t | null, dx: T.Pointer, alphaDgrid: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t | null, dy: T.Pointer, grid: T.Pointer, betaDgrid: T.Pointer, dgrid: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfSamplerBackward', 'handle', handle, true) as typeof handle;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfSamplerBackward', 'stDesc', stDesc, true) as typeof stDesc;
+  pointerArg('cudnnSpatialTfSamplerBackward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSpatialTfSamplerBackward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnSpatialTfSamplerBackward', 'x', x, true);
+  pointerArg('cudnnSpatialTfSamplerBackward', 'beta', beta, true);
+  if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnSpatialTfSamplerBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+  pointerArg('cudnnSpatialTfSamplerBackward', 'dx', dx, true);
+  pointerArg('cudnnSpatialTfSamplerBackward', 'alphaDgrid', alphaDgrid, true);
+  if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnSpatialTfSamplerBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+  pointerArg('cudnnSpatialTfSamplerBackward', 'dy', dy, true);
+  pointerArg('cudnnSpatialTfSamplerBackward', 'grid', grid, true);
+  pointerArg('cudnnSpatialTfSamplerBackward', 'betaDgrid', betaDgrid, true);
+  pointerArg('cudnnSpatialTfSamplerBackward', 'dgrid', dgrid, true);
   const status = (cudnnSpatialTfSamplerBackward$c ??= binder.native('cudnnSpatialTfSamplerBackward'))(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
   if (status !== 0) throw fail('cudnnSpatialTfSamplerBackward', status);
 }
 let cudnnSpatialTfSamplerForward$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t, stDesc: T.cudnnSpatialTransformerDescriptor_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, grid: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnSpatialTfSamplerForward(cudnnHandle_t handle, cudnnSpatialTransformerDescriptor_t stDesc, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *grid, const void *beta, cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnSpatialTfSamplerForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, grid: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfSamplerForward', 'handle', handle, true) as typeof handle;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfSamplerForward', 'stDesc', stDesc, true) as typeof stDesc;
+  pointerArg('cudnnSpatialTfSamplerForward', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSpatialTfSamplerForward', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnSpatialTfSamplerForward', 'x', x, true);
+  pointerArg('cudnnSpatialTfSamplerForward', 'grid', grid, true);
+  pointerArg('cudnnSpatialTfSamplerForward', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSpatialTfSamplerForward', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnSpatialTfSamplerForward', 'y', y, true);
   const status = (cudnnSpatialTfSamplerForward$c ??= binder.native('cudnnSpatialTfSamplerForward'))(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnSpatialTfSamplerForward', status);
 }
 let cudnnTransformFilter$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnTransformFilter(handle: T.cudnnHandle_t, transDesc: T.cudnnTensorTransformDescriptor_t, alpha: T.Pointer, srcDesc: T.cudnnFilterDescriptor_t, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnFilterDescriptor_t, destData: T.Pointer): void {
+/** `cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnFilterDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnFilterDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnTransformFilter(handle: T.cudnnHandle_t | null, transDesc: T.cudnnTensorTransformDescriptor_t | null, alpha: T.Pointer, srcDesc: T.cudnnFilterDescriptor_t | null, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnFilterDescriptor_t | null, destData: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformFilter', 'handle', handle, true) as typeof handle;
+  if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || transDesc % 1 !== 0) transDesc = addressArg('cudnnTransformFilter', 'transDesc', transDesc, true) as typeof transDesc;
+  pointerArg('cudnnTransformFilter', 'alpha', alpha, true);
+  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnTransformFilter', 'srcDesc', srcDesc, true) as typeof srcDesc;
+  pointerArg('cudnnTransformFilter', 'srcData', srcData, true);
+  pointerArg('cudnnTransformFilter', 'beta', beta, true);
+  if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnTransformFilter', 'destDesc', destDesc, true) as typeof destDesc;
+  pointerArg('cudnnTransformFilter', 'destData', destData, true);
   const status = (cudnnTransformFilter$c ??= binder.native('cudnnTransformFilter'))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
   if (status !== 0) throw fail('cudnnTransformFilter', status);
 }
 let cudnnTransformTensor$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnTransformTensor(handle: T.cudnnHandle_t, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer): void {
+/** `cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnTransformTensor(handle: T.cudnnHandle_t | null, alpha: T.Pointer, xDesc: T.cudnnTensorDescriptor_t | null, x: T.Pointer, beta: T.Pointer, yDesc: T.cudnnTensorDescriptor_t | null, y: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformTensor', 'handle', handle, true) as typeof handle;
+  pointerArg('cudnnTransformTensor', 'alpha', alpha, true);
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnTransformTensor', 'xDesc', xDesc, true) as typeof xDesc;
+  pointerArg('cudnnTransformTensor', 'x', x, true);
+  pointerArg('cudnnTransformTensor', 'beta', beta, true);
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnTransformTensor', 'yDesc', yDesc, true) as typeof yDesc;
+  pointerArg('cudnnTransformTensor', 'y', y, true);
   const status = (cudnnTransformTensor$c ??= binder.native('cudnnTransformTensor'))(handle, alpha, xDesc, x, beta, yDesc, y);
   if (status !== 0) throw fail('cudnnTransformTensor', status);
 }
 let cudnnTransformTensorEx$c: NativeFunction | undefined;
-/** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}. */
-export function cudnnTransformTensorEx(handle: T.cudnnHandle_t, transDesc: T.cudnnTensorTransformDescriptor_t, alpha: T.Pointer, srcDesc: T.cudnnTensorDescriptor_t, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnTensorDescriptor_t, destData: T.Pointer): void {
+/** `cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle, const cudnnTensorTransformDescriptor_t transDesc, const void *alpha, const cudnnTensorDescriptor_t srcDesc, const void *srcData, const void *beta, const cudnnTensorDescriptor_t destDesc, void *destData)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudnnTransformTensorEx(handle: T.cudnnHandle_t | null, transDesc: T.cudnnTensorTransformDescriptor_t | null, alpha: T.Pointer, srcDesc: T.cudnnTensorDescriptor_t | null, srcData: T.Pointer, beta: T.Pointer, destDesc: T.cudnnTensorDescriptor_t | null, destData: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformTensorEx', 'handle', handle, true) as typeof handle;
+  if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || transDesc % 1 !== 0) transDesc = addressArg('cudnnTransformTensorEx', 'transDesc', transDesc, true) as typeof transDesc;
+  pointerArg('cudnnTransformTensorEx', 'alpha', alpha, true);
+  if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnTransformTensorEx', 'srcDesc', srcDesc, true) as typeof srcDesc;
+  pointerArg('cudnnTransformTensorEx', 'srcData', srcData, true);
+  pointerArg('cudnnTransformTensorEx', 'beta', beta, true);
+  if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnTransformTensorEx', 'destDesc', destDesc, true) as typeof destDesc;
+  pointerArg('cudnnTransformTensorEx', 'destData', destData, true);
   const status = (cudnnTransformTensorEx$c ??= binder.native('cudnnTransformTensorEx'))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
   if (status !== 0) throw fail('cudnnTransformTensorEx', status);
 }

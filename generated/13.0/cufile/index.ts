@@ -2,13 +2,13 @@
 // Typed layer of the cuFile (GPUDirect Storage): throws CufileError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing CUfileError_t from the cuFile (GPUDirect Storage). `name` is the status name, `func` the C function. */
 export class CufileError extends CudaError {
@@ -28,21 +28,27 @@ function fail(func: string, code: number): CufileError {
 }
 
 let cuFileBatchIOCancel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileBatchIOCancel(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileBatchIOCancel(batch_idp: T.Pointer): void {
+  pointerArg('cuFileBatchIOCancel', 'batch_idp', batch_idp, true);
   const status = ((cuFileBatchIOCancel$c ??= binder.native('cuFileBatchIOCancel'))(batch_idp) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOCancel', status);
 }
 let cuFileBatchIODestroy$c: NativeFunction | undefined;
 /** `void cuFileBatchIODestroy(CUfileBatchHandle_t batch_idp)` · cufile.h · CUDA 13.0 */
 export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
-  return (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
+  pointerArg('cuFileBatchIODestroy', 'batch_idp', batch_idp, true);
+  const result = (cuFileBatchIODestroy$c ??= binder.native('cuFileBatchIODestroy'))(batch_idp);
+  return result;
 }
 let cuFileBatchIOGetStatus$: Scratch | undefined;
 let cuFileBatchIOGetStatus$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Returns `nr`, `iocbp`, `timeout`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 Returns `nr`, `iocbp`, `timeout`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { nr: number; iocbp: T.CUfileIOEvents; timeout: T.timespec } {
   const s = (cuFileBatchIOGetStatus$ ??= new Scratch(1));
+  pointerArg('cuFileBatchIOGetStatus', 'batch_idp', batch_idp, true);
+  if ((min_nr >>> 0) !== min_nr) throw intError('cuFileBatchIOGetStatus', 'min_nr', 'u32', min_nr);
+  s.u64[0] = 0n;
   const iocbp$ = new Uint8Array(24);
   const timeout$ = new Uint8Array(16);
   const status = ((cuFileBatchIOGetStatus$c ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, s.slot(0), iocbp$, timeout$) as { err: number }).err;
@@ -51,157 +57,194 @@ export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number): { 
 }
 let cuFileBatchIOSetUp$: Scratch | undefined;
 let cuFileBatchIOSetUp$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Returns `batch_idp`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 Returns `batch_idp`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileBatchIOSetUp(nr: number): number {
   const s = (cuFileBatchIOSetUp$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((nr >>> 0) !== nr) throw intError('cuFileBatchIOSetUp', 'nr', 'u32', nr);
   const status = ((cuFileBatchIOSetUp$c ??= binder.native('cuFileBatchIOSetUp'))(s.slot(0), nr) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSetUp', status);
   return s.address(0);
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Returns `iocbp`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Returns `iocbp`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, flags: number): T.CUfileIOParams {
+  pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
+  if ((nr >>> 0) !== nr) throw intError('cuFileBatchIOSubmit', 'nr', 'u32', nr);
   const iocbp$ = new Uint8Array(64);
+  if ((flags >>> 0) !== flags) throw intError('cuFileBatchIOSubmit', 'flags', 'u32', flags);
   const status = ((cuFileBatchIOSubmit$c ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr, iocbp$, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSubmit', status);
   return decodeRecord<T.CUfileIOParams>(records.CUfileIOParams(), iocbp$);
 }
 let cuFileBufDeregister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileBufDeregister(bufPtr_base: T.Pointer): void {
+  pointerArg('cuFileBufDeregister', 'bufPtr_base', bufPtr_base, true);
   const status = ((cuFileBufDeregister$c ??= binder.native('cuFileBufDeregister'))(bufPtr_base) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufDeregister', status);
 }
 let cuFileBufRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
+  pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
+  if ((flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
   const status = ((cuFileBufRegister$c ??= binder.native('cuFileBufRegister'))(bufPtr_base, length, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufRegister', status);
 }
 let cuFileDriverClose$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverClose_v2(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverClose(): void {
   const status = ((cuFileDriverClose$c ??= binder.native('cuFileDriverClose'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverClose', status);
 }
 let cuFileDriverGetProperties$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverGetProperties(props: T.Pointer): void {
+  pointerArg('cuFileDriverGetProperties', 'props', props, true);
   const status = ((cuFileDriverGetProperties$c ??= binder.native('cuFileDriverGetProperties'))(props) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverGetProperties', status);
 }
 let cuFileDriverOpen$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverOpen(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverOpen(): void {
   const status = ((cuFileDriverOpen$c ??= binder.native('cuFileDriverOpen'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverOpen', status);
 }
 let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
+  if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || max_cache_size % 1 !== 0) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxCacheSize', status);
 }
 let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
+  if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || max_direct_io_size % 1 !== 0) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxDirectIOSize', status);
 }
 let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
+  if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || max_pinned_size % 1 !== 0) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxPinnedMemSize', status);
 }
 let cuFileDriverSetPollMode$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileDriverSetPollMode(_Bool poll, size_t poll_threshold_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
+  if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
+  if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || poll_threshold_size % 1 !== 0) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
   const status = ((cuFileDriverSetPollMode$c ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetPollMode', status);
 }
 let cuFileGetBARSizeInKB$: Scratch | undefined;
 let cuFileGetBARSizeInKB$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Returns `barSize`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 Returns `barSize`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetBARSizeInKB(gpuIndex: number): number {
   const s = (cuFileGetBARSizeInKB$ ??= new Scratch(1));
+  if ((gpuIndex | 0) !== gpuIndex) throw intError('cuFileGetBARSizeInKB', 'gpuIndex', 'i32', gpuIndex);
+  s.u64[0] = 0n;
   const status = ((cuFileGetBARSizeInKB$c ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetBARSizeInKB', status);
   return s.size(0);
 }
 let cuFileGetParameterBool$: Scratch | undefined;
 let cuFileGetParameterBool$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t): boolean {
   const s = (cuFileGetParameterBool$ ??= new Scratch(1));
+  if ((param | 0) !== param) throw intError('cuFileGetParameterBool', 'param', 'i32', param);
+  s.u64[0] = 0n;
   const status = ((cuFileGetParameterBool$c ??= binder.native('cuFileGetParameterBool'))(param, s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterBool', status);
   return s.bytes[0] !== 0;
 }
 let cuFileGetParameterMinMaxValue$: Scratch | undefined;
 let cuFileGetParameterMinMaxValue$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Returns `min_value`, `max_value`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 Returns `min_value`, `max_value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t): { min_value: number; max_value: number } {
   const s = (cuFileGetParameterMinMaxValue$ ??= new Scratch(2));
+  if ((param | 0) !== param) throw intError('cuFileGetParameterMinMaxValue', 'param', 'i32', param);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = ((cuFileGetParameterMinMaxValue$c ??= binder.native('cuFileGetParameterMinMaxValue'))(param, s.slot(0), s.slot(1)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterMinMaxValue', status);
   return { min_value: s.size(0), max_value: s.size(1) };
 }
 let cuFileGetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileGetParameterPosixPoolSlabArray(size_values: T.Pointer, count_values: T.Pointer, len: number): void {
-  const status = ((cuFileGetParameterPosixPoolSlabArray$c ??= binder.native('cuFileGetParameterPosixPoolSlabArray'))(size_values, count_values, len) as { err: number }).err;
+/** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileGetParameterPosixPoolSlabArray(size_values: readonly (T.Int64)[] | BigUint64Array, count_values: readonly (T.Int64)[] | BigUint64Array): void {
+  const size_values$ = scalarArrayArg('cuFileGetParameterPosixPoolSlabArray', 'size_values', 'u64', size_values, false);
+  const count_values$ = scalarArrayArg('cuFileGetParameterPosixPoolSlabArray', 'count_values', 'u64', count_values, false);
+  const len$n = sameLength('cuFileGetParameterPosixPoolSlabArray', ['size_values', 'count_values'], [size_values$.count, count_values$.count], [size_values !== null, count_values !== null]);
+  const status = ((cuFileGetParameterPosixPoolSlabArray$c ??= binder.native('cuFileGetParameterPosixPoolSlabArray'))(size_values$.data, count_values$.data, len$n) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterPosixPoolSlabArray', status);
 }
 let cuFileGetParameterSizeT$: Scratch | undefined;
 let cuFileGetParameterSizeT$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 Returns `value`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t): number {
   const s = (cuFileGetParameterSizeT$ ??= new Scratch(1));
+  if ((param | 0) !== param) throw intError('cuFileGetParameterSizeT', 'param', 'i32', param);
+  s.u64[0] = 0n;
   const status = ((cuFileGetParameterSizeT$c ??= binder.native('cuFileGetParameterSizeT'))(param, s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterSizeT', status);
   return s.size(0);
 }
 let cuFileGetParameterString$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Returns `desc_str`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetParameterString(CUFileStringConfigParameter_t param, char *desc_str, int len)` · cufile.h · CUDA 13.0 Returns `desc_str`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t, len: number): string {
-  const desc_str$ = new Uint8Array(Math.max(0, len));
+  if ((param | 0) !== param) throw intError('cuFileGetParameterString', 'param', 'i32', param);
+  const desc_str$ = new Uint8Array(Math.max(1, allocLength('cuFileGetParameterString', 'desc_str', len)));
+  if ((len | 0) !== len) throw intError('cuFileGetParameterString', 'len', 'i32', len);
   const status = ((cuFileGetParameterString$c ??= binder.native('cuFileGetParameterString'))(param, desc_str$, len) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetParameterString', status);
   return textFrom(desc_str$);
 }
 let cuFileGetStatsL1$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileGetStatsL1(stats: T.Pointer): void {
-  const status = ((cuFileGetStatsL1$c ??= binder.native('cuFileGetStatsL1'))(stats) as { err: number }).err;
+/** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileGetStatsL1(): T.CUfileStatsLevel1 {
+  const stats$ = new Uint8Array(512);
+  const status = ((cuFileGetStatsL1$c ??= binder.native('cuFileGetStatsL1'))(stats$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetStatsL1', status);
+  return decodeRecord<T.CUfileStatsLevel1>(records.CUfileStatsLevel1(), stats$);
 }
 let cuFileGetStatsL2$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileGetStatsL2(stats: T.Pointer): void {
-  const status = ((cuFileGetStatsL2$c ??= binder.native('cuFileGetStatsL2'))(stats) as { err: number }).err;
+/** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileGetStatsL2(): T.CUfileStatsLevel2 {
+  const stats$ = new Uint8Array(1024);
+  const status = ((cuFileGetStatsL2$c ??= binder.native('cuFileGetStatsL2'))(stats$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetStatsL2', status);
+  return decodeRecord<T.CUfileStatsLevel2>(records.CUfileStatsLevel2(), stats$);
 }
 let cuFileGetStatsL3$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileGetStatsL3(stats: T.Pointer): void {
-  const status = ((cuFileGetStatsL3$c ??= binder.native('cuFileGetStatsL3'))(stats) as { err: number }).err;
+/** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 Returns `stats`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileGetStatsL3(): T.CUfileStatsLevel3 {
+  const stats$ = new Uint8Array(5000);
+  const status = ((cuFileGetStatsL3$c ??= binder.native('cuFileGetStatsL3'))(stats$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetStatsL3', status);
+  return decodeRecord<T.CUfileStatsLevel3>(records.CUfileStatsLevel3(), stats$);
 }
 let cuFileGetStatsLevel$: Scratch | undefined;
 let cuFileGetStatsLevel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Returns `level`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 Returns `level`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetStatsLevel(): number {
   const s = (cuFileGetStatsLevel$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = ((cuFileGetStatsLevel$c ??= binder.native('cuFileGetStatsLevel'))(s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetStatsLevel', status);
   return s.i32[0];
 }
 let cuFileGetVersion$: Scratch | undefined;
 let cuFileGetVersion$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Returns `version`. Throws {@link CufileError}. */
+/** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 Returns `version`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileGetVersion(): number {
   const s = (cuFileGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = ((cuFileGetVersion$c ??= binder.native('cuFileGetVersion'))(s.slot(0)) as { err: number }).err;
   if (status !== 0) throw fail('cuFileGetVersion', status);
   return s.i32[0];
@@ -209,108 +252,145 @@ export function cuFileGetVersion(): number {
 let cuFileHandleDeregister$c: NativeFunction | undefined;
 /** `void cuFileHandleDeregister(CUfileHandle_t fh)` · cufile.h · CUDA 13.0 */
 export function cuFileHandleDeregister(fh: T.Pointer): void {
-  return (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
+  pointerArg('cuFileHandleDeregister', 'fh', fh, true);
+  const result = (cuFileHandleDeregister$c ??= binder.native('cuFileHandleDeregister'))(fh);
+  return result;
 }
 let cuFileHandleRegister$: Scratch | undefined;
 let cuFileHandleRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Returns `fh`, `descr`. Throws {@link CufileError}. */
-export function cuFileHandleRegister(): { fh: number; descr: T.CUfileDescr_t } {
+/** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 Returns `fh`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileHandleRegister(descr: T.CUfileDescr_t | Uint8Array): number {
   const s = (cuFileHandleRegister$ ??= new Scratch(1));
-  const descr$ = new Uint8Array(24);
+  s.u64[0] = 0n;
+  const descr$ = recordArg('cuFileHandleRegister', 'descr', records.CUfileDescr_t(), descr, false);
   const status = ((cuFileHandleRegister$c ??= binder.native('cuFileHandleRegister'))(s.slot(0), descr$) as { err: number }).err;
   if (status !== 0) throw fail('cuFileHandleRegister', status);
-  return { fh: s.address(0), descr: decodeRecord<T.CUfileDescr_t>(records.CUfileDescr_t(), descr$) };
+  return s.address(0);
 }
 let cuFileRead$c: NativeFunction | undefined;
 /** `ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0 */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
-  return (cuFileRead$c ??= binder.native('cuFileRead'))(fh, bufPtr_base, size, file_offset, bufPtr_offset);
+  pointerArg('cuFileRead', 'fh', fh, false);
+  pointerArg('cuFileRead', 'bufPtr_base', bufPtr_base, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
+  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileRead', 'file_offset', file_offset, true);
+  if (typeof bufPtr_offset !== 'number' || !(bufPtr_offset >= -9007199254740991 && bufPtr_offset <= 9007199254740991) || bufPtr_offset % 1 !== 0) int64Arg('cuFileRead', 'bufPtr_offset', bufPtr_offset, true);
+  const result = (cuFileRead$c ??= binder.native('cuFileRead'))(fh, bufPtr_base, size, file_offset, bufPtr_offset);
+  return result;
 }
-let cuFileReadAsync$: Scratch | undefined;
 let cuFileReadAsync$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 Returns `size_p`, `file_offset_p`, `bufPtr_offset_p`, `bytes_read_p`. Throws {@link CufileError}. */
-export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, stream: T.CUstream): { size_p: number; file_offset_p: bigint; bufPtr_offset_p: bigint; bytes_read_p: bigint } {
-  const s = (cuFileReadAsync$ ??= new Scratch(4));
-  const status = ((cuFileReadAsync$c ??= binder.native('cuFileReadAsync'))(fh, bufPtr_base, s.slot(0), s.slot(1), s.slot(2), s.slot(3), stream) as { err: number }).err;
+/** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_read_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream | null): void {
+  pointerArg('cuFileReadAsync', 'fh', fh, true);
+  pointerArg('cuFileReadAsync', 'bufPtr_base', bufPtr_base, true);
+  pointerArg('cuFileReadAsync', 'size_p', size_p, false);
+  pointerArg('cuFileReadAsync', 'file_offset_p', file_offset_p, false);
+  pointerArg('cuFileReadAsync', 'bufPtr_offset_p', bufPtr_offset_p, false);
+  pointerArg('cuFileReadAsync', 'bytes_read_p', bytes_read_p, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileReadAsync', 'stream', stream, true) as typeof stream;
+  const status = ((cuFileReadAsync$c ??= binder.native('cuFileReadAsync'))(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_read_p, stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileReadAsync', status);
-  return { size_p: s.size(0), file_offset_p: s.i64[1], bufPtr_offset_p: s.i64[2], bytes_read_p: s.i64[3] };
 }
 let cuFileSetParameterBool$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileSetParameterBool(CUFileBoolConfigParameter_t param, _Bool value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetParameterBool(param: T.CUFileBoolConfigParameter_t, value: boolean): void {
+  if ((param | 0) !== param) throw intError('cuFileSetParameterBool', 'param', 'i32', param);
+  if (typeof value !== 'boolean') throw argError('cuFileSetParameterBool', 'value', 'a boolean', value);
   const status = ((cuFileSetParameterBool$c ??= binder.native('cuFileSetParameterBool'))(param, value) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterBool', status);
 }
 let cuFileSetParameterPosixPoolSlabArray$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileSetParameterPosixPoolSlabArray(size_values: T.Pointer, count_values: T.Pointer, len: number): void {
-  const status = ((cuFileSetParameterPosixPoolSlabArray$c ??= binder.native('cuFileSetParameterPosixPoolSlabArray'))(size_values, count_values, len) as { err: number }).err;
+/** `CUfileError_t cuFileSetParameterPosixPoolSlabArray(const size_t *size_values, const size_t *count_values, int len)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileSetParameterPosixPoolSlabArray(size_values: readonly (T.Int64)[] | BigUint64Array, count_values: readonly (T.Int64)[] | BigUint64Array): void {
+  const size_values$ = scalarArrayArg('cuFileSetParameterPosixPoolSlabArray', 'size_values', 'u64', size_values, false);
+  const count_values$ = scalarArrayArg('cuFileSetParameterPosixPoolSlabArray', 'count_values', 'u64', count_values, false);
+  const len$n = sameLength('cuFileSetParameterPosixPoolSlabArray', ['size_values', 'count_values'], [size_values$.count, count_values$.count], [size_values !== null, count_values !== null]);
+  const status = ((cuFileSetParameterPosixPoolSlabArray$c ??= binder.native('cuFileSetParameterPosixPoolSlabArray'))(size_values$.data, count_values$.data, len$n) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterPosixPoolSlabArray', status);
 }
 let cuFileSetParameterSizeT$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileSetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t value)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): void {
+  if ((param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuFileSetParameterSizeT', 'value', value, false);
   const status = ((cuFileSetParameterSizeT$c ??= binder.native('cuFileSetParameterSizeT'))(param, value) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterSizeT', status);
 }
 let cuFileSetParameterString$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string | T.Pointer): void {
+/** `CUfileError_t cuFileSetParameterString(CUFileStringConfigParameter_t param, const char *desc_str)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileSetParameterString(param: T.CUFileStringConfigParameter_t, desc_str: string): void {
+  if ((param | 0) !== param) throw intError('cuFileSetParameterString', 'param', 'i32', param);
+  if (typeof desc_str !== 'string') throw argError('cuFileSetParameterString', 'desc_str', 'a string', desc_str);
   const status = ((cuFileSetParameterString$c ??= binder.native('cuFileSetParameterString'))(param, desc_str) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterString', status);
 }
 let cuFileSetStatsLevel$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileSetStatsLevel(int level)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileSetStatsLevel(level: number): void {
+  if ((level | 0) !== level) throw intError('cuFileSetStatsLevel', 'level', 'i32', level);
   const status = ((cuFileSetStatsLevel$c ??= binder.native('cuFileSetStatsLevel'))(level) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetStatsLevel', status);
 }
 let cuFileStatsReset$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileStatsReset(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileStatsReset(): void {
   const status = ((cuFileStatsReset$c ??= binder.native('cuFileStatsReset'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsReset', status);
 }
 let cuFileStatsStart$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileStatsStart(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileStatsStart(): void {
   const status = ((cuFileStatsStart$c ??= binder.native('cuFileStatsStart'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsStart', status);
 }
 let cuFileStatsStop$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
+/** `CUfileError_t cuFileStatsStop(void)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuFileStatsStop(): void {
   const status = ((cuFileStatsStop$c ??= binder.native('cuFileStatsStop'))() as { err: number }).err;
   if (status !== 0) throw fail('cuFileStatsStop', status);
 }
 let cuFileStreamDeregister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileStreamDeregister(stream: T.CUstream): void {
+/** `CUfileError_t cuFileStreamDeregister(CUstream stream)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileStreamDeregister(stream: T.CUstream | null): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
   const status = ((cuFileStreamDeregister$c ??= binder.native('cuFileStreamDeregister'))(stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamDeregister', status);
 }
 let cuFileStreamRegister$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}. */
-export function cuFileStreamRegister(stream: T.CUstream, flags: number): void {
+/** `CUfileError_t cuFileStreamRegister(CUstream stream, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
+  if ((flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
   const status = ((cuFileStreamRegister$c ??= binder.native('cuFileStreamRegister'))(stream, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamRegister', status);
 }
 let cuFileUseCount$c: NativeFunction | undefined;
 /** `long cuFileUseCount(void)` · cufile.h · CUDA 13.0 */
 export function cuFileUseCount(): number | bigint {
-  return (cuFileUseCount$c ??= binder.native('cuFileUseCount'))();
+  const result = (cuFileUseCount$c ??= binder.native('cuFileUseCount'))();
+  return result;
 }
 let cuFileWrite$c: NativeFunction | undefined;
 /** `ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset)` · cufile.h · CUDA 13.0 */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
-  return (cuFileWrite$c ??= binder.native('cuFileWrite'))(fh, bufPtr_base, size, file_offset, bufPtr_offset);
+  pointerArg('cuFileWrite', 'fh', fh, false);
+  pointerArg('cuFileWrite', 'bufPtr_base', bufPtr_base, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
+  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileWrite', 'file_offset', file_offset, true);
+  if (typeof bufPtr_offset !== 'number' || !(bufPtr_offset >= -9007199254740991 && bufPtr_offset <= 9007199254740991) || bufPtr_offset % 1 !== 0) int64Arg('cuFileWrite', 'bufPtr_offset', bufPtr_offset, true);
+  const result = (cuFileWrite$c ??= binder.native('cuFileWrite'))(fh, bufPtr_base, size, file_offset, bufPtr_offset);
+  return result;
 }
-let cuFileWriteAsync$: Scratch | undefined;
 let cuFileWriteAsync$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 Returns `size_p`, `file_offset_p`, `bufPtr_offset_p`, `bytes_written_p`. Throws {@link CufileError}. */
-export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, stream: T.CUstream): { size_p: number; file_offset_p: bigint; bufPtr_offset_p: bigint; bytes_written_p: bigint } {
-  const s = (cuFileWriteAsync$ ??= new Scratch(4));
-  const status = ((cuFileWriteAsync$c ??= binder.native('cuFileWriteAsync'))(fh, bufPtr_base, s.slot(0), s.slot(1), s.slot(2), s.slot(3), stream) as { err: number }).err;
+/** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 The library keeps `size_p` past the call: keep that memory alive until the operation has completed. The library keeps `file_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bufPtr_offset_p` past the call: keep that memory alive until the operation has completed. The library keeps `bytes_written_p` past the call: keep that memory alive until the operation has completed. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream | null): void {
+  pointerArg('cuFileWriteAsync', 'fh', fh, true);
+  pointerArg('cuFileWriteAsync', 'bufPtr_base', bufPtr_base, true);
+  pointerArg('cuFileWriteAsync', 'size_p', size_p, false);
+  pointerArg('cuFileWriteAsync', 'file_offset_p', file_offset_p, false);
+  pointerArg('cuFileWriteAsync', 'bufPtr_offset_p', bufPtr_offset_p, false);
+  pointerArg('cuFileWriteAsync', 'bytes_written_p', bytes_written_p, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileWriteAsync', 'stream', stream, true) as typeof stream;
+  const status = ((cuFileWriteAsync$c ??= binder.native('cuFileWriteAsync'))(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_written_p, stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileWriteAsync', status);
-  return { size_p: s.size(0), file_offset_p: s.i64[1], bufPtr_offset_p: s.i64[2], bytes_written_p: s.i64[3] };
 }

@@ -2,13 +2,13 @@
 // Typed layer of the CUPTI profiling tools interface: throws CuptiError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing CUptiResult from the CUPTI profiling tools interface. `name` is the status name, `func` the C function. */
 export class CuptiError extends CudaError {
@@ -39,454 +39,652 @@ function fail(func: string, code: number): CuptiError {
 }
 
 let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}. */
-export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext): T.CUpti_ActivityPCSamplingConfig {
+/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null): T.CUpti_ActivityPCSamplingConfig {
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
   const config$ = new Uint8Array(16);
   const status = (cuptiActivityConfigurePCSampling$c ??= binder.native('cuptiActivityConfigurePCSampling'))(ctx, config$);
   if (status !== 0) throw fail('cuptiActivityConfigurePCSampling', status);
   return decodeRecord<T.CUpti_ActivityPCSamplingConfig>(records.CUpti_ActivityPCSamplingConfig(), config$);
 }
 let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityConfigureUnifiedMemoryCounter(count: number): T.CUpti_ActivityUnifiedMemoryCounterConfig {
   const config$ = new Uint8Array(16);
+  if ((count >>> 0) !== count) throw intError('cuptiActivityConfigureUnifiedMemoryCounter', 'count', 'u32', count);
   const status = (cuptiActivityConfigureUnifiedMemoryCounter$c ??= binder.native('cuptiActivityConfigureUnifiedMemoryCounter'))(config$, count);
   if (status !== 0) throw fail('cuptiActivityConfigureUnifiedMemoryCounter', status);
   return decodeRecord<T.CUpti_ActivityUnifiedMemoryCounterConfig>(records.CUpti_ActivityUnifiedMemoryCounterConfig(), config$);
 }
 let cuptiActivityDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityDisable(kind: T.CUpti_ActivityKind): void {
+  if ((kind | 0) !== kind) throw intError('cuptiActivityDisable', 'kind', 'i32', kind);
   const status = (cuptiActivityDisable$c ??= binder.native('cuptiActivityDisable'))(kind);
   if (status !== 0) throw fail('cuptiActivityDisable', status);
 }
 let cuptiActivityDisableContext$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiActivityDisableContext(context: T.CUcontext, kind: T.CUpti_ActivityKind): void {
+/** `CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
+  if ((kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
   const status = (cuptiActivityDisableContext$c ??= binder.native('cuptiActivityDisableContext'))(context, kind);
   if (status !== 0) throw fail('cuptiActivityDisableContext', status);
 }
 let cuptiActivityEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnable(kind: T.CUpti_ActivityKind): void {
+  if ((kind | 0) !== kind) throw intError('cuptiActivityEnable', 'kind', 'i32', kind);
   const status = (cuptiActivityEnable$c ??= binder.native('cuptiActivityEnable'))(kind);
   if (status !== 0) throw fail('cuptiActivityEnable', status);
 }
 let cuptiActivityEnableAllSyncRecords$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableAllSyncRecords(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableAllSyncRecords', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableAllSyncRecords$c ??= binder.native('cuptiActivityEnableAllSyncRecords'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableAllSyncRecords', status);
 }
 let cuptiActivityEnableAllocationSource$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableAllocationSource(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableAllocationSource(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableAllocationSource', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableAllocationSource$c ??= binder.native('cuptiActivityEnableAllocationSource'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableAllocationSource', status);
 }
 let cuptiActivityEnableAndDump$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableAndDump(kind: T.CUpti_ActivityKind): void {
+  if ((kind | 0) !== kind) throw intError('cuptiActivityEnableAndDump', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableAndDump$c ??= binder.native('cuptiActivityEnableAndDump'))(kind);
   if (status !== 0) throw fail('cuptiActivityEnableAndDump', status);
 }
 let cuptiActivityEnableContext$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiActivityEnableContext(context: T.CUcontext, kind: T.CUpti_ActivityKind): void {
+/** `CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
+  if ((kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableContext$c ??= binder.native('cuptiActivityEnableContext'))(context, kind);
   if (status !== 0) throw fail('cuptiActivityEnableContext', status);
 }
 let cuptiActivityEnableCudaEventDeviceTimestamps$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableCudaEventDeviceTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableCudaEventDeviceTimestamps(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableCudaEventDeviceTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableCudaEventDeviceTimestamps$c ??= binder.native('cuptiActivityEnableCudaEventDeviceTimestamps'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableCudaEventDeviceTimestamps', status);
 }
 let cuptiActivityEnableDeviceGraph$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableDeviceGraph(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableDeviceGraph(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableDeviceGraph', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableDeviceGraph$c ??= binder.native('cuptiActivityEnableDeviceGraph'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableDeviceGraph', status);
 }
 let cuptiActivityEnableDriverApi$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableDriverApi(cbid: number, enable: number): void {
+  if ((cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableDriverApi', 'cbid', 'u32', cbid);
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableDriverApi', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableDriverApi$c ??= binder.native('cuptiActivityEnableDriverApi'))(cbid, enable);
   if (status !== 0) throw fail('cuptiActivityEnableDriverApi', status);
 }
 let cuptiActivityEnableHWTrace$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableHWTrace(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableHWTrace(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableHWTrace', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableHWTrace$c ??= binder.native('cuptiActivityEnableHWTrace'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableHWTrace', status);
 }
 let cuptiActivityEnableLatencyTimestamps$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableLatencyTimestamps(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableLatencyTimestamps', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLatencyTimestamps$c ??= binder.native('cuptiActivityEnableLatencyTimestamps'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableLatencyTimestamps', status);
 }
 let cuptiActivityEnableLaunchAttributes$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableLaunchAttributes(uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableLaunchAttributes(enable: number): void {
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableLaunchAttributes', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableLaunchAttributes$c ??= binder.native('cuptiActivityEnableLaunchAttributes'))(enable);
   if (status !== 0) throw fail('cuptiActivityEnableLaunchAttributes', status);
 }
 let cuptiActivityEnableRuntimeApi$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityEnableRuntimeApi(cbid: number, enable: number): void {
+  if ((cbid >>> 0) !== cbid) throw intError('cuptiActivityEnableRuntimeApi', 'cbid', 'u32', cbid);
+  if ((enable & 0xff) !== enable) throw intError('cuptiActivityEnableRuntimeApi', 'enable', 'u8', enable);
   const status = (cuptiActivityEnableRuntimeApi$c ??= binder.native('cuptiActivityEnableRuntimeApi'))(cbid, enable);
   if (status !== 0) throw fail('cuptiActivityEnableRuntimeApi', status);
 }
 let cuptiActivityFlush$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiActivityFlush(context: T.CUcontext, streamId: number, flag: number): void {
+/** `CUptiResult cuptiActivityFlush(CUcontext context, uint32_t streamId, uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
+  if ((streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
+  if ((flag >>> 0) !== flag) throw intError('cuptiActivityFlush', 'flag', 'u32', flag);
   const status = (cuptiActivityFlush$c ??= binder.native('cuptiActivityFlush'))(context, streamId, flag);
   if (status !== 0) throw fail('cuptiActivityFlush', status);
 }
 let cuptiActivityFlushAll$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityFlushAll(uint32_t flag)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityFlushAll(flag: number): void {
+  if ((flag >>> 0) !== flag) throw intError('cuptiActivityFlushAll', 'flag', 'u32', flag);
   const status = (cuptiActivityFlushAll$c ??= binder.native('cuptiActivityFlushAll'))(flag);
   if (status !== 0) throw fail('cuptiActivityFlushAll', status);
 }
 let cuptiActivityFlushPeriod$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityFlushPeriod(uint32_t time)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityFlushPeriod(time: number): void {
+  if ((time >>> 0) !== time) throw intError('cuptiActivityFlushPeriod', 'time', 'u32', time);
   const status = (cuptiActivityFlushPeriod$c ??= binder.native('cuptiActivityFlushPeriod'))(time);
   if (status !== 0) throw fail('cuptiActivityFlushPeriod', status);
 }
+let cuptiActivityGetAttribute$: Scratch | undefined;
 let cuptiActivityGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiActivityGetAttribute$c ??= binder.native('cuptiActivityGetAttribute'))(attr, valueSize, value);
+/** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, value: T.Pointer): number {
+  const s = (cuptiActivityGetAttribute$ ??= new Scratch(1));
+  if ((attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
+  s.u64[0] = 0n;
+  pointerArg('cuptiActivityGetAttribute', 'value', value, true);
+  const status = (cuptiActivityGetAttribute$c ??= binder.native('cuptiActivityGetAttribute'))(attr, s.slot(0), value);
   if (status !== 0) throw fail('cuptiActivityGetAttribute', status);
+  return s.size(0);
 }
 let cuptiActivityGetNextRecord$: Scratch | undefined;
 let cuptiActivityGetNextRecord$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Returns `buffer`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Returns `buffer`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityGetNextRecord(validBufferSizeBytes: T.Int64, record: T.Pointer): number {
   const s = (cuptiActivityGetNextRecord$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
+  pointerArg('cuptiActivityGetNextRecord', 'record', record, true);
   const status = (cuptiActivityGetNextRecord$c ??= binder.native('cuptiActivityGetNextRecord'))(s.slot(0), validBufferSizeBytes, record);
   if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
   return s.bytes[0];
 }
 let cuptiActivityGetNumDroppedRecords$: Scratch | undefined;
 let cuptiActivityGetNumDroppedRecords$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Returns `dropped`. Throws {@link CuptiError}. */
-export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext, streamId: number): number {
+/** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 13.0 Returns `dropped`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext | null, streamId: number): number {
   const s = (cuptiActivityGetNumDroppedRecords$ ??= new Scratch(1));
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
+  if ((streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
+  s.u64[0] = 0n;
   const status = (cuptiActivityGetNumDroppedRecords$c ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s.slot(0));
   if (status !== 0) throw fail('cuptiActivityGetNumDroppedRecords', status);
   return s.size(0);
 }
 let cuptiActivityPopExternalCorrelationId$: Scratch | undefined;
 let cuptiActivityPopExternalCorrelationId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Returns `lastId`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 13.0 Returns `lastId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind): bigint {
   const s = (cuptiActivityPopExternalCorrelationId$ ??= new Scratch(1));
+  if ((kind | 0) !== kind) throw intError('cuptiActivityPopExternalCorrelationId', 'kind', 'i32', kind);
+  s.u64[0] = 0n;
   const status = (cuptiActivityPopExternalCorrelationId$c ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, s.slot(0));
   if (status !== 0) throw fail('cuptiActivityPopExternalCorrelationId', status);
   return s.u64[0];
 }
 let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
+  if ((kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
+  if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || id % 1 !== 0) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
   const status = (cuptiActivityPushExternalCorrelationId$c ??= binder.native('cuptiActivityPushExternalCorrelationId'))(kind, id);
   if (status !== 0) throw fail('cuptiActivityPushExternalCorrelationId', status);
 }
 let cuptiActivityRegisterCallbacks$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcBufferRequested` (callbacks.CUpti_BuffersCallbackRequestFunc), `funcBufferCompleted` (callbacks.CUpti_BuffersCallbackCompleteFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityRegisterCallbacks(funcBufferRequested: T.Pointer, funcBufferCompleted: T.Pointer): void {
+  callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferRequested', funcBufferRequested, true);
+  callbackArg('cuptiActivityRegisterCallbacks', 'funcBufferCompleted', funcBufferCompleted, true);
   const status = (cuptiActivityRegisterCallbacks$c ??= binder.native('cuptiActivityRegisterCallbacks'))(funcBufferRequested, funcBufferCompleted);
   if (status !== 0) throw fail('cuptiActivityRegisterCallbacks', status);
 }
 let cuptiActivityRegisterTimestampCallback$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)` · cupti_activity.h · CUDA 13.0 Takes a C callback `funcTimestamp` (callbacks.CUpti_TimestampCallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer): void {
+  callbackArg('cuptiActivityRegisterTimestampCallback', 'funcTimestamp', funcTimestamp, true);
   const status = (cuptiActivityRegisterTimestampCallback$c ??= binder.native('cuptiActivityRegisterTimestampCallback'))(funcTimestamp);
   if (status !== 0) throw fail('cuptiActivityRegisterTimestampCallback', status);
 }
+let cuptiActivitySetAttribute$: Scratch | undefined;
 let cuptiActivitySetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiActivitySetAttribute$c ??= binder.native('cuptiActivitySetAttribute'))(attr, valueSize, value);
+/** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, value: T.Pointer): number {
+  const s = (cuptiActivitySetAttribute$ ??= new Scratch(1));
+  if ((attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
+  s.u64[0] = 0n;
+  pointerArg('cuptiActivitySetAttribute', 'value', value, true);
+  const status = (cuptiActivitySetAttribute$c ??= binder.native('cuptiActivitySetAttribute'))(attr, s.slot(0), value);
   if (status !== 0) throw fail('cuptiActivitySetAttribute', status);
+  return s.size(0);
 }
 let cuptiComputeCapabilitySupported$: Scratch | undefined;
 let cuptiComputeCapabilitySupported$c: NativeFunction | undefined;
-/** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 13.0 Returns `support`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 13.0 Returns `support`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiComputeCapabilitySupported(major: number, minor: number): number {
   const s = (cuptiComputeCapabilitySupported$ ??= new Scratch(1));
+  if ((major | 0) !== major) throw intError('cuptiComputeCapabilitySupported', 'major', 'i32', major);
+  if ((minor | 0) !== minor) throw intError('cuptiComputeCapabilitySupported', 'minor', 'i32', minor);
+  s.u64[0] = 0n;
   const status = (cuptiComputeCapabilitySupported$c ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, s.slot(0));
   if (status !== 0) throw fail('cuptiComputeCapabilitySupported', status);
   return s.i32[0];
 }
 let cuptiDeviceEnumEventDomains$: Scratch | undefined;
 let cuptiDeviceEnumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 13.0 Returns `arraySizeBytes`, `domainArray`. Throws {@link CuptiError}. */
-export function cuptiDeviceEnumEventDomains(device: number): { arraySizeBytes: number; domainArray: number } {
-  const s = (cuptiDeviceEnumEventDomains$ ??= new Scratch(2));
-  const status = (cuptiDeviceEnumEventDomains$c ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s.slot(0), s.slot(1));
+/** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 13.0 Returns `arraySizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
+  const s = (cuptiDeviceEnumEventDomains$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
+  if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+  s.u64[0] = BigInt(arraySizeBytes as number | bigint);
+  pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
+  const status = (cuptiDeviceEnumEventDomains$c ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s.slot(0), domainArray);
   if (status !== 0) throw fail('cuptiDeviceEnumEventDomains', status);
-  return { arraySizeBytes: s.size(0), domainArray: s.u32[2] };
+  return s.size(0);
 }
 let cuptiDeviceEnumMetrics$: Scratch | undefined;
 let cuptiDeviceEnumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Returns `arraySizeBytes`, `metricArray`. Throws {@link CuptiError}. */
-export function cuptiDeviceEnumMetrics(device: number): { arraySizeBytes: number; metricArray: number } {
-  const s = (cuptiDeviceEnumMetrics$ ??= new Scratch(2));
-  const status = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuptiDeviceEnumMetrics', status);
-  return { arraySizeBytes: s.size(0), metricArray: s.u32[2] };
+/** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Returns `metricArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDeviceEnumMetrics(device: number): Uint32Array {
+  const s = (cuptiDeviceEnumMetrics$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiDeviceEnumMetrics', 'device', 'i32', device);
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.slot(0), null);
+  if (asked !== 0) throw fail('cuptiDeviceEnumMetrics', asked);
+  let n = Number(s.size(0));
+  const metricArray$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiDeviceEnumMetrics$c ??= binder.native('cuptiDeviceEnumMetrics'))(device, s.slot(0), metricArray$);
+    if (status !== 0) throw fail('cuptiDeviceEnumMetrics', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return metricArray$.slice(0, n);
 }
+let cuptiDeviceGetAttribute$: Scratch | undefined;
 let cuptiDeviceGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiDeviceGetAttribute$c ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, valueSize, value);
+/** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, value: T.Pointer): number {
+  const s = (cuptiDeviceGetAttribute$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiDeviceGetAttribute', 'device', 'i32', device);
+  if ((attrib | 0) !== attrib) throw intError('cuptiDeviceGetAttribute', 'attrib', 'i32', attrib);
+  s.u64[0] = 0n;
+  pointerArg('cuptiDeviceGetAttribute', 'value', value, true);
+  const status = (cuptiDeviceGetAttribute$c ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, s.slot(0), value);
   if (status !== 0) throw fail('cuptiDeviceGetAttribute', status);
+  return s.size(0);
 }
+let cuptiDeviceGetEventDomainAttribute$: Scratch | undefined;
 let cuptiDeviceGetEventDomainAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiDeviceGetEventDomainAttribute$c ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, valueSize, value);
+/** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
+  const s = (cuptiDeviceGetEventDomainAttribute$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiDeviceGetEventDomainAttribute', 'device', 'i32', device);
+  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiDeviceGetEventDomainAttribute', 'eventDomain', 'u32', eventDomain);
+  if ((attrib | 0) !== attrib) throw intError('cuptiDeviceGetEventDomainAttribute', 'attrib', 'i32', attrib);
+  s.u64[0] = 0n;
+  pointerArg('cuptiDeviceGetEventDomainAttribute', 'value', value, true);
+  const status = (cuptiDeviceGetEventDomainAttribute$c ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, s.slot(0), value);
   if (status !== 0) throw fail('cuptiDeviceGetEventDomainAttribute', status);
+  return s.size(0);
 }
+let cuptiDeviceGetNumEventDomains$: Scratch | undefined;
 let cuptiDeviceGetNumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiDeviceGetNumEventDomains(device: number, numDomains: T.Pointer): void {
-  const status = (cuptiDeviceGetNumEventDomains$c ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, numDomains);
+/** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Returns `numDomains`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDeviceGetNumEventDomains(device: number): number {
+  const s = (cuptiDeviceGetNumEventDomains$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiDeviceGetNumEventDomains', 'device', 'i32', device);
+  s.u64[0] = 0n;
+  const status = (cuptiDeviceGetNumEventDomains$c ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceGetNumEventDomains', status);
+  return s.u32[0];
 }
+let cuptiDeviceGetNumMetrics$: Scratch | undefined;
 let cuptiDeviceGetNumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiDeviceGetNumMetrics(device: number, numMetrics: T.Pointer): void {
-  const status = (cuptiDeviceGetNumMetrics$c ??= binder.native('cuptiDeviceGetNumMetrics'))(device, numMetrics);
+/** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Returns `numMetrics`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDeviceGetNumMetrics(device: number): number {
+  const s = (cuptiDeviceGetNumMetrics$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiDeviceGetNumMetrics', 'device', 'i32', device);
+  s.u64[0] = 0n;
+  const status = (cuptiDeviceGetNumMetrics$c ??= binder.native('cuptiDeviceGetNumMetrics'))(device, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceGetNumMetrics', status);
+  return s.u32[0];
 }
 let cuptiDeviceSupported$: Scratch | undefined;
 let cuptiDeviceSupported$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 13.0 Returns `support`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 13.0 Returns `support`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceSupported(dev: number): number {
   const s = (cuptiDeviceSupported$ ??= new Scratch(1));
+  if ((dev | 0) !== dev) throw intError('cuptiDeviceSupported', 'dev', 'i32', dev);
+  s.u64[0] = 0n;
   const status = (cuptiDeviceSupported$c ??= binder.native('cuptiDeviceSupported'))(dev, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceSupported', status);
   return s.i32[0];
 }
 let cuptiDeviceVirtualizationMode$: Scratch | undefined;
 let cuptiDeviceVirtualizationMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 13.0 Returns `mode`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 13.0 Returns `mode`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiDeviceVirtualizationMode(dev: number): T.CUpti_DeviceVirtualizationMode {
   const s = (cuptiDeviceVirtualizationMode$ ??= new Scratch(1));
+  if ((dev | 0) !== dev) throw intError('cuptiDeviceVirtualizationMode', 'dev', 'i32', dev);
+  s.u64[0] = 0n;
   const status = (cuptiDeviceVirtualizationMode$c ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, s.slot(0));
   if (status !== 0) throw fail('cuptiDeviceVirtualizationMode', status);
   return s.i32[0] as T.CUpti_DeviceVirtualizationMode;
 }
 let cuptiDisableKernelReplayMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiDisableKernelReplayMode(context: T.CUcontext): void {
+/** `CUptiResult cuptiDisableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiDisableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiDisableKernelReplayMode$c ??= binder.native('cuptiDisableKernelReplayMode'))(context);
   if (status !== 0) throw fail('cuptiDisableKernelReplayMode', status);
 }
 let cuptiEnableAllDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle): void {
+/** `CUptiResult cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle | null): void {
+  if ((enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableAllDomains', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiEnableAllDomains$c ??= binder.native('cuptiEnableAllDomains'))(enable, subscriber);
   if (status !== 0) throw fail('cuptiEnableAllDomains', status);
 }
 let cuptiEnableCallback$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain, cbid: number): void {
+/** `CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): void {
+  if ((enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableCallback', 'subscriber', subscriber, true) as typeof subscriber;
+  if ((domain | 0) !== domain) throw intError('cuptiEnableCallback', 'domain', 'i32', domain);
+  if ((cbid >>> 0) !== cbid) throw intError('cuptiEnableCallback', 'cbid', 'u32', cbid);
   const status = (cuptiEnableCallback$c ??= binder.native('cuptiEnableCallback'))(enable, subscriber, domain, cbid);
   if (status !== 0) throw fail('cuptiEnableCallback', status);
 }
 let cuptiEnableDomain$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain): void {
+/** `CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain): void {
+  if ((enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableDomain', 'subscriber', subscriber, true) as typeof subscriber;
+  if ((domain | 0) !== domain) throw intError('cuptiEnableDomain', 'domain', 'i32', domain);
   const status = (cuptiEnableDomain$c ??= binder.native('cuptiEnableDomain'))(enable, subscriber, domain);
   if (status !== 0) throw fail('cuptiEnableDomain', status);
 }
 let cuptiEnableKernelReplayMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEnableKernelReplayMode(context: T.CUcontext): void {
+/** `CUptiResult cuptiEnableKernelReplayMode(CUcontext context)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEnableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiEnableKernelReplayMode$c ??= binder.native('cuptiEnableKernelReplayMode'))(context);
   if (status !== 0) throw fail('cuptiEnableKernelReplayMode', status);
 }
 let cuptiEnumEventDomains$: Scratch | undefined;
 let cuptiEnumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 13.0 Returns `arraySizeBytes`, `domainArray`. Throws {@link CuptiError}. */
-export function cuptiEnumEventDomains(): { arraySizeBytes: number; domainArray: number } {
-  const s = (cuptiEnumEventDomains$ ??= new Scratch(2));
-  const status = (cuptiEnumEventDomains$c ??= binder.native('cuptiEnumEventDomains'))(s.slot(0), s.slot(1));
+/** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 13.0 Returns `arraySizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEnumEventDomains(arraySizeBytes: T.Int64, domainArray: T.Pointer): number {
+  const s = (cuptiEnumEventDomains$ ??= new Scratch(1));
+  if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+  s.u64[0] = BigInt(arraySizeBytes as number | bigint);
+  pointerArg('cuptiEnumEventDomains', 'domainArray', domainArray, false);
+  const status = (cuptiEnumEventDomains$c ??= binder.native('cuptiEnumEventDomains'))(s.slot(0), domainArray);
   if (status !== 0) throw fail('cuptiEnumEventDomains', status);
-  return { arraySizeBytes: s.size(0), domainArray: s.u32[2] };
+  return s.size(0);
 }
 let cuptiEnumMetrics$: Scratch | undefined;
 let cuptiEnumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Returns `arraySizeBytes`, `metricArray`. Throws {@link CuptiError}. */
-export function cuptiEnumMetrics(): { arraySizeBytes: number; metricArray: number } {
-  const s = (cuptiEnumMetrics$ ??= new Scratch(2));
-  const status = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuptiEnumMetrics', status);
-  return { arraySizeBytes: s.size(0), metricArray: s.u32[2] };
+/** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 13.0 Returns `metricArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEnumMetrics(): Uint32Array {
+  const s = (cuptiEnumMetrics$ ??= new Scratch(1));
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.slot(0), null);
+  if (asked !== 0) throw fail('cuptiEnumMetrics', asked);
+  let n = Number(s.size(0));
+  const metricArray$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiEnumMetrics$c ??= binder.native('cuptiEnumMetrics'))(s.slot(0), metricArray$);
+    if (status !== 0) throw fail('cuptiEnumMetrics', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return metricArray$.slice(0, n);
 }
 let cuptiEventDomainEnumEvents$: Scratch | undefined;
 let cuptiEventDomainEnumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 13.0 Returns `arraySizeBytes`, `eventArray`. Throws {@link CuptiError}. */
-export function cuptiEventDomainEnumEvents(eventDomain: number): { arraySizeBytes: number; eventArray: number } {
-  const s = (cuptiEventDomainEnumEvents$ ??= new Scratch(2));
-  const status = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuptiEventDomainEnumEvents', status);
-  return { arraySizeBytes: s.size(0), eventArray: s.u32[2] };
+/** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 13.0 Returns `eventArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventDomainEnumEvents(eventDomain: number): Uint32Array {
+  const s = (cuptiEventDomainEnumEvents$ ??= new Scratch(1));
+  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainEnumEvents', 'eventDomain', 'u32', eventDomain);
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.slot(0), null);
+  if (asked !== 0) throw fail('cuptiEventDomainEnumEvents', asked);
+  let n = Number(s.size(0));
+  const eventArray$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiEventDomainEnumEvents$c ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, s.slot(0), eventArray$);
+    if (status !== 0) throw fail('cuptiEventDomainEnumEvents', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return eventArray$.slice(0, n);
 }
+let cuptiEventDomainGetAttribute$: Scratch | undefined;
 let cuptiEventDomainGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiEventDomainGetAttribute$c ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, valueSize, value);
+/** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, value: T.Pointer): number {
+  const s = (cuptiEventDomainGetAttribute$ ??= new Scratch(1));
+  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetAttribute', 'eventDomain', 'u32', eventDomain);
+  if ((attrib | 0) !== attrib) throw intError('cuptiEventDomainGetAttribute', 'attrib', 'i32', attrib);
+  s.u64[0] = 0n;
+  pointerArg('cuptiEventDomainGetAttribute', 'value', value, true);
+  const status = (cuptiEventDomainGetAttribute$c ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, s.slot(0), value);
   if (status !== 0) throw fail('cuptiEventDomainGetAttribute', status);
+  return s.size(0);
 }
+let cuptiEventDomainGetNumEvents$: Scratch | undefined;
 let cuptiEventDomainGetNumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEventDomainGetNumEvents(eventDomain: number, numEvents: T.Pointer): void {
-  const status = (cuptiEventDomainGetNumEvents$c ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, numEvents);
+/** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 13.0 Returns `numEvents`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventDomainGetNumEvents(eventDomain: number): number {
+  const s = (cuptiEventDomainGetNumEvents$ ??= new Scratch(1));
+  if ((eventDomain >>> 0) !== eventDomain) throw intError('cuptiEventDomainGetNumEvents', 'eventDomain', 'u32', eventDomain);
+  s.u64[0] = 0n;
+  const status = (cuptiEventDomainGetNumEvents$c ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, s.slot(0));
   if (status !== 0) throw fail('cuptiEventDomainGetNumEvents', status);
+  return s.u32[0];
 }
+let cuptiEventGetAttribute$: Scratch | undefined;
 let cuptiEventGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiEventGetAttribute$c ??= binder.native('cuptiEventGetAttribute'))(event, attrib, valueSize, value);
+/** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, value: T.Pointer): number {
+  const s = (cuptiEventGetAttribute$ ??= new Scratch(1));
+  if ((event >>> 0) !== event) throw intError('cuptiEventGetAttribute', 'event', 'u32', event);
+  if ((attrib | 0) !== attrib) throw intError('cuptiEventGetAttribute', 'attrib', 'i32', attrib);
+  s.u64[0] = 0n;
+  pointerArg('cuptiEventGetAttribute', 'value', value, true);
+  const status = (cuptiEventGetAttribute$c ??= binder.native('cuptiEventGetAttribute'))(event, attrib, s.slot(0), value);
   if (status !== 0) throw fail('cuptiEventGetAttribute', status);
+  return s.size(0);
 }
 let cuptiEventGetIdFromName$: Scratch | undefined;
 let cuptiEventGetIdFromName$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 13.0 Returns `event`. Throws {@link CuptiError}. */
-export function cuptiEventGetIdFromName(device: number, eventName: string | T.Pointer): number {
+/** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 13.0 Returns `event`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGetIdFromName(device: number, eventName: string): number {
   const s = (cuptiEventGetIdFromName$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiEventGetIdFromName', 'device', 'i32', device);
+  if (typeof eventName !== 'string') throw argError('cuptiEventGetIdFromName', 'eventName', 'a string', eventName);
+  s.u64[0] = 0n;
   const status = (cuptiEventGetIdFromName$c ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, s.slot(0));
   if (status !== 0) throw fail('cuptiEventGetIdFromName', status);
   return s.u32[0];
 }
 let cuptiEventGroupAddEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupAddEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): void {
+  pointerArg('cuptiEventGroupAddEvent', 'eventGroup', eventGroup, true);
+  if ((event >>> 0) !== event) throw intError('cuptiEventGroupAddEvent', 'event', 'u32', event);
   const status = (cuptiEventGroupAddEvent$c ??= binder.native('cuptiEventGroupAddEvent'))(eventGroup, event);
   if (status !== 0) throw fail('cuptiEventGroupAddEvent', status);
 }
 let cuptiEventGroupCreate$: Scratch | undefined;
 let cuptiEventGroupCreate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 13.0 Returns `eventGroup`. Throws {@link CuptiError}. */
-export function cuptiEventGroupCreate(context: T.CUcontext, flags: number): number {
+/** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 13.0 Returns `eventGroup`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupCreate(context: T.CUcontext | null, flags: number): number {
   const s = (cuptiEventGroupCreate$ ??= new Scratch(1));
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
   const status = (cuptiEventGroupCreate$c ??= binder.native('cuptiEventGroupCreate'))(context, s.slot(0), flags);
   if (status !== 0) throw fail('cuptiEventGroupCreate', status);
   return s.address(0);
 }
 let cuptiEventGroupDestroy$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupDestroy(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupDestroy(eventGroup: T.Pointer): void {
+  pointerArg('cuptiEventGroupDestroy', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupDestroy$c ??= binder.native('cuptiEventGroupDestroy'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupDestroy', status);
 }
 let cuptiEventGroupDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupDisable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupDisable(eventGroup: T.Pointer): void {
+  pointerArg('cuptiEventGroupDisable', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupDisable$c ??= binder.native('cuptiEventGroupDisable'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupDisable', status);
 }
 let cuptiEventGroupEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupEnable(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupEnable(eventGroup: T.Pointer): void {
+  pointerArg('cuptiEventGroupEnable', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupEnable$c ??= binder.native('cuptiEventGroupEnable'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupEnable', status);
 }
+let cuptiEventGroupGetAttribute$: Scratch | undefined;
 let cuptiEventGroupGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiEventGroupGetAttribute$c ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, valueSize, value);
+/** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, value: T.Pointer): number {
+  const s = (cuptiEventGroupGetAttribute$ ??= new Scratch(1));
+  pointerArg('cuptiEventGroupGetAttribute', 'eventGroup', eventGroup, true);
+  if ((attrib | 0) !== attrib) throw intError('cuptiEventGroupGetAttribute', 'attrib', 'i32', attrib);
+  s.u64[0] = 0n;
+  pointerArg('cuptiEventGroupGetAttribute', 'value', value, true);
+  const status = (cuptiEventGroupGetAttribute$c ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, s.slot(0), value);
   if (status !== 0) throw fail('cuptiEventGroupGetAttribute', status);
+  return s.size(0);
 }
 let cuptiEventGroupReadAllEvents$: Scratch | undefined;
 let cuptiEventGroupReadAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 13.0 Returns `eventValueBufferSizeBytes`, `eventValueBuffer`, `eventIdArraySizeBytes`, `eventIdArray`, `numEventIdsRead`. Throws {@link CuptiError}. */
-export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBufferSizeBytes: number; eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: number; numEventIdsRead: number } {
-  const s = (cuptiEventGroupReadAllEvents$ ??= new Scratch(5));
-  const status = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4));
-  if (status !== 0) throw fail('cuptiEventGroupReadAllEvents', status);
-  return { eventValueBufferSizeBytes: s.size(0), eventValueBuffer: s.u64[1], eventIdArraySizeBytes: s.size(2), eventIdArray: s.u32[6], numEventIdsRead: s.size(4) };
+/** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 13.0 Returns `eventValueBuffer`, `eventIdArraySizeBytes`, `eventIdArray`, `numEventIdsRead`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags): { eventValueBuffer: bigint; eventIdArraySizeBytes: number; eventIdArray: Uint32Array; numEventIdsRead: number } {
+  const s = (cuptiEventGroupReadAllEvents$ ??= new Scratch(4));
+  pointerArg('cuptiEventGroupReadAllEvents', 'eventGroup', eventGroup, true);
+  if ((flags | 0) !== flags) throw intError('cuptiEventGroupReadAllEvents', 'flags', 'i32', flags);
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), null, s.slot(3));
+  if (asked !== 0) throw fail('cuptiEventGroupReadAllEvents', asked);
+  let n = Number(s.size(0));
+  const eventIdArray$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiEventGroupReadAllEvents$c ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, s.slot(0), s.slot(1), s.slot(2), eventIdArray$, s.slot(3));
+    if (status !== 0) throw fail('cuptiEventGroupReadAllEvents', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { eventValueBuffer: s.u64[1], eventIdArraySizeBytes: s.size(2), eventIdArray: eventIdArray$.slice(0, n), numEventIdsRead: s.size(3) };
 }
 let cuptiEventGroupReadEvent$: Scratch | undefined;
 let cuptiEventGroupReadEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 13.0 Returns `eventValueBufferSizeBytes`, `eventValueBuffer`. Throws {@link CuptiError}. */
-export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number): { eventValueBufferSizeBytes: number; eventValueBuffer: bigint } {
-  const s = (cuptiEventGroupReadEvent$ ??= new Scratch(2));
-  const status = (cuptiEventGroupReadEvent$c ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s.slot(0), s.slot(1));
+/** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 13.0 Returns `eventValueBufferSizeBytes`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Int64, eventValueBuffer: T.Pointer): number {
+  const s = (cuptiEventGroupReadEvent$ ??= new Scratch(1));
+  pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
+  if ((flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
+  if ((event >>> 0) !== event) throw intError('cuptiEventGroupReadEvent', 'event', 'u32', event);
+  if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || eventValueBufferSizeBytes % 1 !== 0) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
+  s.u64[0] = BigInt(eventValueBufferSizeBytes as number | bigint);
+  pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
+  const status = (cuptiEventGroupReadEvent$c ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s.slot(0), eventValueBuffer);
   if (status !== 0) throw fail('cuptiEventGroupReadEvent', status);
-  return { eventValueBufferSizeBytes: s.size(0), eventValueBuffer: s.u64[1] };
+  return s.size(0);
 }
 let cuptiEventGroupRemoveAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupRemoveAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupRemoveAllEvents(eventGroup: T.Pointer): void {
+  pointerArg('cuptiEventGroupRemoveAllEvents', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupRemoveAllEvents$c ??= binder.native('cuptiEventGroupRemoveAllEvents'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupRemoveAllEvents', status);
 }
 let cuptiEventGroupRemoveEvent$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupRemoveEvent(CUpti_EventGroup eventGroup, CUpti_EventID event)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupRemoveEvent(eventGroup: T.Pointer, event: number): void {
+  pointerArg('cuptiEventGroupRemoveEvent', 'eventGroup', eventGroup, true);
+  if ((event >>> 0) !== event) throw intError('cuptiEventGroupRemoveEvent', 'event', 'u32', event);
   const status = (cuptiEventGroupRemoveEvent$c ??= binder.native('cuptiEventGroupRemoveEvent'))(eventGroup, event);
   if (status !== 0) throw fail('cuptiEventGroupRemoveEvent', status);
 }
 let cuptiEventGroupResetAllEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupResetAllEvents(CUpti_EventGroup eventGroup)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupResetAllEvents(eventGroup: T.Pointer): void {
+  pointerArg('cuptiEventGroupResetAllEvents', 'eventGroup', eventGroup, true);
   const status = (cuptiEventGroupResetAllEvents$c ??= binder.native('cuptiEventGroupResetAllEvents'))(eventGroup);
   if (status !== 0) throw fail('cuptiEventGroupResetAllEvents', status);
 }
 let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupSetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): void {
+  pointerArg('cuptiEventGroupSetAttribute', 'eventGroup', eventGroup, true);
+  if ((attrib | 0) !== attrib) throw intError('cuptiEventGroupSetAttribute', 'attrib', 'i32', attrib);
+  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiEventGroupSetAttribute', 'valueSize', valueSize, false);
+  pointerArg('cuptiEventGroupSetAttribute', 'value', value, true);
   const status = (cuptiEventGroupSetAttribute$c ??= binder.native('cuptiEventGroupSetAttribute'))(eventGroup, attrib, valueSize, value);
   if (status !== 0) throw fail('cuptiEventGroupSetAttribute', status);
 }
 let cuptiEventGroupSetDisable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 13.0 Returns `eventGroupSet`. Throws {@link CuptiError}. */
-export function cuptiEventGroupSetDisable(): T.CUpti_EventGroupSet {
-  const eventGroupSet$ = new Uint8Array(16);
-  const status = (cuptiEventGroupSetDisable$c ??= binder.native('cuptiEventGroupSetDisable'))(eventGroupSet$);
+/** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): void {
+  pointerArg('cuptiEventGroupSetDisable', 'eventGroupSet', eventGroupSet, false);
+  const status = (cuptiEventGroupSetDisable$c ??= binder.native('cuptiEventGroupSetDisable'))(eventGroupSet);
   if (status !== 0) throw fail('cuptiEventGroupSetDisable', status);
-  return decodeRecord<T.CUpti_EventGroupSet>(records.CUpti_EventGroupSet(), eventGroupSet$);
 }
 let cuptiEventGroupSetEnable$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 13.0 Returns `eventGroupSet`. Throws {@link CuptiError}. */
-export function cuptiEventGroupSetEnable(): T.CUpti_EventGroupSet {
-  const eventGroupSet$ = new Uint8Array(16);
-  const status = (cuptiEventGroupSetEnable$c ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet$);
+/** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): void {
+  pointerArg('cuptiEventGroupSetEnable', 'eventGroupSet', eventGroupSet, false);
+  const status = (cuptiEventGroupSetEnable$c ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet);
   if (status !== 0) throw fail('cuptiEventGroupSetEnable', status);
-  return decodeRecord<T.CUpti_EventGroupSet>(records.CUpti_EventGroupSet(), eventGroupSet$);
 }
 let cuptiEventGroupSetsCreate$: Scratch | undefined;
 let cuptiEventGroupSetsCreate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 13.0 Returns `eventIdArray`. Throws {@link CuptiError}. */
-export function cuptiEventGroupSetsCreate(context: T.CUcontext, eventIdArraySizeBytes: T.Int64, eventGroupPasses: T.Pointer): number {
+/** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 13.0 Returns `eventGroupPasses`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiEventGroupSetsCreate(context: T.CUcontext | null, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer): number {
   const s = (cuptiEventGroupSetsCreate$ ??= new Scratch(1));
-  const status = (cuptiEventGroupSetsCreate$c ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, s.slot(0), eventGroupPasses);
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
+  if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+  pointerArg('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, false, eventIdArraySizeBytes);
+  s.u64[0] = 0n;
+  const status = (cuptiEventGroupSetsCreate$c ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s.slot(0));
   if (status !== 0) throw fail('cuptiEventGroupSetsCreate', status);
-  return s.u32[0];
+  return s.address(0);
 }
 let cuptiEventGroupSetsDestroy$c: NativeFunction | undefined;
-/** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiEventGroupSetsDestroy(eventGroupSets: T.Pointer): void {
+  pointerArg('cuptiEventGroupSetsDestroy', 'eventGroupSets', eventGroupSets, true);
   const status = (cuptiEventGroupSetsDestroy$c ??= binder.native('cuptiEventGroupSetsDestroy'))(eventGroupSets);
   if (status !== 0) throw fail('cuptiEventGroupSetsDestroy', status);
 }
 let cuptiFinalize$c: NativeFunction | undefined;
-/** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiFinalize(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiFinalize(): void {
   const status = (cuptiFinalize$c ??= binder.native('cuptiFinalize'))();
   if (status !== 0) throw fail('cuptiFinalize', status);
 }
 let cuptiGetAutoBoostState$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 13.0 Returns `state`. Throws {@link CuptiError}. */
-export function cuptiGetAutoBoostState(context: T.CUcontext): T.CUpti_ActivityAutoBoostState {
+/** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 13.0 Returns `state`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_ActivityAutoBoostState {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetAutoBoostState', 'context', context, true) as typeof context;
   const state$ = new Uint8Array(8);
   const status = (cuptiGetAutoBoostState$c ??= binder.native('cuptiGetAutoBoostState'))(context, state$);
   if (status !== 0) throw fail('cuptiGetAutoBoostState', status);
@@ -494,222 +692,311 @@ export function cuptiGetAutoBoostState(context: T.CUcontext): T.CUpti_ActivityAu
 }
 let cuptiGetCallbackName$: Scratch | undefined;
 let cuptiGetCallbackName$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 13.0 Returns `name`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 13.0 Returns `name`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number): string | null {
   const s = (cuptiGetCallbackName$ ??= new Scratch(1));
+  if ((domain | 0) !== domain) throw intError('cuptiGetCallbackName', 'domain', 'i32', domain);
+  if ((cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackName', 'cbid', 'u32', cbid);
+  s.u64[0] = 0n;
   const status = (cuptiGetCallbackName$c ??= binder.native('cuptiGetCallbackName'))(domain, cbid, s.slot(0));
   if (status !== 0) throw fail('cuptiGetCallbackName', status);
   return readCString(s.address(0));
 }
 let cuptiGetCallbackState$: Scratch | undefined;
 let cuptiGetCallbackState$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 13.0 Returns `enable`. Throws {@link CuptiError}. */
-export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain, cbid: number): number {
+/** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 13.0 Returns `enable`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetCallbackState(subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): number {
   const s = (cuptiGetCallbackState$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
+  if ((domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
+  if ((cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
   const status = (cuptiGetCallbackState$c ??= binder.native('cuptiGetCallbackState'))(s.slot(0), subscriber, domain, cbid);
   if (status !== 0) throw fail('cuptiGetCallbackState', status);
   return s.u32[0];
 }
 let cuptiGetContextId$: Scratch | undefined;
 let cuptiGetContextId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 13.0 Returns `contextId`. Throws {@link CuptiError}. */
-export function cuptiGetContextId(context: T.CUcontext): number {
+/** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 13.0 Returns `contextId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetContextId(context: T.CUcontext | null): number {
   const s = (cuptiGetContextId$ ??= new Scratch(1));
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
+  s.u64[0] = 0n;
   const status = (cuptiGetContextId$c ??= binder.native('cuptiGetContextId'))(context, s.slot(0));
   if (status !== 0) throw fail('cuptiGetContextId', status);
   return s.u32[0];
 }
 let cuptiGetDeviceId$: Scratch | undefined;
 let cuptiGetDeviceId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 13.0 Returns `deviceId`. Throws {@link CuptiError}. */
-export function cuptiGetDeviceId(context: T.CUcontext): number {
+/** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 13.0 Returns `deviceId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetDeviceId(context: T.CUcontext | null): number {
   const s = (cuptiGetDeviceId$ ??= new Scratch(1));
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
+  s.u64[0] = 0n;
   const status = (cuptiGetDeviceId$c ??= binder.native('cuptiGetDeviceId'))(context, s.slot(0));
   if (status !== 0) throw fail('cuptiGetDeviceId', status);
   return s.u32[0];
 }
 let cuptiGetErrorMessage$: Scratch | undefined;
 let cuptiGetErrorMessage$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Returns `str`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Returns `str`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetErrorMessage(result_: T.CUptiResult): string | null {
   const s = (cuptiGetErrorMessage$ ??= new Scratch(1));
+  if ((result_ | 0) !== result_) throw intError('cuptiGetErrorMessage', 'result', 'i32', result_);
+  s.u64[0] = 0n;
   const status = (cuptiGetErrorMessage$c ??= binder.native('cuptiGetErrorMessage'))(result_, s.slot(0));
   if (status !== 0) throw fail('cuptiGetErrorMessage', status);
   return readCString(s.address(0));
 }
 let cuptiGetGraphExecId$: Scratch | undefined;
 let cuptiGetGraphExecId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Returns `pId`. Throws {@link CuptiError}. */
-export function cuptiGetGraphExecId(graphExec: T.CUgraphExec): number {
+/** `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Returns `pId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetGraphExecId(graphExec: T.CUgraphExec | null): number {
   const s = (cuptiGetGraphExecId$ ??= new Scratch(1));
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cuptiGetGraphExecId', 'graphExec', graphExec, true) as typeof graphExec;
+  s.u64[0] = 0n;
   const status = (cuptiGetGraphExecId$c ??= binder.native('cuptiGetGraphExecId'))(graphExec, s.slot(0));
   if (status !== 0) throw fail('cuptiGetGraphExecId', status);
   return s.u32[0];
 }
 let cuptiGetGraphId$: Scratch | undefined;
 let cuptiGetGraphId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Returns `pId`. Throws {@link CuptiError}. */
-export function cuptiGetGraphId(graph: T.CUgraph): number {
+/** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 13.0 Returns `pId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetGraphId(graph: T.CUgraph | null): number {
   const s = (cuptiGetGraphId$ ??= new Scratch(1));
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
+  s.u64[0] = 0n;
   const status = (cuptiGetGraphId$c ??= binder.native('cuptiGetGraphId'))(graph, s.slot(0));
   if (status !== 0) throw fail('cuptiGetGraphId', status);
   return s.u32[0];
 }
 let cuptiGetGraphNodeId$: Scratch | undefined;
 let cuptiGetGraphNodeId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 13.0 Returns `nodeId`. Throws {@link CuptiError}. */
-export function cuptiGetGraphNodeId(node: T.CUgraphNode): bigint {
+/** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 13.0 Returns `nodeId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetGraphNodeId(node: T.CUgraphNode | null): bigint {
   const s = (cuptiGetGraphNodeId$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
+  s.u64[0] = 0n;
   const status = (cuptiGetGraphNodeId$c ??= binder.native('cuptiGetGraphNodeId'))(node, s.slot(0));
   if (status !== 0) throw fail('cuptiGetGraphNodeId', status);
   return s.u64[0];
 }
 let cuptiGetLastError$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetLastError(void)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetLastError(): void {
   const status = (cuptiGetLastError$c ??= binder.native('cuptiGetLastError'))();
   if (status !== 0) throw fail('cuptiGetLastError', status);
 }
+let cuptiGetNumEventDomains$: Scratch | undefined;
 let cuptiGetNumEventDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiGetNumEventDomains(numDomains: T.Pointer): void {
-  const status = (cuptiGetNumEventDomains$c ??= binder.native('cuptiGetNumEventDomains'))(numDomains);
+/** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 13.0 Returns `numDomains`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetNumEventDomains(): number {
+  const s = (cuptiGetNumEventDomains$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  const status = (cuptiGetNumEventDomains$c ??= binder.native('cuptiGetNumEventDomains'))(s.slot(0));
   if (status !== 0) throw fail('cuptiGetNumEventDomains', status);
+  return s.u32[0];
 }
+let cuptiGetNumMetrics$: Scratch | undefined;
 let cuptiGetNumMetrics$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiGetNumMetrics(numMetrics: T.Pointer): void {
-  const status = (cuptiGetNumMetrics$c ??= binder.native('cuptiGetNumMetrics'))(numMetrics);
+/** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 13.0 Returns `numMetrics`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetNumMetrics(): number {
+  const s = (cuptiGetNumMetrics$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  const status = (cuptiGetNumMetrics$c ??= binder.native('cuptiGetNumMetrics'))(s.slot(0));
   if (status !== 0) throw fail('cuptiGetNumMetrics', status);
+  return s.u32[0];
 }
 let cuptiGetResultString$: Scratch | undefined;
 let cuptiGetResultString$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Returns `str`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 13.0 Returns `str`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetResultString(result_: T.CUptiResult): string | null {
   const s = (cuptiGetResultString$ ??= new Scratch(1));
+  if ((result_ | 0) !== result_) throw intError('cuptiGetResultString', 'result', 'i32', result_);
+  s.u64[0] = 0n;
   const status = (cuptiGetResultString$c ??= binder.native('cuptiGetResultString'))(result_, s.slot(0));
   if (status !== 0) throw fail('cuptiGetResultString', status);
   return readCString(s.address(0));
 }
 let cuptiGetStreamId$: Scratch | undefined;
 let cuptiGetStreamId$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Returns `streamId`. Throws {@link CuptiError}. */
-export function cuptiGetStreamId(context: T.CUcontext, stream: T.CUstream): number {
+/** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Returns `streamId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetStreamId(context: T.CUcontext | null, stream: T.CUstream | null): number {
   const s = (cuptiGetStreamId$ ??= new Scratch(1));
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamId', 'stream', stream, true) as typeof stream;
+  s.u64[0] = 0n;
   const status = (cuptiGetStreamId$c ??= binder.native('cuptiGetStreamId'))(context, stream, s.slot(0));
   if (status !== 0) throw fail('cuptiGetStreamId', status);
   return s.u32[0];
 }
 let cuptiGetStreamIdEx$: Scratch | undefined;
 let cuptiGetStreamIdEx$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Returns `streamId`. Throws {@link CuptiError}. */
-export function cuptiGetStreamIdEx(context: T.CUcontext, stream: T.CUstream, perThreadStream: number): number {
+/** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 13.0 Returns `streamId`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiGetStreamIdEx(context: T.CUcontext | null, stream: T.CUstream | null, perThreadStream: number): number {
   const s = (cuptiGetStreamIdEx$ ??= new Scratch(1));
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
+  if ((perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
+  s.u64[0] = 0n;
   const status = (cuptiGetStreamIdEx$c ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s.slot(0));
   if (status !== 0) throw fail('cuptiGetStreamIdEx', status);
   return s.u32[0];
 }
 let cuptiGetThreadIdType$: Scratch | undefined;
 let cuptiGetThreadIdType$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 13.0 Returns `type`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 13.0 Returns `type`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetThreadIdType(): T.CUpti_ActivityThreadIdType {
   const s = (cuptiGetThreadIdType$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuptiGetThreadIdType$c ??= binder.native('cuptiGetThreadIdType'))(s.slot(0));
   if (status !== 0) throw fail('cuptiGetThreadIdType', status);
   return s.i32[0] as T.CUpti_ActivityThreadIdType;
 }
 let cuptiGetTimestamp$: Scratch | undefined;
 let cuptiGetTimestamp$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 13.0 Returns `timestamp`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 13.0 Returns `timestamp`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetTimestamp(): bigint {
   const s = (cuptiGetTimestamp$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuptiGetTimestamp$c ??= binder.native('cuptiGetTimestamp'))(s.slot(0));
   if (status !== 0) throw fail('cuptiGetTimestamp', status);
   return s.u64[0];
 }
 let cuptiGetVersion$: Scratch | undefined;
 let cuptiGetVersion$c: NativeFunction | undefined;
-/** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 13.0 Returns `version`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 13.0 Returns `version`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiGetVersion(): number {
   const s = (cuptiGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cuptiGetVersion$c ??= binder.native('cuptiGetVersion'))(s.slot(0));
   if (status !== 0) throw fail('cuptiGetVersion', status);
   return s.u32[0];
 }
 let cuptiKernelReplaySubscribeUpdate$c: NativeFunction | undefined;
-/** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 13.0 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiKernelReplaySubscribeUpdate(CUpti_KernelReplayUpdateFunc updateFunc, void *customData)` · cupti_events.h · CUDA 13.0 Takes a C callback `updateFunc` (callbacks.CUpti_KernelReplayUpdateFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customData: T.Pointer): void {
+  callbackArg('cuptiKernelReplaySubscribeUpdate', 'updateFunc', updateFunc, true);
+  pointerArg('cuptiKernelReplaySubscribeUpdate', 'customData', customData, true);
   const status = (cuptiKernelReplaySubscribeUpdate$c ??= binder.native('cuptiKernelReplaySubscribeUpdate'))(updateFunc, customData);
   if (status !== 0) throw fail('cuptiKernelReplaySubscribeUpdate', status);
 }
-let cuptiMetricCreateEventGroupSets$: Scratch | undefined;
 let cuptiMetricCreateEventGroupSets$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 13.0 Returns `metricIdArray`. Throws {@link CuptiError}. */
-export function cuptiMetricCreateEventGroupSets(context: T.CUcontext, metricIdArraySizeBytes: T.Int64, eventGroupPasses: T.Pointer): number {
-  const s = (cuptiMetricCreateEventGroupSets$ ??= new Scratch(1));
-  const status = (cuptiMetricCreateEventGroupSets$c ??= binder.native('cuptiMetricCreateEventGroupSets'))(context, metricIdArraySizeBytes, s.slot(0), eventGroupPasses);
+/** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, metricIdArraySizeBytes: T.Int64, metricIdArray: T.Pointer, eventGroupPasses: T.Pointer): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricCreateEventGroupSets', 'context', context, true) as typeof context;
+  if (typeof metricIdArraySizeBytes !== 'number' || !(metricIdArraySizeBytes >= 0 && metricIdArraySizeBytes <= 9007199254740991) || metricIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricCreateEventGroupSets', 'metricIdArraySizeBytes', metricIdArraySizeBytes, false);
+  pointerArg('cuptiMetricCreateEventGroupSets', 'metricIdArray', metricIdArray, true);
+  pointerArg('cuptiMetricCreateEventGroupSets', 'eventGroupPasses', eventGroupPasses, true);
+  const status = (cuptiMetricCreateEventGroupSets$c ??= binder.native('cuptiMetricCreateEventGroupSets'))(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
   if (status !== 0) throw fail('cuptiMetricCreateEventGroupSets', status);
-  return s.u32[0];
 }
 let cuptiMetricEnumEvents$: Scratch | undefined;
 let cuptiMetricEnumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArraySizeBytes`, `eventIdArray`. Throws {@link CuptiError}. */
-export function cuptiMetricEnumEvents(metric: number): { eventIdArraySizeBytes: number; eventIdArray: number } {
-  const s = (cuptiMetricEnumEvents$ ??= new Scratch(2));
-  const status = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuptiMetricEnumEvents', status);
-  return { eventIdArraySizeBytes: s.size(0), eventIdArray: s.u32[2] };
+/** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricEnumEvents(metric: number): Uint32Array {
+  const s = (cuptiMetricEnumEvents$ ??= new Scratch(1));
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricEnumEvents', 'metric', 'u32', metric);
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.slot(0), null);
+  if (asked !== 0) throw fail('cuptiMetricEnumEvents', asked);
+  let n = Number(s.size(0));
+  const eventIdArray$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiMetricEnumEvents$c ??= binder.native('cuptiMetricEnumEvents'))(metric, s.slot(0), eventIdArray$);
+    if (status !== 0) throw fail('cuptiMetricEnumEvents', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return eventIdArray$.slice(0, n);
 }
 let cuptiMetricEnumProperties$: Scratch | undefined;
 let cuptiMetricEnumProperties$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 13.0 Returns `propIdArraySizeBytes`, `propIdArray`. Throws {@link CuptiError}. */
-export function cuptiMetricEnumProperties(metric: number): { propIdArraySizeBytes: number; propIdArray: T.CUpti_MetricPropertyID } {
-  const s = (cuptiMetricEnumProperties$ ??= new Scratch(2));
-  const status = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('cuptiMetricEnumProperties', status);
-  return { propIdArraySizeBytes: s.size(0), propIdArray: s.i32[2] as T.CUpti_MetricPropertyID };
+/** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 13.0 Returns `propIdArray`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricEnumProperties(metric: number): T.CUpti_MetricPropertyID[] {
+  const s = (cuptiMetricEnumProperties$ ??= new Scratch(1));
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricEnumProperties', 'metric', 'u32', metric);
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.slot(0), null);
+  if (asked !== 0) throw fail('cuptiMetricEnumProperties', asked);
+  let n = Number(s.size(0));
+  const propIdArray$ = new Int32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiMetricEnumProperties$c ??= binder.native('cuptiMetricEnumProperties'))(metric, s.slot(0), propIdArray$);
+    if (status !== 0) throw fail('cuptiMetricEnumProperties', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(propIdArray$.subarray(0, n), (x) => x as T.CUpti_MetricPropertyID);
 }
+let cuptiMetricGetAttribute$: Scratch | undefined;
 let cuptiMetricGetAttribute$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, valueSize: T.Pointer, value: T.Pointer): void {
-  const status = (cuptiMetricGetAttribute$c ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, valueSize, value);
+/** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, value: T.Pointer): number {
+  const s = (cuptiMetricGetAttribute$ ??= new Scratch(1));
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetAttribute', 'metric', 'u32', metric);
+  if ((attrib | 0) !== attrib) throw intError('cuptiMetricGetAttribute', 'attrib', 'i32', attrib);
+  s.u64[0] = 0n;
+  pointerArg('cuptiMetricGetAttribute', 'value', value, true);
+  const status = (cuptiMetricGetAttribute$c ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, s.slot(0), value);
   if (status !== 0) throw fail('cuptiMetricGetAttribute', status);
+  return s.size(0);
 }
 let cuptiMetricGetIdFromName$: Scratch | undefined;
 let cuptiMetricGetIdFromName$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 13.0 Returns `metric`. Throws {@link CuptiError}. */
-export function cuptiMetricGetIdFromName(device: number, metricName: string | T.Pointer): number {
+/** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 13.0 Returns `metric`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricGetIdFromName(device: number, metricName: string): number {
   const s = (cuptiMetricGetIdFromName$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cuptiMetricGetIdFromName', 'device', 'i32', device);
+  if (typeof metricName !== 'string') throw argError('cuptiMetricGetIdFromName', 'metricName', 'a string', metricName);
+  s.u64[0] = 0n;
   const status = (cuptiMetricGetIdFromName$c ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, s.slot(0));
   if (status !== 0) throw fail('cuptiMetricGetIdFromName', status);
   return s.u32[0];
 }
+let cuptiMetricGetNumEvents$: Scratch | undefined;
 let cuptiMetricGetNumEvents$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiMetricGetNumEvents(metric: number, numEvents: T.Pointer): void {
-  const status = (cuptiMetricGetNumEvents$c ??= binder.native('cuptiMetricGetNumEvents'))(metric, numEvents);
+/** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 13.0 Returns `numEvents`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricGetNumEvents(metric: number): number {
+  const s = (cuptiMetricGetNumEvents$ ??= new Scratch(1));
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetNumEvents', 'metric', 'u32', metric);
+  s.u64[0] = 0n;
+  const status = (cuptiMetricGetNumEvents$c ??= binder.native('cuptiMetricGetNumEvents'))(metric, s.slot(0));
   if (status !== 0) throw fail('cuptiMetricGetNumEvents', status);
+  return s.u32[0];
 }
 let cuptiMetricGetNumProperties$: Scratch | undefined;
 let cuptiMetricGetNumProperties$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 13.0 Returns `numProp`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 13.0 Returns `numProp`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetNumProperties(metric: number): number {
   const s = (cuptiMetricGetNumProperties$ ??= new Scratch(1));
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetNumProperties', 'metric', 'u32', metric);
+  s.u64[0] = 0n;
   const status = (cuptiMetricGetNumProperties$c ??= binder.native('cuptiMetricGetNumProperties'))(metric, s.slot(0));
   if (status !== 0) throw fail('cuptiMetricGetNumProperties', status);
   return s.u32[0];
 }
 let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext, metric: number, eventGroupSets: T.Pointer): void {
+/** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null, metric: number, eventGroupSets: T.Pointer): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricGetRequiredEventGroupSets', 'context', context, true) as typeof context;
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetRequiredEventGroupSets', 'metric', 'u32', metric);
+  pointerArg('cuptiMetricGetRequiredEventGroupSets', 'eventGroupSets', eventGroupSets, true);
   const status = (cuptiMetricGetRequiredEventGroupSets$c ??= binder.native('cuptiMetricGetRequiredEventGroupSets'))(context, metric, eventGroupSets);
   if (status !== 0) throw fail('cuptiMetricGetRequiredEventGroupSets', status);
 }
 let cuptiMetricGetValue$: Scratch | undefined;
 let cuptiMetricGetValue$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`, `eventValueArray`, `metricValue`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`, `eventValueArray`, `metricValue`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, timeDuration: T.Int64): { eventIdArray: number; eventValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   const s = (cuptiMetricGetValue$ ??= new Scratch(2));
+  if ((device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
+  if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+  s.u64[0] = 0n;
+  if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
+  s.u64[1] = 0n;
+  if (typeof timeDuration !== 'number' || !(timeDuration >= 0 && timeDuration <= 9007199254740991) || timeDuration % 1 !== 0) int64Arg('cuptiMetricGetValue', 'timeDuration', timeDuration, false);
   const metricValue$ = new Uint8Array(8);
   const status = (cuptiMetricGetValue$c ??= binder.native('cuptiMetricGetValue'))(device, metric, eventIdArraySizeBytes, s.slot(0), eventValueArraySizeBytes, s.slot(1), timeDuration, metricValue$);
   if (status !== 0) throw fail('cuptiMetricGetValue', status);
@@ -717,53 +1004,85 @@ export function cuptiMetricGetValue(device: number, metric: number, eventIdArray
 }
 let cuptiMetricGetValue2$: Scratch | undefined;
 let cuptiMetricGetValue2$c: NativeFunction | undefined;
-/** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`, `eventValueArray`, `propIdArray`, `propValueArray`, `metricValue`. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 13.0 Returns `eventIdArray`, `eventValueArray`, `propIdArray`, `propValueArray`, `metricValue`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventValueArraySizeBytes: T.Int64, propIdArraySizeBytes: T.Int64, propValueArraySizeBytes: T.Int64): { eventIdArray: number; eventValueArray: bigint; propIdArray: T.CUpti_MetricPropertyID; propValueArray: bigint; metricValue: T.CUpti_MetricValue } {
   const s = (cuptiMetricGetValue2$ ??= new Scratch(4));
+  if ((metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
+  if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+  s.u64[0] = 0n;
+  if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
+  s.u64[1] = 0n;
+  if (typeof propIdArraySizeBytes !== 'number' || !(propIdArraySizeBytes >= 0 && propIdArraySizeBytes <= 9007199254740991) || propIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propIdArraySizeBytes', propIdArraySizeBytes, false);
+  s.u64[2] = 0n;
+  if (typeof propValueArraySizeBytes !== 'number' || !(propValueArraySizeBytes >= 0 && propValueArraySizeBytes <= 9007199254740991) || propValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propValueArraySizeBytes', propValueArraySizeBytes, false);
+  s.u64[3] = 0n;
   const metricValue$ = new Uint8Array(8);
   const status = (cuptiMetricGetValue2$c ??= binder.native('cuptiMetricGetValue2'))(metric, eventIdArraySizeBytes, s.slot(0), eventValueArraySizeBytes, s.slot(1), propIdArraySizeBytes, s.slot(2), propValueArraySizeBytes, s.slot(3), metricValue$);
   if (status !== 0) throw fail('cuptiMetricGetValue2', status);
   return { eventIdArray: s.u32[0], eventValueArray: s.u64[1], propIdArray: s.i32[4] as T.CUpti_MetricPropertyID, propValueArray: s.u64[3], metricValue: decodeRecord<T.CUpti_MetricValue>(records.CUpti_MetricValue(), metricValue$) };
 }
 let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiSetEventCollectionMode(context: T.CUcontext, mode: T.CUpti_EventCollectionMode): void {
+/** `CUptiResult cuptiSetEventCollectionMode(CUcontext context, CUpti_EventCollectionMode mode)` · cupti_events.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T.CUpti_EventCollectionMode): void {
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
+  if ((mode | 0) !== mode) throw intError('cuptiSetEventCollectionMode', 'mode', 'i32', mode);
   const status = (cuptiSetEventCollectionMode$c ??= binder.native('cuptiSetEventCollectionMode'))(context, mode);
   if (status !== 0) throw fail('cuptiSetEventCollectionMode', status);
 }
 let cuptiSetThreadIdType$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}. */
+/** `CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): void {
+  if ((type | 0) !== type) throw intError('cuptiSetThreadIdType', 'type', 'i32', type);
   const status = (cuptiSetThreadIdType$c ??= binder.native('cuptiSetThreadIdType'))(type);
   if (status !== 0) throw fail('cuptiSetThreadIdType', status);
 }
 let cuptiSubscribe$: Scratch | undefined;
 let cuptiSubscribe$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 13.0 Returns `subscriber`. Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}. */
+/** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 13.0 Returns `subscriber`. Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
 export function cuptiSubscribe(callback: T.Pointer, userdata: T.Pointer): T.CUpti_SubscriberHandle {
   const s = (cuptiSubscribe$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  callbackArg('cuptiSubscribe', 'callback', callback, true);
+  pointerArg('cuptiSubscribe', 'userdata', userdata, true);
   const status = (cuptiSubscribe$c ??= binder.native('cuptiSubscribe'))(s.slot(0), callback, userdata);
   if (status !== 0) throw fail('cuptiSubscribe', status);
   return s.address(0) as T.CUpti_SubscriberHandle;
 }
 let cuptiSubscribe_v2$: Scratch | undefined;
 let cuptiSubscribe_v2$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)` · cupti_callbacks.h · CUDA 13.0 Returns `subscriber`. Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}. */
-export function cuptiSubscribe_v2(callback: T.Pointer, userdata: T.Pointer, pParams: T.Pointer): T.CUpti_SubscriberHandle {
+/** `CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams)` · cupti_callbacks.h · CUDA 13.0 Returns `subscriber`, `pParams`. Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiSubscribe_v2(callback: T.Pointer, userdata: T.Pointer): { subscriber: T.CUpti_SubscriberHandle; pParams: T.CUpti_SubscriberParams } {
   const s = (cuptiSubscribe_v2$ ??= new Scratch(1));
-  const status = (cuptiSubscribe_v2$c ??= binder.native('cuptiSubscribe_v2'))(s.slot(0), callback, userdata, pParams);
+  s.u64[0] = 0n;
+  callbackArg('cuptiSubscribe_v2', 'callback', callback, true);
+  pointerArg('cuptiSubscribe_v2', 'userdata', userdata, true);
+  const pParams$ = new Uint8Array(32);
+  const status = (cuptiSubscribe_v2$c ??= binder.native('cuptiSubscribe_v2'))(s.slot(0), callback, userdata, pParams$);
   if (status !== 0) throw fail('cuptiSubscribe_v2', status);
-  return s.address(0) as T.CUpti_SubscriberHandle;
+  return { subscriber: s.address(0) as T.CUpti_SubscriberHandle, pParams: decodeRecord<T.CUpti_SubscriberParams>(records.CUpti_SubscriberParams(), pParams$) };
 }
+let cuptiSupportedDomains$: Scratch | undefined;
 let cuptiSupportedDomains$c: NativeFunction | undefined;
-/** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiSupportedDomains(domainCount: T.Pointer, domainTable: T.Pointer): void {
-  const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(domainCount, domainTable);
-  if (status !== 0) throw fail('cuptiSupportedDomains', status);
+/** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 13.0 Returns `domainTable`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiSupportedDomains(): number[] {
+  const s = (cuptiSupportedDomains$ ??= new Scratch(1));
+  s.u64[0] = BigInt(0);
+  const asked = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.slot(0), null);
+  if (asked !== 0) throw fail('cuptiSupportedDomains', asked);
+  let n = Number(s.size(0));
+  const domainTable$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cuptiSupportedDomains$c ??= binder.native('cuptiSupportedDomains'))(s.slot(0), domainTable$);
+    if (status !== 0) throw fail('cuptiSupportedDomains', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(domainTable$.subarray(0, n), (x) => Number(x) as number);
 }
 let cuptiUnsubscribe$c: NativeFunction | undefined;
-/** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}. */
-export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle): void {
+/** `CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)` · cupti_callbacks.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle | null): void {
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiUnsubscribe', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiUnsubscribe$c ??= binder.native('cuptiUnsubscribe'))(subscriber);
   if (status !== 0) throw fail('cuptiUnsubscribe', status);
 }

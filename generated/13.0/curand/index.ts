@@ -2,13 +2,13 @@
 // Typed layer of the cuRAND host API: throws CurandError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing curandStatus_t from the cuRAND host API. `name` is the status name, `func` the C function. */
 export class CurandError extends CudaError {
@@ -29,190 +29,270 @@ function fail(func: string, code: number): CurandError {
 
 let curandCreateGenerator$: Scratch | undefined;
 let curandCreateGenerator$c: NativeFunction | undefined;
-/** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Returns `generator`. Throws {@link CurandError}. */
+/** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Returns `generator`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandCreateGenerator(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGenerator$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((rng_type | 0) !== rng_type) throw intError('curandCreateGenerator', 'rng_type', 'i32', rng_type);
   const status = (curandCreateGenerator$c ??= binder.native('curandCreateGenerator'))(s.slot(0), rng_type);
   if (status !== 0) throw fail('curandCreateGenerator', status);
   return s.address(0) as T.curandGenerator_t;
 }
 let curandCreateGeneratorHost$: Scratch | undefined;
 let curandCreateGeneratorHost$c: NativeFunction | undefined;
-/** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Returns `generator`. Throws {@link CurandError}. */
+/** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 13.0 Returns `generator`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandCreateGeneratorHost(rng_type: T.curandRngType_t): T.curandGenerator_t {
   const s = (curandCreateGeneratorHost$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((rng_type | 0) !== rng_type) throw intError('curandCreateGeneratorHost', 'rng_type', 'i32', rng_type);
   const status = (curandCreateGeneratorHost$c ??= binder.native('curandCreateGeneratorHost'))(s.slot(0), rng_type);
   if (status !== 0) throw fail('curandCreateGeneratorHost', status);
   return s.address(0) as T.curandGenerator_t;
 }
 let curandCreatePoissonDistribution$: Scratch | undefined;
 let curandCreatePoissonDistribution$c: NativeFunction | undefined;
-/** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 13.0 Returns `discrete_distribution`. Throws {@link CurandError}. */
+/** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 13.0 Returns `discrete_distribution`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandCreatePoissonDistribution(lambda: number): T.curandDiscreteDistribution_t {
   const s = (curandCreatePoissonDistribution$ ??= new Scratch(1));
+  if (typeof lambda !== 'number') throw argError('curandCreatePoissonDistribution', 'lambda', 'a number', lambda);
+  s.u64[0] = 0n;
   const status = (curandCreatePoissonDistribution$c ??= binder.native('curandCreatePoissonDistribution'))(lambda, s.slot(0));
   if (status !== 0) throw fail('curandCreatePoissonDistribution', status);
   return s.address(0) as T.curandDiscreteDistribution_t;
 }
 let curandDestroyDistribution$c: NativeFunction | undefined;
-/** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t): void {
+/** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t | null): void {
+  if (typeof discrete_distribution !== 'number' || !(discrete_distribution >= 0 && discrete_distribution <= 9007199254740991) || discrete_distribution % 1 !== 0) discrete_distribution = addressArg('curandDestroyDistribution', 'discrete_distribution', discrete_distribution, true) as typeof discrete_distribution;
   const status = (curandDestroyDistribution$c ??= binder.native('curandDestroyDistribution'))(discrete_distribution);
   if (status !== 0) throw fail('curandDestroyDistribution', status);
 }
 let curandDestroyGenerator$c: NativeFunction | undefined;
-/** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandDestroyGenerator(generator: T.curandGenerator_t): void {
+/** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandDestroyGenerator(generator: T.curandGenerator_t | null): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandDestroyGenerator', 'generator', generator, true) as typeof generator;
   const status = (curandDestroyGenerator$c ??= binder.native('curandDestroyGenerator'))(generator);
   if (status !== 0) throw fail('curandDestroyGenerator', status);
 }
 let curandGenerate$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+/** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerate', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerate', 'outputPtr', outputPtr, true);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerate', 'num', num, false);
   const status = (curandGenerate$c ??= binder.native('curandGenerate'))(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerate', status);
 }
 let curandGenerateBinomial$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}. */
-export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number): void {
-  const status = (curandGenerateBinomial$c ??= binder.native('curandGenerateBinomial'))(generator, outputPtr, num, n, p);
+/** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateBinomial(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64, n_: number, p: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateBinomial', 'num', num, false);
+  if ((n_ >>> 0) !== n_) throw intError('curandGenerateBinomial', 'n', 'u32', n_);
+  if (typeof p !== 'number') throw argError('curandGenerateBinomial', 'p', 'a number', p);
+  const status = (curandGenerateBinomial$c ??= binder.native('curandGenerateBinomial'))(generator, outputPtr, num, n_, p);
   if (status !== 0) throw fail('curandGenerateBinomial', status);
 }
 let curandGenerateBinomialMethod$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}. */
-export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number, method: T.curandMethod_t): void {
-  const status = (curandGenerateBinomialMethod$c ??= binder.native('curandGenerateBinomialMethod'))(generator, outputPtr, num, n, p, method);
+/** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64, n_: number, p: number, method: T.curandMethod_t): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateBinomialMethod', 'num', num, false);
+  if ((n_ >>> 0) !== n_) throw intError('curandGenerateBinomialMethod', 'n', 'u32', n_);
+  if (typeof p !== 'number') throw argError('curandGenerateBinomialMethod', 'p', 'a number', p);
+  if ((method | 0) !== method) throw intError('curandGenerateBinomialMethod', 'method', 'i32', method);
+  const status = (curandGenerateBinomialMethod$c ??= binder.native('curandGenerateBinomialMethod'))(generator, outputPtr, num, n_, p, method);
   if (status !== 0) throw fail('curandGenerateBinomialMethod', status);
 }
 let curandGenerateLogNormal$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateLogNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
-  const status = (curandGenerateLogNormal$c ??= binder.native('curandGenerateLogNormal'))(generator, outputPtr, n, mean, stddev);
+/** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateLogNormal', 'n', n_, false);
+  if (typeof mean !== 'number') throw argError('curandGenerateLogNormal', 'mean', 'a number', mean);
+  if (typeof stddev !== 'number') throw argError('curandGenerateLogNormal', 'stddev', 'a number', stddev);
+  const status = (curandGenerateLogNormal$c ??= binder.native('curandGenerateLogNormal'))(generator, outputPtr, n_, mean, stddev);
   if (status !== 0) throw fail('curandGenerateLogNormal', status);
 }
 let curandGenerateLogNormalDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
-  const status = (curandGenerateLogNormalDouble$c ??= binder.native('curandGenerateLogNormalDouble'))(generator, outputPtr, n, mean, stddev);
+/** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateLogNormalDouble', 'n', n_, false);
+  if (typeof mean !== 'number') throw argError('curandGenerateLogNormalDouble', 'mean', 'a number', mean);
+  if (typeof stddev !== 'number') throw argError('curandGenerateLogNormalDouble', 'stddev', 'a number', stddev);
+  const status = (curandGenerateLogNormalDouble$c ??= binder.native('curandGenerateLogNormalDouble'))(generator, outputPtr, n_, mean, stddev);
   if (status !== 0) throw fail('curandGenerateLogNormalDouble', status);
 }
 let curandGenerateLongLong$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateLongLong(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+/** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateLongLong(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLongLong', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateLongLong', 'num', num, false);
   const status = (curandGenerateLongLong$c ??= binder.native('curandGenerateLongLong'))(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerateLongLong', status);
 }
 let curandGenerateNormal$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
-  const status = (curandGenerateNormal$c ??= binder.native('curandGenerateNormal'))(generator, outputPtr, n, mean, stddev);
+/** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateNormal(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateNormal', 'n', n_, false);
+  if (typeof mean !== 'number') throw argError('curandGenerateNormal', 'mean', 'a number', mean);
+  if (typeof stddev !== 'number') throw argError('curandGenerateNormal', 'stddev', 'a number', stddev);
+  const status = (curandGenerateNormal$c ??= binder.native('curandGenerateNormal'))(generator, outputPtr, n_, mean, stddev);
   if (status !== 0) throw fail('curandGenerateNormal', status);
 }
 let curandGenerateNormalDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): void {
-  const status = (curandGenerateNormalDouble$c ??= binder.native('curandGenerateNormalDouble'))(generator, outputPtr, n, mean, stddev);
+/** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, mean: number, stddev: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateNormalDouble', 'n', n_, false);
+  if (typeof mean !== 'number') throw argError('curandGenerateNormalDouble', 'mean', 'a number', mean);
+  if (typeof stddev !== 'number') throw argError('curandGenerateNormalDouble', 'stddev', 'a number', stddev);
+  const status = (curandGenerateNormalDouble$c ??= binder.native('curandGenerateNormalDouble'))(generator, outputPtr, n_, mean, stddev);
   if (status !== 0) throw fail('curandGenerateNormalDouble', status);
 }
 let curandGeneratePoisson$c: NativeFunction | undefined;
-/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGeneratePoisson(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number): void {
-  const status = (curandGeneratePoisson$c ??= binder.native('curandGeneratePoisson'))(generator, outputPtr, n, lambda);
+/** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGeneratePoisson(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, lambda: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGeneratePoisson', 'n', n_, false);
+  if (typeof lambda !== 'number') throw argError('curandGeneratePoisson', 'lambda', 'a number', lambda);
+  const status = (curandGeneratePoisson$c ??= binder.native('curandGeneratePoisson'))(generator, outputPtr, n_, lambda);
   if (status !== 0) throw fail('curandGeneratePoisson', status);
 }
 let curandGeneratePoissonMethod$c: NativeFunction | undefined;
-/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGeneratePoissonMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number, method: T.curandMethod_t): void {
-  const status = (curandGeneratePoissonMethod$c ??= binder.native('curandGeneratePoissonMethod'))(generator, outputPtr, n, lambda, method);
+/** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, n_: T.Int64, lambda: number, method: T.curandMethod_t): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGeneratePoissonMethod', 'n', n_, false);
+  if (typeof lambda !== 'number') throw argError('curandGeneratePoissonMethod', 'lambda', 'a number', lambda);
+  if ((method | 0) !== method) throw intError('curandGeneratePoissonMethod', 'method', 'i32', method);
+  const status = (curandGeneratePoissonMethod$c ??= binder.native('curandGeneratePoissonMethod'))(generator, outputPtr, n_, lambda, method);
   if (status !== 0) throw fail('curandGeneratePoissonMethod', status);
 }
 let curandGenerateSeeds$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateSeeds(generator: T.curandGenerator_t): void {
+/** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateSeeds(generator: T.curandGenerator_t | null): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateSeeds', 'generator', generator, true) as typeof generator;
   const status = (curandGenerateSeeds$c ??= binder.native('curandGenerateSeeds'))(generator);
   if (status !== 0) throw fail('curandGenerateSeeds', status);
 }
 let curandGenerateUniform$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateUniform(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+/** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateUniform(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateUniform', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateUniform', 'num', num, false);
   const status = (curandGenerateUniform$c ??= binder.native('curandGenerateUniform'))(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerateUniform', status);
 }
 let curandGenerateUniformDouble$c: NativeFunction | undefined;
-/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandGenerateUniformDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): void {
+/** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandGenerateUniformDouble(generator: T.curandGenerator_t | null, outputPtr: T.Pointer, num: T.Int64): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateUniformDouble', 'generator', generator, true) as typeof generator;
+  pointerArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateUniformDouble', 'num', num, false);
   const status = (curandGenerateUniformDouble$c ??= binder.native('curandGenerateUniformDouble'))(generator, outputPtr, num);
   if (status !== 0) throw fail('curandGenerateUniformDouble', status);
 }
 let curandGetDirectionVectors32$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
+/** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
+  pointerArg('curandGetDirectionVectors32', 'vectors', vectors, true);
+  if ((set | 0) !== set) throw intError('curandGetDirectionVectors32', 'set', 'i32', set);
   const status = (curandGetDirectionVectors32$c ??= binder.native('curandGetDirectionVectors32'))(vectors, set);
   if (status !== 0) throw fail('curandGetDirectionVectors32', status);
 }
 let curandGetDirectionVectors64$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
+/** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): void {
+  pointerArg('curandGetDirectionVectors64', 'vectors', vectors, true);
+  if ((set | 0) !== set) throw intError('curandGetDirectionVectors64', 'set', 'i32', set);
   const status = (curandGetDirectionVectors64$c ??= binder.native('curandGetDirectionVectors64'))(vectors, set);
   if (status !== 0) throw fail('curandGetDirectionVectors64', status);
 }
 let curandGetProperty$: Scratch | undefined;
 let curandGetProperty$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 13.0 Returns `value`. Throws {@link CurandError}. */
+/** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 13.0 Returns `value`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetProperty(type: T.libraryPropertyType): number {
   const s = (curandGetProperty$ ??= new Scratch(1));
+  if ((type | 0) !== type) throw intError('curandGetProperty', 'type', 'i32', type);
+  s.u64[0] = 0n;
   const status = (curandGetProperty$c ??= binder.native('curandGetProperty'))(type, s.slot(0));
   if (status !== 0) throw fail('curandGetProperty', status);
   return s.i32[0];
 }
 let curandGetScrambleConstants32$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
+/** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetScrambleConstants32(constants: T.Pointer): void {
+  pointerArg('curandGetScrambleConstants32', 'constants', constants, true);
   const status = (curandGetScrambleConstants32$c ??= binder.native('curandGetScrambleConstants32'))(constants);
   if (status !== 0) throw fail('curandGetScrambleConstants32', status);
 }
 let curandGetScrambleConstants64$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
+/** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetScrambleConstants64(constants: T.Pointer): void {
+  pointerArg('curandGetScrambleConstants64', 'constants', constants, true);
   const status = (curandGetScrambleConstants64$c ??= binder.native('curandGetScrambleConstants64'))(constants);
   if (status !== 0) throw fail('curandGetScrambleConstants64', status);
 }
 let curandGetVersion$: Scratch | undefined;
 let curandGetVersion$c: NativeFunction | undefined;
-/** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 13.0 Returns `version`. Throws {@link CurandError}. */
+/** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 13.0 Returns `version`. Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
 export function curandGetVersion(): number {
   const s = (curandGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (curandGetVersion$c ??= binder.native('curandGetVersion'))(s.slot(0));
   if (status !== 0) throw fail('curandGetVersion', status);
   return s.i32[0];
 }
 let curandSetGeneratorOffset$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandSetGeneratorOffset(generator: T.curandGenerator_t, offset: T.Int64): void {
+/** `curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, offset: T.Int64): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOffset', 'generator', generator, true) as typeof generator;
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('curandSetGeneratorOffset', 'offset', offset, false);
   const status = (curandSetGeneratorOffset$c ??= binder.native('curandSetGeneratorOffset'))(generator, offset);
   if (status !== 0) throw fail('curandSetGeneratorOffset', status);
 }
 let curandSetGeneratorOrdering$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandSetGeneratorOrdering(generator: T.curandGenerator_t, order: T.curandOrdering_t): void {
+/** `curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null, order: T.curandOrdering_t): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
+  if ((order | 0) !== order) throw intError('curandSetGeneratorOrdering', 'order', 'i32', order);
   const status = (curandSetGeneratorOrdering$c ??= binder.native('curandSetGeneratorOrdering'))(generator, order);
   if (status !== 0) throw fail('curandSetGeneratorOrdering', status);
 }
 let curandSetPseudoRandomGeneratorSeed$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t, seed: T.Int64): void {
+/** `curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t | null, seed: T.Int64): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetPseudoRandomGeneratorSeed', 'generator', generator, true) as typeof generator;
+  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('curandSetPseudoRandomGeneratorSeed', 'seed', seed, false);
   const status = (curandSetPseudoRandomGeneratorSeed$c ??= binder.native('curandSetPseudoRandomGeneratorSeed'))(generator, seed);
   if (status !== 0) throw fail('curandSetPseudoRandomGeneratorSeed', status);
 }
 let curandSetQuasiRandomGeneratorDimensions$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t, num_dimensions: number): void {
+/** `curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t | null, num_dimensions: number): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
+  if ((num_dimensions >>> 0) !== num_dimensions) throw intError('curandSetQuasiRandomGeneratorDimensions', 'num_dimensions', 'u32', num_dimensions);
   const status = (curandSetQuasiRandomGeneratorDimensions$c ??= binder.native('curandSetQuasiRandomGeneratorDimensions'))(generator, num_dimensions);
   if (status !== 0) throw fail('curandSetQuasiRandomGeneratorDimensions', status);
 }
 let curandSetStream$c: NativeFunction | undefined;
-/** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 13.0 Throws {@link CurandError}. */
-export function curandSetStream(generator: T.curandGenerator_t, stream: T.cudaStream_t): void {
+/** `curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)` · curand.h · CUDA 13.0 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call. */
+export function curandSetStream(generator: T.curandGenerator_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetStream', 'generator', generator, true) as typeof generator;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('curandSetStream', 'stream', stream, true) as typeof stream;
   const status = (curandSetStream$c ??= binder.native('curandSetStream'))(generator, stream);
   if (status !== 0) throw fail('curandSetStream', status);
 }

@@ -2,13 +2,13 @@
 // Typed layer of the NCCL collective communications: throws NcclError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing ncclResult_t from the NCCL collective communications. `name` is the status name, `func` the C function. */
 export class NcclError extends CudaError {
@@ -38,281 +38,431 @@ function fail(func: string, code: number): NcclError {
 }
 
 let ncclAllGather$c: NativeFunction | undefined;
-/** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclAllGather(sendbuff: T.Pointer, recvbuff: T.Pointer, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclAllGather', 'sendbuff', sendbuff, true);
+  pointerArg('ncclAllGather', 'recvbuff', recvbuff, true);
+  if (typeof sendcount !== 'number' || !(sendcount >= 0 && sendcount <= 9007199254740991) || sendcount % 1 !== 0) int64Arg('ncclAllGather', 'sendcount', sendcount, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclAllGather', 'datatype', 'i32', datatype);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAllGather', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAllGather', 'stream', stream, true) as typeof stream;
   const status = (ncclAllGather$c ??= binder.native('ncclAllGather'))(sendbuff, recvbuff, sendcount, datatype, comm, stream);
   if (status !== 0) throw fail('ncclAllGather', status);
 }
 let ncclAllReduce$c: NativeFunction | undefined;
-/** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclAllReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclAllReduce', 'sendbuff', sendbuff, true, count);
+  pointerArg('ncclAllReduce', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAllReduce', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclAllReduce', 'datatype', 'i32', datatype);
+  if ((op | 0) !== op) throw intError('ncclAllReduce', 'op', 'i32', op);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAllReduce', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAllReduce', 'stream', stream, true) as typeof stream;
   const status = (ncclAllReduce$c ??= binder.native('ncclAllReduce'))(sendbuff, recvbuff, count, datatype, op, comm, stream);
   if (status !== 0) throw fail('ncclAllReduce', status);
 }
 let ncclAlltoAll$c: NativeFunction | undefined;
-/** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclAlltoAll(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclAlltoAll', 'sendbuff', sendbuff, true, count);
+  pointerArg('ncclAlltoAll', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAlltoAll', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclAlltoAll', 'datatype', 'i32', datatype);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAlltoAll', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAlltoAll', 'stream', stream, true) as typeof stream;
   const status = (ncclAlltoAll$c ??= binder.native('ncclAlltoAll'))(sendbuff, recvbuff, count, datatype, comm, stream);
   if (status !== 0) throw fail('ncclAlltoAll', status);
 }
 let ncclBcast$c: NativeFunction | undefined;
-/** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclBcast(buff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclBcast', 'buff', buff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBcast', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclBcast', 'datatype', 'i32', datatype);
+  if ((root | 0) !== root) throw intError('ncclBcast', 'root', 'i32', root);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclBcast', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclBcast', 'stream', stream, true) as typeof stream;
   const status = (ncclBcast$c ??= binder.native('ncclBcast'))(buff, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclBcast', status);
 }
 let ncclBroadcast$c: NativeFunction | undefined;
-/** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclBroadcast(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclBroadcast(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclBroadcast', 'sendbuff', sendbuff, true, count);
+  pointerArg('ncclBroadcast', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBroadcast', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclBroadcast', 'datatype', 'i32', datatype);
+  if ((root | 0) !== root) throw intError('ncclBroadcast', 'root', 'i32', root);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclBroadcast', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclBroadcast', 'stream', stream, true) as typeof stream;
   const status = (ncclBroadcast$c ??= binder.native('ncclBroadcast'))(sendbuff, recvbuff, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclBroadcast', status);
 }
 let ncclCommAbort$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommAbort(comm: T.ncclComm_t): void {
+/** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommAbort(comm: T.ncclComm_t | null): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
   const status = (ncclCommAbort$c ??= binder.native('ncclCommAbort'))(comm);
   if (status !== 0) throw fail('ncclCommAbort', status);
 }
 let ncclCommCount$: Scratch | undefined;
 let ncclCommCount$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Returns `count`. Throws {@link NcclError}. */
-export function ncclCommCount(comm: T.ncclComm_t): number {
+/** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 Returns `count`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommCount(comm: T.ncclComm_t | null): number {
   const s = (ncclCommCount$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
+  s.u64[0] = 0n;
   const status = (ncclCommCount$c ??= binder.native('ncclCommCount'))(comm, s.slot(0));
   if (status !== 0) throw fail('ncclCommCount', status);
   return s.i32[0];
 }
 let ncclCommCuDevice$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommCuDevice(comm: T.ncclComm_t, device: T.Pointer): void {
+/** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
+  pointerArg('ncclCommCuDevice', 'device', device, true);
   const status = (ncclCommCuDevice$c ??= binder.native('ncclCommCuDevice'))(comm, device);
   if (status !== 0) throw fail('ncclCommCuDevice', status);
 }
 let ncclCommDeregister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommDeregister(comm: T.ncclComm_t, handle: T.Pointer): void {
+/** `ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommDeregister', 'comm', comm, true) as typeof comm;
+  pointerArg('ncclCommDeregister', 'handle', handle, true);
   const status = (ncclCommDeregister$c ??= binder.native('ncclCommDeregister'))(comm, handle);
   if (status !== 0) throw fail('ncclCommDeregister', status);
 }
 let ncclCommDestroy$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommDestroy(comm: T.ncclComm_t): void {
+/** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclCommDestroy$c ??= binder.native('ncclCommDestroy'))(comm);
   if (status !== 0) throw fail('ncclCommDestroy', status);
 }
 let ncclCommFinalize$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommFinalize(comm: T.ncclComm_t): void {
+/** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
   const status = (ncclCommFinalize$c ??= binder.native('ncclCommFinalize'))(comm);
   if (status !== 0) throw fail('ncclCommFinalize', status);
 }
 let ncclCommGetAsyncError$: Scratch | undefined;
 let ncclCommGetAsyncError$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Returns `asyncError`. Throws {@link NcclError}. */
-export function ncclCommGetAsyncError(comm: T.ncclComm_t): T.ncclResult_t {
+/** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 Returns `asyncError`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommGetAsyncError(comm: T.ncclComm_t | null): T.ncclResult_t {
   const s = (ncclCommGetAsyncError$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
+  s.u64[0] = 0n;
   const status = (ncclCommGetAsyncError$c ??= binder.native('ncclCommGetAsyncError'))(comm, s.slot(0));
   if (status !== 0) throw fail('ncclCommGetAsyncError', status);
   return s.i32[0] as T.ncclResult_t;
 }
 let ncclCommInitAll$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+/** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): void {
+  pointerArg('ncclCommInitAll', 'comm', comm, true);
+  if ((ndev | 0) !== ndev) throw intError('ncclCommInitAll', 'ndev', 'i32', ndev);
+  pointerArg('ncclCommInitAll', 'devlist', devlist, true);
   const status = (ncclCommInitAll$c ??= binder.native('ncclCommInitAll'))(comm, ndev, devlist);
   if (status !== 0) throw fail('ncclCommInitAll', status);
 }
 let ncclCommInitRank$: Scratch | undefined;
 let ncclCommInitRank$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}. */
+/** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommInitRank(nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclComm_t {
   const s = (ncclCommInitRank$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((nranks | 0) !== nranks) throw intError('ncclCommInitRank', 'nranks', 'i32', nranks);
+  checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
+  if ((rank | 0) !== rank) throw intError('ncclCommInitRank', 'rank', 'i32', rank);
   const status = (ncclCommInitRank$c ??= binder.native('ncclCommInitRank'))(s.slot(0), nranks, commId, rank);
   if (status !== 0) throw fail('ncclCommInitRank', status);
   return s.address(0) as T.ncclComm_t;
 }
 let ncclCommInitRankConfig$: Scratch | undefined;
 let ncclCommInitRankConfig$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}. */
+/** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `comm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommInitRankConfig(nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankConfig$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((nranks | 0) !== nranks) throw intError('ncclCommInitRankConfig', 'nranks', 'i32', nranks);
+  checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
+  if ((rank | 0) !== rank) throw intError('ncclCommInitRankConfig', 'rank', 'i32', rank);
+  pointerArg('ncclCommInitRankConfig', 'config', config, true);
   const status = (ncclCommInitRankConfig$c ??= binder.native('ncclCommInitRankConfig'))(s.slot(0), nranks, commId, rank, config);
   if (status !== 0) throw fail('ncclCommInitRankConfig', status);
   return s.address(0) as T.ncclComm_t;
 }
 let ncclCommInitRankScalable$: Scratch | undefined;
 let ncclCommInitRankScalable$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}. */
+/** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclCommInitRankScalable(nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommInitRankScalable$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((nranks | 0) !== nranks) throw intError('ncclCommInitRankScalable', 'nranks', 'i32', nranks);
+  if ((myrank | 0) !== myrank) throw intError('ncclCommInitRankScalable', 'myrank', 'i32', myrank);
+  if ((nId | 0) !== nId) throw intError('ncclCommInitRankScalable', 'nId', 'i32', nId);
+  pointerArg('ncclCommInitRankScalable', 'commIds', commIds, true);
+  pointerArg('ncclCommInitRankScalable', 'config', config, true);
   const status = (ncclCommInitRankScalable$c ??= binder.native('ncclCommInitRankScalable'))(s.slot(0), nranks, myrank, nId, commIds, config);
   if (status !== 0) throw fail('ncclCommInitRankScalable', status);
   return s.address(0) as T.ncclComm_t;
 }
 let ncclCommRegister$: Scratch | undefined;
 let ncclCommRegister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Returns `handle`. Throws {@link NcclError}. */
-export function ncclCommRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.Int64): number {
+/** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 Returns `handle`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64): number {
   const s = (ncclCommRegister$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
+  pointerArg('ncclCommRegister', 'buff', buff, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
+  s.u64[0] = 0n;
   const status = (ncclCommRegister$c ??= binder.native('ncclCommRegister'))(comm, buff, size, s.slot(0));
   if (status !== 0) throw fail('ncclCommRegister', status);
   return s.address(0);
 }
 let ncclCommRevoke$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}. */
-export function ncclCommRevoke(comm: T.ncclComm_t, revokeFlags: number): void {
+/** `ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)` · nccl.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
+  if ((revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
   const status = (ncclCommRevoke$c ??= binder.native('ncclCommRevoke'))(comm, revokeFlags);
   if (status !== 0) throw fail('ncclCommRevoke', status);
 }
 let ncclCommShrink$: Scratch | undefined;
 let ncclCommShrink$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}. */
-export function ncclCommShrink(comm: T.ncclComm_t, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
+/** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommShrink(comm: T.ncclComm_t | null, excludeRanksList: T.Pointer, excludeRanksCount: number, config: T.Pointer, shrinkFlags: number): T.ncclComm_t {
   const s = (ncclCommShrink$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
+  pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
+  if ((excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
+  s.u64[0] = 0n;
+  pointerArg('ncclCommShrink', 'config', config, true);
+  if ((shrinkFlags | 0) !== shrinkFlags) throw intError('ncclCommShrink', 'shrinkFlags', 'i32', shrinkFlags);
   const status = (ncclCommShrink$c ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, s.slot(0), config, shrinkFlags);
   if (status !== 0) throw fail('ncclCommShrink', status);
   return s.address(0) as T.ncclComm_t;
 }
 let ncclCommSplit$: Scratch | undefined;
 let ncclCommSplit$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}. */
-export function ncclCommSplit(comm: T.ncclComm_t, color: number, key: number, config: T.Pointer): T.ncclComm_t {
+/** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 Returns `newcomm`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommSplit(comm: T.ncclComm_t | null, color: number, key: number, config: T.Pointer): T.ncclComm_t {
   const s = (ncclCommSplit$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
+  if ((color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
+  if ((key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
+  s.u64[0] = 0n;
+  pointerArg('ncclCommSplit', 'config', config, true);
   const status = (ncclCommSplit$c ??= binder.native('ncclCommSplit'))(comm, color, key, s.slot(0), config);
   if (status !== 0) throw fail('ncclCommSplit', status);
   return s.address(0) as T.ncclComm_t;
 }
+let ncclCommUserRank$: Scratch | undefined;
 let ncclCommUserRank$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommUserRank(comm: T.ncclComm_t, rank: T.Pointer): void {
-  const status = (ncclCommUserRank$c ??= binder.native('ncclCommUserRank'))(comm, rank);
+/** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 Returns `rank`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommUserRank(comm: T.ncclComm_t | null): number {
+  const s = (ncclCommUserRank$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
+  s.u64[0] = 0n;
+  const status = (ncclCommUserRank$c ??= binder.native('ncclCommUserRank'))(comm, s.slot(0));
   if (status !== 0) throw fail('ncclCommUserRank', status);
+  return s.i32[0];
 }
 let ncclCommWindowDeregister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclCommWindowDeregister(comm: T.ncclComm_t, win: T.ncclWindow_t): void {
+/** `ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclWindow_t | null): void {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
+  if (typeof win !== 'number' || !(win >= 0 && win <= 9007199254740991) || win % 1 !== 0) win = addressArg('ncclCommWindowDeregister', 'win', win, true) as typeof win;
   const status = (ncclCommWindowDeregister$c ??= binder.native('ncclCommWindowDeregister'))(comm, win);
   if (status !== 0) throw fail('ncclCommWindowDeregister', status);
 }
 let ncclCommWindowRegister$: Scratch | undefined;
 let ncclCommWindowRegister$c: NativeFunction | undefined;
-/** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Returns `win`. Throws {@link NcclError}. */
-export function ncclCommWindowRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {
+/** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 Returns `win`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclCommWindowRegister(comm: T.ncclComm_t | null, buff: T.Pointer, size: T.Int64, winFlags: number): T.ncclWindow_t {
   const s = (ncclCommWindowRegister$ ??= new Scratch(1));
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
+  pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
+  s.u64[0] = 0n;
+  if ((winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
   const status = (ncclCommWindowRegister$c ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s.slot(0), winFlags);
   if (status !== 0) throw fail('ncclCommWindowRegister', status);
   return s.address(0) as T.ncclWindow_t;
 }
 let ncclGather$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclGather(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclGather', 'sendbuff', sendbuff, true, count);
+  pointerArg('ncclGather', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclGather', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclGather', 'datatype', 'i32', datatype);
+  if ((root | 0) !== root) throw intError('ncclGather', 'root', 'i32', root);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclGather', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclGather', 'stream', stream, true) as typeof stream;
   const status = (ncclGather$c ??= binder.native('ncclGather'))(sendbuff, recvbuff, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclGather', status);
 }
 let ncclGetErrorString$c: NativeFunction | undefined;
 /** `const char *ncclGetErrorString(ncclResult_t result)` · nccl.h · CUDA 13.0 */
 export function ncclGetErrorString(result_: T.ncclResult_t): string | null {
-  return (ncclGetErrorString$c ??= binder.native('ncclGetErrorString'))(result_);
+  if ((result_ | 0) !== result_) throw intError('ncclGetErrorString', 'result', 'i32', result_);
+  const result = (ncclGetErrorString$c ??= binder.native('ncclGetErrorString'))(result_);
+  return result;
 }
 let ncclGetLastError$c: NativeFunction | undefined;
 /** `const char *ncclGetLastError(ncclComm_t comm)` · nccl.h · CUDA 13.0 */
-export function ncclGetLastError(comm: T.ncclComm_t): string | null {
-  return (ncclGetLastError$c ??= binder.native('ncclGetLastError'))(comm);
+export function ncclGetLastError(comm: T.ncclComm_t | null): string | null {
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclGetLastError', 'comm', comm, true) as typeof comm;
+  const result = (ncclGetLastError$c ??= binder.native('ncclGetLastError'))(comm);
+  return result;
 }
 let ncclGetUniqueId$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclGetUniqueId(uniqueId: T.Pointer): void {
-  const status = (ncclGetUniqueId$c ??= binder.native('ncclGetUniqueId'))(uniqueId);
+/** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 Returns `uniqueId`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclGetUniqueId(): Uint8Array {
+  const uniqueId$ = new Uint8Array(128);
+  const status = (ncclGetUniqueId$c ??= binder.native('ncclGetUniqueId'))(uniqueId$);
   if (status !== 0) throw fail('ncclGetUniqueId', status);
+  return uniqueId$;
 }
 let ncclGetVersion$: Scratch | undefined;
 let ncclGetVersion$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Returns `version`. Throws {@link NcclError}. */
+/** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 Returns `version`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclGetVersion(): number {
   const s = (ncclGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (ncclGetVersion$c ??= binder.native('ncclGetVersion'))(s.slot(0));
   if (status !== 0) throw fail('ncclGetVersion', status);
   return s.i32[0];
 }
 let ncclGroupEnd$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+/** `ncclResult_t ncclGroupEnd(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclGroupEnd(): void {
   const status = (ncclGroupEnd$c ??= binder.native('ncclGroupEnd'))();
   if (status !== 0) throw fail('ncclGroupEnd', status);
 }
 let ncclGroupSimulateEnd$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+/** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclGroupSimulateEnd(simInfo: T.Pointer): void {
+  pointerArg('ncclGroupSimulateEnd', 'simInfo', simInfo, true);
   const status = (ncclGroupSimulateEnd$c ??= binder.native('ncclGroupSimulateEnd'))(simInfo);
   if (status !== 0) throw fail('ncclGroupSimulateEnd', status);
 }
 let ncclGroupStart$c: NativeFunction | undefined;
-/** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+/** `ncclResult_t ncclGroupStart(void)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclGroupStart(): void {
   const status = (ncclGroupStart$c ??= binder.native('ncclGroupStart'))();
   if (status !== 0) throw fail('ncclGroupStart', status);
 }
 let ncclMemAlloc$: Scratch | undefined;
 let ncclMemAlloc$c: NativeFunction | undefined;
-/** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Returns `ptr`. Throws {@link NcclError}. */
+/** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 Returns `ptr`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclMemAlloc(size: T.Int64): number {
   const s = (ncclMemAlloc$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclMemAlloc', 'size', size, false);
   const status = (ncclMemAlloc$c ??= binder.native('ncclMemAlloc'))(s.slot(0), size);
   if (status !== 0) throw fail('ncclMemAlloc', status);
   return s.address(0);
 }
 let ncclMemFree$c: NativeFunction | undefined;
-/** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
+/** `ncclResult_t ncclMemFree(void *ptr)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
 export function ncclMemFree(ptr: T.Pointer): void {
+  pointerArg('ncclMemFree', 'ptr', ptr, true);
   const status = (ncclMemFree$c ??= binder.native('ncclMemFree'))(ptr);
   if (status !== 0) throw fail('ncclMemFree', status);
 }
 let ncclRecv$c: NativeFunction | undefined;
-/** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclRecv', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclRecv', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclRecv', 'datatype', 'i32', datatype);
+  if ((peer | 0) !== peer) throw intError('ncclRecv', 'peer', 'i32', peer);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRecv', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclRecv', 'stream', stream, true) as typeof stream;
   const status = (ncclRecv$c ??= binder.native('ncclRecv'))(recvbuff, count, datatype, peer, comm, stream);
   if (status !== 0) throw fail('ncclRecv', status);
 }
 let ncclRedOpCreatePreMulSum$: Scratch | undefined;
 let ncclRedOpCreatePreMulSum$c: NativeFunction | undefined;
-/** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 Returns `op`. Throws {@link NcclError}. */
-export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t): T.ncclRedOp_t {
+/** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 Returns `op`. Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclRedOpCreatePreMulSum(scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t | null): T.ncclRedOp_t {
   const s = (ncclRedOpCreatePreMulSum$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('ncclRedOpCreatePreMulSum', 'scalar', scalar, true);
+  if ((datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
+  if ((residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
   const status = (ncclRedOpCreatePreMulSum$c ??= binder.native('ncclRedOpCreatePreMulSum'))(s.slot(0), scalar, datatype, residence, comm);
   if (status !== 0) throw fail('ncclRedOpCreatePreMulSum', status);
   return s.i32[0] as T.ncclRedOp_t;
 }
 let ncclRedOpDestroy$c: NativeFunction | undefined;
-/** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t): void {
+/** `ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
+  if ((op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclRedOpDestroy$c ??= binder.native('ncclRedOpDestroy'))(op, comm);
   if (status !== 0) throw fail('ncclRedOpDestroy', status);
 }
 let ncclReduce$c: NativeFunction | undefined;
-/** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclReduce(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclReduce', 'sendbuff', sendbuff, true, count);
+  pointerArg('ncclReduce', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclReduce', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclReduce', 'datatype', 'i32', datatype);
+  if ((op | 0) !== op) throw intError('ncclReduce', 'op', 'i32', op);
+  if ((root | 0) !== root) throw intError('ncclReduce', 'root', 'i32', root);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclReduce', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclReduce', 'stream', stream, true) as typeof stream;
   const status = (ncclReduce$c ??= binder.native('ncclReduce'))(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
   if (status !== 0) throw fail('ncclReduce', status);
 }
 let ncclReduceScatter$c: NativeFunction | undefined;
-/** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclReduceScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
+  pointerArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
+  if (typeof recvcount !== 'number' || !(recvcount >= 0 && recvcount <= 9007199254740991) || recvcount % 1 !== 0) int64Arg('ncclReduceScatter', 'recvcount', recvcount, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclReduceScatter', 'datatype', 'i32', datatype);
+  if ((op | 0) !== op) throw intError('ncclReduceScatter', 'op', 'i32', op);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclReduceScatter', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclReduceScatter', 'stream', stream, true) as typeof stream;
   const status = (ncclReduceScatter$c ??= binder.native('ncclReduceScatter'))(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
   if (status !== 0) throw fail('ncclReduceScatter', status);
 }
 let ncclResetDebugInit$c: NativeFunction | undefined;
 /** `void ncclResetDebugInit(void)` · nccl.h · CUDA 13.0 */
 export function ncclResetDebugInit(): void {
-  return (ncclResetDebugInit$c ??= binder.native('ncclResetDebugInit'))();
+  const result = (ncclResetDebugInit$c ??= binder.native('ncclResetDebugInit'))();
+  return result;
 }
 let ncclScatter$c: NativeFunction | undefined;
-/** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclScatter(sendbuff: T.Pointer, recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclScatter', 'sendbuff', sendbuff, true, count);
+  pointerArg('ncclScatter', 'recvbuff', recvbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclScatter', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclScatter', 'datatype', 'i32', datatype);
+  if ((root | 0) !== root) throw intError('ncclScatter', 'root', 'i32', root);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclScatter', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclScatter', 'stream', stream, true) as typeof stream;
   const status = (ncclScatter$c ??= binder.native('ncclScatter'))(sendbuff, recvbuff, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclScatter', status);
 }
 let ncclSend$c: NativeFunction | undefined;
-/** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}. */
-export function ncclSend(sendbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t, stream: T.cudaStream_t): void {
+/** `ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call. */
+export function ncclSend(sendbuff: T.Pointer, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
+  pointerArg('ncclSend', 'sendbuff', sendbuff, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclSend', 'count', count, false);
+  if ((datatype | 0) !== datatype) throw intError('ncclSend', 'datatype', 'i32', datatype);
+  if ((peer | 0) !== peer) throw intError('ncclSend', 'peer', 'i32', peer);
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclSend', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclSend', 'stream', stream, true) as typeof stream;
   const status = (ncclSend$c ??= binder.native('ncclSend'))(sendbuff, count, datatype, peer, comm, stream);
   if (status !== 0) throw fail('ncclSend', status);
 }

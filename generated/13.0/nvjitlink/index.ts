@@ -2,13 +2,13 @@
 // Typed layer of the nvJitLink JIT linker API: throws NvJitLinkError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing nvJitLinkResult from the nvJitLink JIT linker API. `name` is the status name, `func` the C function. */
 export class NvJitLinkError extends CudaError {
@@ -28,106 +28,138 @@ function fail(func: string, code: number): NvJitLinkError {
 }
 
 let nvJitLinkAddData$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkAddData(handle: T.nvJitLinkHandle, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer): void {
+/** `nvJitLinkResult __nvJitLinkAddData_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddData', 'handle', handle, true) as typeof handle;
+  if ((inputType | 0) !== inputType) throw intError('nvJitLinkAddData', 'inputType', 'i32', inputType);
+  pointerArg('nvJitLinkAddData', 'data', data, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvJitLinkAddData', 'size', size, false);
+  if (typeof name !== 'string') throw argError('nvJitLinkAddData', 'name', 'a string', name);
   const status = (nvJitLinkAddData$c ??= binder.native('nvJitLinkAddData'))(handle, inputType, data, size, name);
   if (status !== 0) throw fail('nvJitLinkAddData', status);
 }
 let nvJitLinkAddFile$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkAddFile(handle: T.nvJitLinkHandle, inputType: T.nvJitLinkInputType, fileName: string | T.Pointer): void {
+/** `nvJitLinkResult __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, fileName: string): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddFile', 'handle', handle, true) as typeof handle;
+  if ((inputType | 0) !== inputType) throw intError('nvJitLinkAddFile', 'inputType', 'i32', inputType);
+  if (typeof fileName !== 'string') throw argError('nvJitLinkAddFile', 'fileName', 'a string', fileName);
   const status = (nvJitLinkAddFile$c ??= binder.native('nvJitLinkAddFile'))(handle, inputType, fileName);
   if (status !== 0) throw fail('nvJitLinkAddFile', status);
 }
 let nvJitLinkComplete$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkComplete(handle: T.nvJitLinkHandle): void {
+/** `nvJitLinkResult __nvJitLinkComplete_13_0(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkComplete', 'handle', handle, true) as typeof handle;
   const status = (nvJitLinkComplete$c ??= binder.native('nvJitLinkComplete'))(handle);
   if (status !== 0) throw fail('nvJitLinkComplete', status);
 }
 let nvJitLinkCreate$: Scratch | undefined;
 let nvJitLinkCreate$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)` · nvJitLink.h · CUDA 13.0 Returns `handle`. Throws {@link NvJitLinkError}. */
-export function nvJitLinkCreate(numOptions: number, options: T.Pointer): T.nvJitLinkHandle {
+/** `nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_t numOptions, const char *const *options)` · nvJitLink.h · CUDA 13.0 Returns `handle`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkCreate(options: readonly (string)[]): T.nvJitLinkHandle {
   const s = (nvJitLinkCreate$ ??= new Scratch(1));
-  const status = (nvJitLinkCreate$c ??= binder.native('nvJitLinkCreate'))(s.slot(0), numOptions, options);
+  s.u64[0] = 0n;
+  const options$ = stringArrayArg('nvJitLinkCreate', 'options', options, false);
+  const numOptions$n = options$.count;
+  const status = (nvJitLinkCreate$c ??= binder.native('nvJitLinkCreate'))(s.slot(0), numOptions$n, options$.data);
   if (status !== 0) throw fail('nvJitLinkCreate', status);
   return s.address(0) as T.nvJitLinkHandle;
 }
 let nvJitLinkDestroy$: Scratch | undefined;
 let nvJitLinkDestroy$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkDestroy(handle: T.nvJitLinkHandle): void {
+/** `nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 13.0 Returns `handle`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkDestroy(handle: T.nvJitLinkHandle | null): T.nvJitLinkHandle {
   const s = (nvJitLinkDestroy$ ??= new Scratch(1));
-  s.u64[0] = BigInt(handle);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
+  s.u64[0] = BigInt(handle as number | bigint);
   const status = (nvJitLinkDestroy$c ??= binder.native('nvJitLinkDestroy'))(s.slot(0));
   if (status !== 0) throw fail('nvJitLinkDestroy', status);
+  return s.address(0) as T.nvJitLinkHandle;
 }
 let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle, log: T.Pointer): void {
+/** `nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLog', 'handle', handle, true) as typeof handle;
+  pointerArg('nvJitLinkGetErrorLog', 'log', log, true);
   const status = (nvJitLinkGetErrorLog$c ??= binder.native('nvJitLinkGetErrorLog'))(handle, log);
   if (status !== 0) throw fail('nvJitLinkGetErrorLog', status);
 }
 let nvJitLinkGetErrorLogSize$: Scratch | undefined;
 let nvJitLinkGetErrorLogSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle): number {
+/** `nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetErrorLogSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (nvJitLinkGetErrorLogSize$c ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('nvJitLinkGetErrorLogSize', status);
   return s.size(0);
 }
 let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle, log: T.Pointer): void {
+/** `nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char *log)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLog', 'handle', handle, true) as typeof handle;
+  pointerArg('nvJitLinkGetInfoLog', 'log', log, true);
   const status = (nvJitLinkGetInfoLog$c ??= binder.native('nvJitLinkGetInfoLog'))(handle, log);
   if (status !== 0) throw fail('nvJitLinkGetInfoLog', status);
 }
 let nvJitLinkGetInfoLogSize$: Scratch | undefined;
 let nvJitLinkGetInfoLogSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle): number {
+/** `nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetInfoLogSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (nvJitLinkGetInfoLogSize$c ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('nvJitLinkGetInfoLogSize', status);
   return s.size(0);
 }
 let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle, cubin: T.Pointer): void {
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubin_13_0(nvJitLinkHandle handle, void *cubin)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubin', 'handle', handle, true) as typeof handle;
+  pointerArg('nvJitLinkGetLinkedCubin', 'cubin', cubin, true);
   const status = (nvJitLinkGetLinkedCubin$c ??= binder.native('nvJitLinkGetLinkedCubin'))(handle, cubin);
   if (status !== 0) throw fail('nvJitLinkGetLinkedCubin', status);
 }
 let nvJitLinkGetLinkedCubinSize$: Scratch | undefined;
 let nvJitLinkGetLinkedCubinSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle): number {
+/** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetLinkedCubinSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (nvJitLinkGetLinkedCubinSize$c ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('nvJitLinkGetLinkedCubinSize', status);
   return s.size(0);
 }
 let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle, ptx: T.Pointer): void {
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, char *ptx)` · nvJitLink.h · CUDA 13.0 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.Pointer): void {
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtx', 'handle', handle, true) as typeof handle;
+  pointerArg('nvJitLinkGetLinkedPtx', 'ptx', ptx, true);
   const status = (nvJitLinkGetLinkedPtx$c ??= binder.native('nvJitLinkGetLinkedPtx'))(handle, ptx);
   if (status !== 0) throw fail('nvJitLinkGetLinkedPtx', status);
 }
 let nvJitLinkGetLinkedPtxSize$: Scratch | undefined;
 let nvJitLinkGetLinkedPtxSize$c: NativeFunction | undefined;
-/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}. */
-export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle): number {
+/** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 13.0 Returns `size`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle | null): number {
   const s = (nvJitLinkGetLinkedPtxSize$ ??= new Scratch(1));
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
+  s.u64[0] = 0n;
   const status = (nvJitLinkGetLinkedPtxSize$c ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s.slot(0));
   if (status !== 0) throw fail('nvJitLinkGetLinkedPtxSize', status);
   return s.size(0);
 }
 let nvJitLinkVersion$: Scratch | undefined;
 let nvJitLinkVersion$c: NativeFunction | undefined;
-/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link NvJitLinkError}. */
+/** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvJitLinkVersion(): { major: number; minor: number } {
   const s = (nvJitLinkVersion$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvJitLinkVersion$c ??= binder.native('nvJitLinkVersion'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvJitLinkVersion', status);
   return { major: s.u32[0], minor: s.u32[2] };

@@ -2,13 +2,13 @@
 // Typed layer of the NVML management library: throws NvmlError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing nvmlReturn_t from the NVML management library. `name` is the status name, `func` the C function. */
 export class NvmlError extends CudaError {
@@ -38,63 +38,81 @@ function fail(func: string, code: number): NvmlError {
 }
 
 let nvmlComputeInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t): void {
+/** `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t | null): void {
+  if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || computeInstance % 1 !== 0) computeInstance = addressArg('nvmlComputeInstanceDestroy', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const status = (nvmlComputeInstanceDestroy$c ??= binder.native('nvmlComputeInstanceDestroy'))(computeInstance);
   if (status !== 0) throw fail('nvmlComputeInstanceDestroy', status);
 }
 let nvmlComputeInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t): T.nvmlComputeInstanceInfo_st {
+/** `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t | null): T.nvmlComputeInstanceInfo_st {
+  if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || computeInstance % 1 !== 0) computeInstance = addressArg('nvmlComputeInstanceGetInfo', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const info$ = new Uint8Array(32);
   const status = (nvmlComputeInstanceGetInfo$c ??= binder.native('nvmlComputeInstanceGetInfo'))(computeInstance, info$);
   if (status !== 0) throw fail('nvmlComputeInstanceGetInfo', status);
   return decodeRecord<T.nvmlComputeInstanceInfo_st>(records.nvmlComputeInstanceInfo_st(), info$);
 }
 let nvmlDeviceClearAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearAccountingPids', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearAccountingPids$c ??= binder.native('nvmlDeviceClearAccountingPids'))(device);
   if (status !== 0) throw fail('nvmlDeviceClearAccountingPids', status);
 }
 let nvmlDeviceClearCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearCpuAffinity$c ??= binder.native('nvmlDeviceClearCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceClearCpuAffinity', status);
 }
 let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t, counterType: T.nvmlEccCounterType_t): void {
+/** `nvmlReturn_t nvmlDeviceClearEccErrorCounts(nvmlDevice_t device, nvmlEccCounterType_t counterType)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, counterType: T.nvmlEccCounterType_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
+  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceClearEccErrorCounts', 'counterType', 'i32', counterType);
   const status = (nvmlDeviceClearEccErrorCounts$c ??= binder.native('nvmlDeviceClearEccErrorCounts'))(device, counterType);
   if (status !== 0) throw fail('nvmlDeviceClearEccErrorCounts', status);
 }
 let nvmlDeviceClearFieldValues$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t, valuesCount: number, values: T.Pointer): void {
-  const status = (nvmlDeviceClearFieldValues$c ??= binder.native('nvmlDeviceClearFieldValues'))(device, valuesCount, values);
+/** `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearFieldValues', 'device', device, true) as typeof device;
+  if ((valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceClearFieldValues', 'valuesCount', 'i32', valuesCount);
+  const values$ = recordArrayArg('nvmlDeviceClearFieldValues', 'values', records.nvmlFieldValue_st(), values, false);
+  if (values !== null) coversCount('nvmlDeviceClearFieldValues', 'values', values$.count, valuesCount, 'valuesCount');
+  const status = (nvmlDeviceClearFieldValues$c ??= binder.native('nvmlDeviceClearFieldValues'))(device, valuesCount, values$.bytes);
   if (status !== 0) throw fail('nvmlDeviceClearFieldValues', status);
+  return decodeRecords<T.nvmlFieldValue_st>(records.nvmlFieldValue_st(), values$.bytes!, values$.count);
 }
 let nvmlDeviceCreateGpuInstance$: Scratch | undefined;
 let nvmlDeviceCreateGpuInstance$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Returns `gpuInstance`. Throws {@link NvmlError}. */
-export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t, profileId: number): T.nvmlGpuInstance_t {
+/** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Returns `gpuInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceCreateGpuInstance$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceCreateGpuInstance$c ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceCreateGpuInstance', status);
   return s.address(0) as T.nvmlGpuInstance_t;
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: Scratch | undefined;
 let nvmlDeviceCreateGpuInstanceWithPlacement$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Returns `gpuInstance`. Throws {@link NvmlError}. */
-export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t, profileId: number, placement: T.nvmlGpuInstancePlacement_st | T.Pointer): T.nvmlGpuInstance_t {
+/** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Returns `gpuInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t | null, profileId: number, placement: T.nvmlGpuInstancePlacement_st | Uint8Array): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= new Scratch(1));
-  const status = (nvmlDeviceCreateGpuInstanceWithPlacement$c ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, isPointerLike(placement) ? placement : encodeRecord(records.nvmlGpuInstancePlacement_st(), placement), s.slot(0));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
+  const placement$ = recordArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', records.nvmlGpuInstancePlacement_st(), placement, false);
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceCreateGpuInstanceWithPlacement$c ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement$, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceCreateGpuInstanceWithPlacement', status);
   return s.address(0) as T.nvmlGpuInstance_t;
 }
 let nvmlDeviceDiscoverGpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 13.0 Returns `pciInfo`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 13.0 Returns `pciInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceDiscoverGpus(): T.nvmlPciInfo_st {
   const pciInfo$ = new Uint8Array(68);
   const status = (nvmlDeviceDiscoverGpus$c ??= binder.native('nvmlDeviceDiscoverGpus'))(pciInfo$);
@@ -102,112 +120,167 @@ export function nvmlDeviceDiscoverGpus(): T.nvmlPciInfo_st {
   return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pciInfo$);
 }
 let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'link', 'u32', link);
+  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'counter', 'u32', counter);
+  if ((freeze | 0) !== freeze) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'freeze', 'i32', freeze);
   const status = (nvmlDeviceFreezeNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceFreezeNvLinkUtilizationCounter'))(device, link, counter, freeze);
   if (status !== 0) throw fail('nvmlDeviceFreezeNvLinkUtilizationCounter', status);
 }
 let nvmlDeviceGetAPIRestriction$: Scratch | undefined;
 let nvmlDeviceGetAPIRestriction$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 13.0 Returns `isRestricted`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 13.0 Returns `isRestricted`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetAPIRestriction$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
+  if ((apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetAPIRestriction$c ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetAPIRestriction', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetAccountingBufferSize$: Scratch | undefined;
 let nvmlDeviceGetAccountingBufferSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `bufferSize`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAccountingBufferSize$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetAccountingBufferSize$c ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetAccountingBufferSize', status);
   return s.u32[0];
 }
 let nvmlDeviceGetAccountingMode$: Scratch | undefined;
 let nvmlDeviceGetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetAccountingMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetAccountingMode$c ??= binder.native('nvmlDeviceGetAccountingMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetAccountingMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetAccountingPids$: Scratch | undefined;
 let nvmlDeviceGetAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t, pids: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Returns `pids`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t | null): Uint32Array {
   const s = (nvmlDeviceGetAccountingPids$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.slot(0), pids);
-  if (status !== 0) throw fail('nvmlDeviceGetAccountingPids', status);
-  return s.u32[0];
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetAccountingPids', asked);
+  let n = Number(s.u32[0]);
+  const pids$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetAccountingPids$c ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s.slot(0), pids$);
+    if (status !== 0) throw fail('nvmlDeviceGetAccountingPids', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return pids$.slice(0, n);
 }
 let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t, pid: number, stats: T.Pointer): void {
-  const status = (nvmlDeviceGetAccountingStats$c ??= binder.native('nvmlDeviceGetAccountingStats'))(device, pid, stats);
+/** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Returns `stats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingStats', 'device', device, true) as typeof device;
+  if ((pid >>> 0) !== pid) throw intError('nvmlDeviceGetAccountingStats', 'pid', 'u32', pid);
+  const stats$ = new Uint8Array(56);
+  const status = (nvmlDeviceGetAccountingStats$c ??= binder.native('nvmlDeviceGetAccountingStats'))(device, pid, stats$);
   if (status !== 0) throw fail('nvmlDeviceGetAccountingStats', status);
+  return decodeRecord<T.nvmlAccountingStats_st>(records.nvmlAccountingStats_st(), stats$);
 }
+let nvmlDeviceGetActiveVgpus$: Scratch | undefined;
 let nvmlDeviceGetActiveVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuInstances: T.Pointer): void {
-  const status = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, vgpuCount, vgpuInstances);
-  if (status !== 0) throw fail('nvmlDeviceGetActiveVgpus', status);
+/** `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 13.0 Returns `vgpuInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t | null): Uint32Array {
+  const s = (nvmlDeviceGetActiveVgpus$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetActiveVgpus', asked);
+  let n = Number(s.u32[0]);
+  const vgpuInstances$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetActiveVgpus$c ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s.slot(0), vgpuInstances$);
+    if (status !== 0) throw fail('nvmlDeviceGetActiveVgpus', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return vgpuInstances$.slice(0, n);
 }
 let nvmlDeviceGetAdaptiveClockInfoStatus$: Scratch | undefined;
 let nvmlDeviceGetAdaptiveClockInfoStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 13.0 Returns `adaptiveClockStatus`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 13.0 Returns `adaptiveClockStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetAdaptiveClockInfoStatus$c ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetAdaptiveClockInfoStatus', status);
   return s.u32[0];
 }
 let nvmlDeviceGetAddressingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAddressingMode(device: T.nvmlDevice_t): T.nvmlDeviceAddressingMode_v1_t {
-  const mode$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAddressingMode(device: T.nvmlDevice_t | null, mode?: Partial<T.nvmlDeviceAddressingMode_v1_t> | Uint8Array): T.nvmlDeviceAddressingMode_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAddressingMode', 'device', device, true) as typeof device;
+  const mode$ = new Uint8Array(records.nvmlDeviceAddressingMode_v1_t().size);
+  if (mode != null) mode$.set(new Uint8Array(recordArg('nvmlDeviceGetAddressingMode', 'mode', records.nvmlDeviceAddressingMode_v1_t(), mode, false) as Uint8Array).subarray(0, mode$.length));
+  new DataView(mode$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlDeviceGetAddressingMode$c ??= binder.native('nvmlDeviceGetAddressingMode'))(device, mode$);
   if (status !== 0) throw fail('nvmlDeviceGetAddressingMode', status);
   return decodeRecord<T.nvmlDeviceAddressingMode_v1_t>(records.nvmlDeviceAddressingMode_v1_t(), mode$);
 }
 let nvmlDeviceGetApplicationsClock$: Scratch | undefined;
 let nvmlDeviceGetApplicationsClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t): number {
+/** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetApplicationsClock$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
+  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetApplicationsClock$c ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetApplicationsClock', status);
   return s.u32[0];
 }
 let nvmlDeviceGetArchitecture$: Scratch | undefined;
 let nvmlDeviceGetArchitecture$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 13.0 Returns `arch`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 13.0 Returns `arch`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetArchitecture$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetArchitecture$c ??= binder.native('nvmlDeviceGetArchitecture'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetArchitecture', status);
   return s.u32[0];
 }
 let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t, attributes: T.Pointer): void {
-  const status = (nvmlDeviceGetAttributes$c ??= binder.native('nvmlDeviceGetAttributes'))(device, attributes);
+/** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 13.0 Returns `attributes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
+  const attributes$ = new Uint8Array(40);
+  const status = (nvmlDeviceGetAttributes$c ??= binder.native('nvmlDeviceGetAttributes'))(device, attributes$);
   if (status !== 0) throw fail('nvmlDeviceGetAttributes', status);
+  return decodeRecord<T.nvmlDeviceAttributes_st>(records.nvmlDeviceAttributes_st(), attributes$);
 }
 let nvmlDeviceGetAutoBoostedClocksEnabled$: Scratch | undefined;
 let nvmlDeviceGetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 13.0 Returns `isEnabled`, `defaultIsEnabled`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
+/** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 13.0 Returns `isEnabled`, `defaultIsEnabled`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null): { isEnabled: T.nvmlEnableState_t; defaultIsEnabled: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetAutoBoostedClocksEnabled', status);
   return { isEnabled: s.i32[0] as T.nvmlEnableState_t, defaultIsEnabled: s.i32[2] as T.nvmlEnableState_t };
 }
 let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 13.0 Returns `bar1Memory`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t): T.nvmlBAR1Memory_st {
+/** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 13.0 Returns `bar1Memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
   const bar1Memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetBAR1MemoryInfo$c ??= binder.native('nvmlDeviceGetBAR1MemoryInfo'))(device, bar1Memory$);
   if (status !== 0) throw fail('nvmlDeviceGetBAR1MemoryInfo', status);
@@ -215,33 +288,40 @@ export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t): T.nvmlBAR1M
 }
 let nvmlDeviceGetBoardId$: Scratch | undefined;
 let nvmlDeviceGetBoardId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 13.0 Returns `boardId`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 13.0 Returns `boardId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBoardId$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetBoardId$c ??= binder.native('nvmlDeviceGetBoardId'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetBoardId', status);
   return s.u32[0];
 }
 let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 13.0 Returns `partNumber`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t, length: number): string {
-  const partNumber$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)` · nvml.h · CUDA 13.0 Returns `partNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
+  const partNumber$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetBoardPartNumber', 'partNumber', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);
   const status = (nvmlDeviceGetBoardPartNumber$c ??= binder.native('nvmlDeviceGetBoardPartNumber'))(device, partNumber$, length);
   if (status !== 0) throw fail('nvmlDeviceGetBoardPartNumber', status);
   return textFrom(partNumber$);
 }
 let nvmlDeviceGetBrand$: Scratch | undefined;
 let nvmlDeviceGetBrand$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 13.0 Returns `type`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetBrand(device: T.nvmlDevice_t): T.nvmlBrandType_t {
+/** `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 13.0 Returns `type`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetBrand(device: T.nvmlDevice_t | null): T.nvmlBrandType_t {
   const s = (nvmlDeviceGetBrand$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetBrand$c ??= binder.native('nvmlDeviceGetBrand'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetBrand', status);
   return s.i32[0] as T.nvmlBrandType_t;
 }
 let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 13.0 Returns `bridgeHierarchy`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t): T.nvmlBridgeChipHierarchy_st {
+/** `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 13.0 Returns `bridgeHierarchy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nvmlBridgeChipHierarchy_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
   const bridgeHierarchy$ = new Uint8Array(1028);
   const status = (nvmlDeviceGetBridgeChipInfo$c ??= binder.native('nvmlDeviceGetBridgeChipInfo'))(device, bridgeHierarchy$);
   if (status !== 0) throw fail('nvmlDeviceGetBridgeChipInfo', status);
@@ -249,30 +329,39 @@ export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t): T.nvmlBridg
 }
 let nvmlDeviceGetBusType$: Scratch | undefined;
 let nvmlDeviceGetBusType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 13.0 Returns `type`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetBusType(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 13.0 Returns `type`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetBusType(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetBusType$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetBusType$c ??= binder.native('nvmlDeviceGetBusType'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
   return s.u32[0];
 }
 let nvmlDeviceGetC2cModeInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 13.0 Returns `c2cModeInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t): T.nvmlC2cModeInfo_v1_t {
+/** `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 13.0 Returns `c2cModeInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t | null): T.nvmlC2cModeInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetC2cModeInfoV', 'device', device, true) as typeof device;
   const c2cModeInfo$ = new Uint8Array(4);
   const status = (nvmlDeviceGetC2cModeInfoV$c ??= binder.native('nvmlDeviceGetC2cModeInfoV'))(device, c2cModeInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetC2cModeInfoV', status);
   return decodeRecord<T.nvmlC2cModeInfo_v1_t>(records.nvmlC2cModeInfo_v1_t(), c2cModeInfo$);
 }
 let nvmlDeviceGetCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t, caps: T.Pointer): void {
-  const status = (nvmlDeviceGetCapabilities$c ??= binder.native('nvmlDeviceGetCapabilities'))(device, caps);
+/** `nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps)` · nvml.h · CUDA 13.0 Returns `caps`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t | null, caps?: Partial<T.nvmlDeviceCapabilities_v1_t> | Uint8Array): T.nvmlDeviceCapabilities_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCapabilities', 'device', device, true) as typeof device;
+  const caps$ = new Uint8Array(records.nvmlDeviceCapabilities_v1_t().size);
+  if (caps != null) caps$.set(new Uint8Array(recordArg('nvmlDeviceGetCapabilities', 'caps', records.nvmlDeviceCapabilities_v1_t(), caps, false) as Uint8Array).subarray(0, caps$.length));
+  new DataView(caps$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
+  const status = (nvmlDeviceGetCapabilities$c ??= binder.native('nvmlDeviceGetCapabilities'))(device, caps$);
   if (status !== 0) throw fail('nvmlDeviceGetCapabilities', status);
+  return decodeRecord<T.nvmlDeviceCapabilities_v1_t>(records.nvmlDeviceCapabilities_v1_t(), caps$);
 }
 let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 13.0 Returns `status`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t): T.nvmlClkMonStatus_status {
+/** `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 13.0 Returns `status`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvmlClkMonStatus_status {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(264);
   const status = (nvmlDeviceGetClkMonStatus$c ??= binder.native('nvmlDeviceGetClkMonStatus'))(device, status_$);
   if (status !== 0) throw fail('nvmlDeviceGetClkMonStatus', status);
@@ -280,247 +369,358 @@ export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t): T.nvmlClkMonS
 }
 let nvmlDeviceGetClock$: Scratch | undefined;
 let nvmlDeviceGetClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
+/** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t): number {
   const s = (nvmlDeviceGetClock$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
+  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
+  if ((clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetClock$c ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetClock', status);
   return s.u32[0];
 }
 let nvmlDeviceGetClockInfo$: Scratch | undefined;
 let nvmlDeviceGetClockInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 Returns `clock`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t): number {
+/** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 Returns `clock`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetClockInfo$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
+  if ((type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetClockInfo$c ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetClockInfo', status);
   return s.u32[0];
 }
 let nvmlDeviceGetClockOffsets$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t): T.nvmlClockOffset_v1_t {
-  const info$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockOffsets', 'device', device, true) as typeof device;
+  const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);
+  if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetClockOffsets', 'info', records.nvmlClockOffset_v1_t(), info, false) as Uint8Array).subarray(0, info$.length));
+  new DataView(info$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDeviceGetClockOffsets$c ??= binder.native('nvmlDeviceGetClockOffsets'))(device, info$);
   if (status !== 0) throw fail('nvmlDeviceGetClockOffsets', status);
   return decodeRecord<T.nvmlClockOffset_v1_t>(records.nvmlClockOffset_v1_t(), info$);
 }
 let nvmlDeviceGetComputeInstanceId$: Scratch | undefined;
 let nvmlDeviceGetComputeInstanceId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Returns `id`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Returns `id`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetComputeInstanceId$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetComputeInstanceId$c ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
   return s.u32[0];
 }
 let nvmlDeviceGetComputeMode$: Scratch | undefined;
 let nvmlDeviceGetComputeMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t): T.nvmlComputeMode_t {
+/** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t | null): T.nvmlComputeMode_t {
   const s = (nvmlDeviceGetComputeMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetComputeMode$c ??= binder.native('nvmlDeviceGetComputeMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
   return s.i32[0] as T.nvmlComputeMode_t;
 }
+let nvmlDeviceGetComputeRunningProcesses$: Scratch | undefined;
 let nvmlDeviceGetComputeRunningProcesses$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): void {
-  const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, infoCount, infos);
-  if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
+/** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Returns `infos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
+  const s = (nvmlDeviceGetComputeRunningProcesses$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
+  let n = Number(s.u32[0]);
+  const infos$ = new Uint8Array(Math.max(1, n) * 24);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s.slot(0), infos$);
+    if (status !== 0) throw fail('nvmlDeviceGetComputeRunningProcesses', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
 }
 let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 13.0 Returns `gpuAtstReport`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t): T.nvmlConfComputeGpuAttestationReport_st {
+/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 13.0 Returns `gpuAtstReport`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuAttestationReport_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'device', device, true) as typeof device;
   const gpuAtstReport$ = new Uint8Array(12332);
   const status = (nvmlDeviceGetConfComputeGpuAttestationReport$c ??= binder.native('nvmlDeviceGetConfComputeGpuAttestationReport'))(device, gpuAtstReport$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeGpuAttestationReport', status);
   return decodeRecord<T.nvmlConfComputeGpuAttestationReport_st>(records.nvmlConfComputeGpuAttestationReport_st(), gpuAtstReport$);
 }
 let nvmlDeviceGetConfComputeGpuCertificate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 13.0 Returns `gpuCert`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t): T.nvmlConfComputeGpuCertificate_st {
+/** `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 13.0 Returns `gpuCert`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuCertificate_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeGpuCertificate', 'device', device, true) as typeof device;
   const gpuCert$ = new Uint8Array(9224);
   const status = (nvmlDeviceGetConfComputeGpuCertificate$c ??= binder.native('nvmlDeviceGetConfComputeGpuCertificate'))(device, gpuCert$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeGpuCertificate', status);
   return decodeRecord<T.nvmlConfComputeGpuCertificate_st>(records.nvmlConfComputeGpuCertificate_st(), gpuCert$);
 }
 let nvmlDeviceGetConfComputeMemSizeInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 13.0 Returns `memInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t): T.nvmlConfComputeMemSizeInfo_st {
+/** `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 13.0 Returns `memInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | null): T.nvmlConfComputeMemSizeInfo_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeMemSizeInfo', 'device', device, true) as typeof device;
   const memInfo$ = new Uint8Array(16);
   const status = (nvmlDeviceGetConfComputeMemSizeInfo$c ??= binder.native('nvmlDeviceGetConfComputeMemSizeInfo'))(device, memInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeMemSizeInfo', status);
   return decodeRecord<T.nvmlConfComputeMemSizeInfo_st>(records.nvmlConfComputeMemSizeInfo_st(), memInfo$);
 }
 let nvmlDeviceGetConfComputeProtectedMemoryUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Returns `memory`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t): T.nvmlMemory_st {
+/** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Returns `memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetConfComputeProtectedMemoryUsage$c ??= binder.native('nvmlDeviceGetConfComputeProtectedMemoryUsage'))(device, memory$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeProtectedMemoryUsage', status);
   return decodeRecord<T.nvmlMemory_st>(records.nvmlMemory_st(), memory$);
 }
 let nvmlDeviceGetCoolerInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0 Returns `coolerInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetCoolerInfo(device: T.nvmlDevice_t): T.nvmlCoolerInfo_v1_t {
-  const coolerInfo$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0 Returns `coolerInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCoolerInfo(device: T.nvmlDevice_t | null, coolerInfo?: Partial<T.nvmlCoolerInfo_v1_t> | Uint8Array): T.nvmlCoolerInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCoolerInfo', 'device', device, true) as typeof device;
+  const coolerInfo$ = new Uint8Array(records.nvmlCoolerInfo_v1_t().size);
+  if (coolerInfo != null) coolerInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetCoolerInfo', 'coolerInfo', records.nvmlCoolerInfo_v1_t(), coolerInfo, false) as Uint8Array).subarray(0, coolerInfo$.length));
+  new DataView(coolerInfo$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlDeviceGetCoolerInfo$c ??= binder.native('nvmlDeviceGetCoolerInfo'))(device, coolerInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetCoolerInfo', status);
   return decodeRecord<T.nvmlCoolerInfo_v1_t>(records.nvmlCoolerInfo_v1_t(), coolerInfo$);
 }
 let nvmlDeviceGetCount$: Scratch | undefined;
 let nvmlDeviceGetCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Returns `deviceCount`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Returns `deviceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetCount(): number {
   const s = (nvmlDeviceGetCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetCount$c ??= binder.native('nvmlDeviceGetCount'))(s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCount', status);
   return s.u32[0];
 }
+let nvmlDeviceGetCpuAffinity$: Scratch | undefined;
 let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t, cpuSetSize: number, cpuSet: T.Pointer): void {
-  const status = (nvmlDeviceGetCpuAffinity$c ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, cpuSet);
+/** `nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)` · nvml.h · CUDA 13.0 Returns `cpuSet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): bigint {
+  const s = (nvmlDeviceGetCpuAffinity$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
+  if ((cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetCpuAffinity$c ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinity', status);
+  return s.u64[0];
 }
+let nvmlDeviceGetCpuAffinityWithinScope$: Scratch | undefined;
 let nvmlDeviceGetCpuAffinityWithinScope$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t, cpuSetSize: number, cpuSet: T.Pointer, scope: number): void {
-  const status = (nvmlDeviceGetCpuAffinityWithinScope$c ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, cpuSet, scope);
+/** `nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Returns `cpuSet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): bigint {
+  const s = (nvmlDeviceGetCpuAffinityWithinScope$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
+  if ((cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
+  s.u64[0] = 0n;
+  if ((scope >>> 0) !== scope) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'scope', 'u32', scope);
+  const status = (nvmlDeviceGetCpuAffinityWithinScope$c ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, s.slot(0), scope);
   if (status !== 0) throw fail('nvmlDeviceGetCpuAffinityWithinScope', status);
+  return s.u64[0];
 }
+let nvmlDeviceGetCreatableVgpus$: Scratch | undefined;
 let nvmlDeviceGetCreatableVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): void {
-  const status = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, vgpuCount, vgpuTypeIds);
-  if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
+/** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Returns `vgpuTypeIds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t | null): Uint32Array {
+  const s = (nvmlDeviceGetCreatableVgpus$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
+  let n = Number(s.u32[0]);
+  const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetCreatableVgpus$c ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s.slot(0), vgpuTypeIds$);
+    if (status !== 0) throw fail('nvmlDeviceGetCreatableVgpus', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return vgpuTypeIds$.slice(0, n);
 }
 let nvmlDeviceGetCudaComputeCapability$: Scratch | undefined;
 let nvmlDeviceGetCudaComputeCapability$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t): { major: number; minor: number } {
+/** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 13.0 Returns `major`, `minor`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t | null): { major: number; minor: number } {
   const s = (nvmlDeviceGetCudaComputeCapability$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetCudaComputeCapability$c ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetCudaComputeCapability', status);
   return { major: s.i32[0], minor: s.i32[2] };
 }
 let nvmlDeviceGetCurrPcieLinkGeneration$: Scratch | undefined;
 let nvmlDeviceGetCurrPcieLinkGeneration$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 13.0 Returns `currLinkGen`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 13.0 Returns `currLinkGen`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetCurrPcieLinkGeneration$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetCurrPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
   return s.u32[0];
 }
 let nvmlDeviceGetCurrPcieLinkWidth$: Scratch | undefined;
 let nvmlDeviceGetCurrPcieLinkWidth$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 13.0 Returns `currLinkWidth`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 13.0 Returns `currLinkWidth`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetCurrPcieLinkWidth$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetCurrPcieLinkWidth$c ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
   return s.u32[0];
 }
 let nvmlDeviceGetCurrentClockFreqs$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t *currentClockFreqs)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCurrentClockFreqs(device: T.nvmlDevice_t, currentClockFreqs: T.Pointer): void {
-  const status = (nvmlDeviceGetCurrentClockFreqs$c ??= binder.native('nvmlDeviceGetCurrentClockFreqs'))(device, currentClockFreqs);
+/** `nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t *currentClockFreqs)` · nvml.h · CUDA 13.0 Returns `currentClockFreqs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCurrentClockFreqs(device: T.nvmlDevice_t | null, currentClockFreqs?: Partial<T.nvmlDeviceCurrentClockFreqs_v1_t> | Uint8Array): T.nvmlDeviceCurrentClockFreqs_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClockFreqs', 'device', device, true) as typeof device;
+  const currentClockFreqs$ = new Uint8Array(records.nvmlDeviceCurrentClockFreqs_v1_t().size);
+  if (currentClockFreqs != null) currentClockFreqs$.set(new Uint8Array(recordArg('nvmlDeviceGetCurrentClockFreqs', 'currentClockFreqs', records.nvmlDeviceCurrentClockFreqs_v1_t(), currentClockFreqs, false) as Uint8Array).subarray(0, currentClockFreqs$.length));
+  new DataView(currentClockFreqs$.buffer).setUint32(0, 0x1000804, true); // NVML struct version
+  const status = (nvmlDeviceGetCurrentClockFreqs$c ??= binder.native('nvmlDeviceGetCurrentClockFreqs'))(device, currentClockFreqs$);
   if (status !== 0) throw fail('nvmlDeviceGetCurrentClockFreqs', status);
+  return decodeRecord<T.nvmlDeviceCurrentClockFreqs_v1_t>(records.nvmlDeviceCurrentClockFreqs_v1_t(), currentClockFreqs$);
 }
+let nvmlDeviceGetCurrentClocksEventReasons$: Scratch | undefined;
 let nvmlDeviceGetCurrentClocksEventReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t, clocksEventReasons: T.Pointer): void {
-  const status = (nvmlDeviceGetCurrentClocksEventReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, clocksEventReasons);
+/** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 13.0 Returns `clocksEventReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
+  const s = (nvmlDeviceGetCurrentClocksEventReasons$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetCurrentClocksEventReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksEventReasons', status);
+  return s.u64[0];
 }
+let nvmlDeviceGetCurrentClocksThrottleReasons$: Scratch | undefined;
 let nvmlDeviceGetCurrentClocksThrottleReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t, clocksThrottleReasons: T.Pointer): void {
-  const status = (nvmlDeviceGetCurrentClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, clocksThrottleReasons);
+/** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 13.0 Returns `clocksThrottleReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
+  const s = (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetCurrentClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);
+  return s.u64[0];
 }
 let nvmlDeviceGetDecoderUtilization$: Scratch | undefined;
 let nvmlDeviceGetDecoderUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t, samplingPeriodUs: T.Pointer): number {
-  const s = (nvmlDeviceGetDecoderUtilization$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetDecoderUtilization$c ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, s.slot(0), samplingPeriodUs);
+/** `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
+  const s = (nvmlDeviceGetDecoderUtilization$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (nvmlDeviceGetDecoderUtilization$c ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetDecoderUtilization', status);
-  return s.u32[0];
+  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
 }
 let nvmlDeviceGetDefaultApplicationsClock$: Scratch | undefined;
 let nvmlDeviceGetDefaultApplicationsClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t): number {
+/** `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetDefaultApplicationsClock$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
+  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetDefaultApplicationsClock$c ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetDefaultApplicationsClock', status);
   return s.u32[0];
 }
 let nvmlDeviceGetDefaultEccMode$: Scratch | undefined;
 let nvmlDeviceGetDefaultEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 13.0 Returns `defaultMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 13.0 Returns `defaultMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDefaultEccMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetDefaultEccMode$c ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetDefaultEccMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, eccCounts: T.Pointer): void {
-  const status = (nvmlDeviceGetDetailedEccErrors$c ??= binder.native('nvmlDeviceGetDetailedEccErrors'))(device, errorType, counterType, eccCounts);
+/** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 13.0 Returns `eccCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): T.nvmlEccErrorCounts_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDetailedEccErrors', 'device', device, true) as typeof device;
+  if ((errorType | 0) !== errorType) throw intError('nvmlDeviceGetDetailedEccErrors', 'errorType', 'i32', errorType);
+  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceGetDetailedEccErrors', 'counterType', 'i32', counterType);
+  const eccCounts$ = new Uint8Array(32);
+  const status = (nvmlDeviceGetDetailedEccErrors$c ??= binder.native('nvmlDeviceGetDetailedEccErrors'))(device, errorType, counterType, eccCounts$);
   if (status !== 0) throw fail('nvmlDeviceGetDetailedEccErrors', status);
+  return decodeRecord<T.nvmlEccErrorCounts_st>(records.nvmlEccErrorCounts_st(), eccCounts$);
 }
 let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: Scratch | undefined;
 let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t): T.nvmlDevice_t {
+/** `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t | null): T.nvmlDevice_t {
   const s = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= new Scratch(1));
+  if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$c ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetDisplayActive$: Scratch | undefined;
 let nvmlDeviceGetDisplayActive$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Returns `isActive`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Returns `isActive`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDisplayActive$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetDisplayActive$c ??= binder.native('nvmlDeviceGetDisplayActive'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetDisplayActive', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetDisplayMode$: Scratch | undefined;
 let nvmlDeviceGetDisplayMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 13.0 Returns `display`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 13.0 Returns `display`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetDisplayMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetDisplayMode$c ??= binder.native('nvmlDeviceGetDisplayMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetDisplayMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetDramEncryptionMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current, nvmlDramEncryptionInfo_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDramEncryptionMode(device: T.nvmlDevice_t): { current: T.nvmlDramEncryptionInfo_v1_t; pending: T.nvmlDramEncryptionInfo_v1_t } {
-  const current$ = new Uint8Array(8);
-  const pending$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current, nvmlDramEncryptionInfo_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDramEncryptionMode(device: T.nvmlDevice_t | null, current: Partial<T.nvmlDramEncryptionInfo_v1_t> | Uint8Array | null, pending?: Partial<T.nvmlDramEncryptionInfo_v1_t> | Uint8Array): { current: T.nvmlDramEncryptionInfo_v1_t; pending: T.nvmlDramEncryptionInfo_v1_t } {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDramEncryptionMode', 'device', device, true) as typeof device;
+  const current$ = new Uint8Array(records.nvmlDramEncryptionInfo_v1_t().size);
+  if (current != null) current$.set(new Uint8Array(recordArg('nvmlDeviceGetDramEncryptionMode', 'current', records.nvmlDramEncryptionInfo_v1_t(), current, false) as Uint8Array).subarray(0, current$.length));
+  new DataView(current$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
+  const pending$ = new Uint8Array(records.nvmlDramEncryptionInfo_v1_t().size);
+  if (pending != null) pending$.set(new Uint8Array(recordArg('nvmlDeviceGetDramEncryptionMode', 'pending', records.nvmlDramEncryptionInfo_v1_t(), pending, false) as Uint8Array).subarray(0, pending$.length));
+  new DataView(pending$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlDeviceGetDramEncryptionMode$c ??= binder.native('nvmlDeviceGetDramEncryptionMode'))(device, current$, pending$);
   if (status !== 0) throw fail('nvmlDeviceGetDramEncryptionMode', status);
   return { current: decodeRecord<T.nvmlDramEncryptionInfo_v1_t>(records.nvmlDramEncryptionInfo_v1_t(), current$), pending: decodeRecord<T.nvmlDramEncryptionInfo_v1_t>(records.nvmlDramEncryptionInfo_v1_t(), pending$) };
 }
 let nvmlDeviceGetDriverModel$: Scratch | undefined;
 let nvmlDeviceGetDriverModel$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
+/** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t | null): { current: T.nvmlDriverModel_t; pending: T.nvmlDriverModel_t } {
   const s = (nvmlDeviceGetDriverModel$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetDriverModel$c ??= binder.native('nvmlDeviceGetDriverModel'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetDriverModel', status);
   return { current: s.i32[0] as T.nvmlDriverModel_t, pending: s.i32[2] as T.nvmlDriverModel_t };
 }
 let nvmlDeviceGetDynamicPstatesInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 13.0 Returns `pDynamicPstatesInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t): T.nvmlGpuDynamicPstatesInfo_st {
+/** `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 13.0 Returns `pDynamicPstatesInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): T.nvmlGpuDynamicPstatesInfo_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDynamicPstatesInfo', 'device', device, true) as typeof device;
   const pDynamicPstatesInfo$ = new Uint8Array(132);
   const status = (nvmlDeviceGetDynamicPstatesInfo$c ??= binder.native('nvmlDeviceGetDynamicPstatesInfo'))(device, pDynamicPstatesInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetDynamicPstatesInfo', status);
@@ -528,313 +728,461 @@ export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t): T.nvmlG
 }
 let nvmlDeviceGetEccMode$: Scratch | undefined;
 let nvmlDeviceGetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
+/** `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t | null): { current: T.nvmlEnableState_t; pending: T.nvmlEnableState_t } {
   const s = (nvmlDeviceGetEccMode$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetEccMode$c ??= binder.native('nvmlDeviceGetEccMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetEccMode', status);
   return { current: s.i32[0] as T.nvmlEnableState_t, pending: s.i32[2] as T.nvmlEnableState_t };
 }
 let nvmlDeviceGetEncoderCapacity$: Scratch | undefined;
 let nvmlDeviceGetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 Returns `encoderCapacity`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t, encoderQueryType: T.nvmlEncoderType_t): number {
+/** `nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 Returns `encoderCapacity`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t | null, encoderQueryType: T.nvmlEncoderType_t): number {
   const s = (nvmlDeviceGetEncoderCapacity$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
+  if ((encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetEncoderCapacity$c ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetEncoderCapacity', status);
   return s.u32[0];
 }
+let nvmlDeviceGetEncoderSessions$: Scratch | undefined;
 let nvmlDeviceGetEncoderSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfos: T.Pointer): void {
-  const status = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, sessionCount, sessionInfos);
-  if (status !== 0) throw fail('nvmlDeviceGetEncoderSessions', status);
+/** `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 13.0 Returns `sessionInfos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t | null): T.nvmlEncoderSessionInfo_st[] {
+  const s = (nvmlDeviceGetEncoderSessions$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetEncoderSessions', asked);
+  let n = Number(s.u32[0]);
+  const sessionInfos$ = new Uint8Array(Math.max(1, n) * 32);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetEncoderSessions$c ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s.slot(0), sessionInfos$);
+    if (status !== 0) throw fail('nvmlDeviceGetEncoderSessions', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlEncoderSessionInfo_st>(records.nvmlEncoderSessionInfo_st(), sessionInfos$, n);
 }
 let nvmlDeviceGetEncoderStats$: Scratch | undefined;
 let nvmlDeviceGetEncoderStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Returns `sessionCount`, `averageLatency`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t, averageFps: T.Pointer): { sessionCount: number; averageLatency: number } {
-  const s = (nvmlDeviceGetEncoderStats$ ??= new Scratch(2));
-  const status = (nvmlDeviceGetEncoderStats$c ??= binder.native('nvmlDeviceGetEncoderStats'))(device, s.slot(0), averageFps, s.slot(1));
+/** `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Returns `sessionCount`, `averageFps`, `averageLatency`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t | null): { sessionCount: number; averageFps: number; averageLatency: number } {
+  const s = (nvmlDeviceGetEncoderStats$ ??= new Scratch(3));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  const status = (nvmlDeviceGetEncoderStats$c ??= binder.native('nvmlDeviceGetEncoderStats'))(device, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('nvmlDeviceGetEncoderStats', status);
-  return { sessionCount: s.u32[0], averageLatency: s.u32[2] };
+  return { sessionCount: s.u32[0], averageFps: s.u32[2], averageLatency: s.u32[4] };
 }
 let nvmlDeviceGetEncoderUtilization$: Scratch | undefined;
 let nvmlDeviceGetEncoderUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t, samplingPeriodUs: T.Pointer): number {
-  const s = (nvmlDeviceGetEncoderUtilization$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetEncoderUtilization$c ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, s.slot(0), samplingPeriodUs);
+/** `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
+  const s = (nvmlDeviceGetEncoderUtilization$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (nvmlDeviceGetEncoderUtilization$c ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetEncoderUtilization', status);
-  return s.u32[0];
+  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
 }
 let nvmlDeviceGetEnforcedPowerLimit$: Scratch | undefined;
 let nvmlDeviceGetEnforcedPowerLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Returns `limit`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Returns `limit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetEnforcedPowerLimit$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetEnforcedPowerLimit$c ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetEnforcedPowerLimit', status);
   return s.u32[0];
 }
+let nvmlDeviceGetFBCSessions$: Scratch | undefined;
 let nvmlDeviceGetFBCSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfo: T.Pointer): void {
-  const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, sessionCount, sessionInfo);
-  if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
+/** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlFBCSessionInfo_st[] {
+  const s = (nvmlDeviceGetFBCSessions$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
+  let n = Number(s.u32[0]);
+  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 336);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), sessionInfo$);
+    if (status !== 0) throw fail('nvmlDeviceGetFBCSessions', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
 }
 let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t, fbcStats: T.Pointer): void {
-  const status = (nvmlDeviceGetFBCStats$c ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats);
+/** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Returns `fbcStats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
+  const fbcStats$ = new Uint8Array(12);
+  const status = (nvmlDeviceGetFBCStats$c ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats$);
   if (status !== 0) throw fail('nvmlDeviceGetFBCStats', status);
+  return decodeRecord<T.nvmlFBCStats_st>(records.nvmlFBCStats_st(), fbcStats$);
 }
 let nvmlDeviceGetFanControlPolicy_v2$: Scratch | undefined;
 let nvmlDeviceGetFanControlPolicy_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 Returns `policy`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t, fan: number): number {
+/** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 Returns `policy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanControlPolicy_v2$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
+  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetFanControlPolicy_v2$c ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetFanControlPolicy_v2', status);
   return s.u32[0];
 }
 let nvmlDeviceGetFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Returns `speed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 Returns `speed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetFanSpeed$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetFanSpeed$c ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
   return s.u32[0];
 }
 let nvmlDeviceGetFanSpeedRPM$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 Returns `fanSpeed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t): T.nvmlFanSpeedInfo_v1_t {
-  const fanSpeed$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 Returns `fanSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed?: Partial<T.nvmlFanSpeedInfo_v1_t> | Uint8Array): T.nvmlFanSpeedInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeedRPM', 'device', device, true) as typeof device;
+  const fanSpeed$ = new Uint8Array(records.nvmlFanSpeedInfo_v1_t().size);
+  if (fanSpeed != null) fanSpeed$.set(new Uint8Array(recordArg('nvmlDeviceGetFanSpeedRPM', 'fanSpeed', records.nvmlFanSpeedInfo_v1_t(), fanSpeed, false) as Uint8Array).subarray(0, fanSpeed$.length));
+  new DataView(fanSpeed$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
   const status = (nvmlDeviceGetFanSpeedRPM$c ??= binder.native('nvmlDeviceGetFanSpeedRPM'))(device, fanSpeed$);
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeedRPM', status);
   return decodeRecord<T.nvmlFanSpeedInfo_v1_t>(records.nvmlFanSpeedInfo_v1_t(), fanSpeed$);
 }
 let nvmlDeviceGetFanSpeed_v2$: Scratch | undefined;
 let nvmlDeviceGetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 Returns `speed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t, fan: number): number {
+/** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 Returns `speed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetFanSpeed_v2$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
+  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetFanSpeed_v2$c ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetFanSpeed_v2', status);
   return s.u32[0];
 }
 let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t, valuesCount: number, values: T.Pointer): void {
-  const status = (nvmlDeviceGetFieldValues$c ??= binder.native('nvmlDeviceGetFieldValues'))(device, valuesCount, values);
+/** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
+  if ((valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
+  const values$ = recordArrayArg('nvmlDeviceGetFieldValues', 'values', records.nvmlFieldValue_st(), values, false);
+  if (values !== null) coversCount('nvmlDeviceGetFieldValues', 'values', values$.count, valuesCount, 'valuesCount');
+  const status = (nvmlDeviceGetFieldValues$c ??= binder.native('nvmlDeviceGetFieldValues'))(device, valuesCount, values$.bytes);
   if (status !== 0) throw fail('nvmlDeviceGetFieldValues', status);
+  return decodeRecords<T.nvmlFieldValue_st>(records.nvmlFieldValue_st(), values$.bytes!, values$.count);
 }
 let nvmlDeviceGetGpcClkMinMaxVfOffset$: Scratch | undefined;
 let nvmlDeviceGetGpcClkMinMaxVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Returns `minOffset`, `maxOffset`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t): { minOffset: number; maxOffset: number } {
+/** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Returns `minOffset`, `maxOffset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetGpcClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGpcClkMinMaxVfOffset', status);
   return { minOffset: s.i32[0], maxOffset: s.i32[2] };
 }
 let nvmlDeviceGetGpcClkVfOffset$: Scratch | undefined;
 let nvmlDeviceGetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Returns `offset`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Returns `offset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpcClkVfOffset$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpcClkVfOffset$c ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
   return s.i32[0];
 }
 let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Returns `gpuFabricInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t): T.nvmlGpuFabricInfo_t {
+/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Returns `gpuFabricInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvmlGpuFabricInfo_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(28);
   const status = (nvmlDeviceGetGpuFabricInfo$c ??= binder.native('nvmlDeviceGetGpuFabricInfo'))(device, gpuFabricInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuFabricInfo', status);
   return decodeRecord<T.nvmlGpuFabricInfo_t>(records.nvmlGpuFabricInfo_t(), gpuFabricInfo$);
 }
 let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Returns `gpuFabricInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t): T.nvmlGpuFabricInfo_v3_t {
-  const gpuFabricInfo$ = new Uint8Array(40);
+/** `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 Returns `gpuFabricInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFabricInfo?: Partial<T.nvmlGpuFabricInfo_v3_t> | Uint8Array): T.nvmlGpuFabricInfo_v3_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
+  const gpuFabricInfo$ = new Uint8Array(records.nvmlGpuFabricInfo_v3_t().size);
+  if (gpuFabricInfo != null) gpuFabricInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', records.nvmlGpuFabricInfo_v3_t(), gpuFabricInfo, false) as Uint8Array).subarray(0, gpuFabricInfo$.length));
+  new DataView(gpuFabricInfo$.buffer).setUint32(0, 0x3000028, true); // NVML struct version
   const status = (nvmlDeviceGetGpuFabricInfoV$c ??= binder.native('nvmlDeviceGetGpuFabricInfoV'))(device, gpuFabricInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuFabricInfoV', status);
   return decodeRecord<T.nvmlGpuFabricInfo_v3_t>(records.nvmlGpuFabricInfo_v3_t(), gpuFabricInfo$);
 }
 let nvmlDeviceGetGpuInstanceById$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceById$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Returns `gpuInstance`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t, id: number): T.nvmlGpuInstance_t {
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 Returns `gpuInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t | null, id: number): T.nvmlGpuInstance_t {
   const s = (nvmlDeviceGetGpuInstanceById$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
+  if ((id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpuInstanceById$c ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceById', status);
   return s.address(0) as T.nvmlGpuInstance_t;
 }
 let nvmlDeviceGetGpuInstanceId$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Returns `id`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 Returns `id`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuInstanceId$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpuInstanceId$c ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
   return s.u32[0];
 }
 let nvmlDeviceGetGpuInstancePossiblePlacements$: Scratch | undefined;
 let nvmlDeviceGetGpuInstancePossiblePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t, profileId: number, placements: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `placements`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstancePlacement_st[] {
   const s = (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements, s.slot(0));
-  if (status !== 0) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', status);
-  return s.u32[0];
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s.slot(0));
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', asked);
+  let n = Number(s.u32[0]);
+  const placements$ = new Uint8Array(Math.max(1, n) * 8);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetGpuInstancePossiblePlacements$c ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements$, s.slot(0));
+    if (status !== 0) throw fail('nvmlDeviceGetGpuInstancePossiblePlacements', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlGpuInstancePlacement_st>(records.nvmlGpuInstancePlacement_st(), placements$, n);
 }
 let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t, profile: number): T.nvmlGpuInstanceProfileInfo_st {
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
+  if ((profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
   const info$ = new Uint8Array(48);
   const status = (nvmlDeviceGetGpuInstanceProfileInfo$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceProfileInfo', status);
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_st>(records.nvmlGpuInstanceProfileInfo_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoByIdV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t, profileId: number): T.nvmlGpuInstanceProfileInfo_v2_st {
-  const info$ = new Uint8Array(152);
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t | null, profileId: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'device', device, true) as typeof device;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'profileId', 'u32', profileId);
+  const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
+  if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
+  new DataView(info$.buffer).setUint32(0, 0x2000098, true); // NVML struct version
   const status = (nvmlDeviceGetGpuInstanceProfileInfoByIdV$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoByIdV'))(device, profileId, info$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceProfileInfoByIdV', status);
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_v2_st>(records.nvmlGpuInstanceProfileInfo_v2_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t, profile: number): T.nvmlGpuInstanceProfileInfo_v2_st {
-  const info$ = new Uint8Array(152);
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
+  if ((profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
+  const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
+  if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
+  new DataView(info$.buffer).setUint32(0, 0x2000098, true); // NVML struct version
   const status = (nvmlDeviceGetGpuInstanceProfileInfoV$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoV'))(device, profile, info$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceProfileInfoV', status);
   return decodeRecord<T.nvmlGpuInstanceProfileInfo_v2_st>(records.nvmlGpuInstanceProfileInfo_v2_st(), info$);
 }
 let nvmlDeviceGetGpuInstanceRemainingCapacity$: Scratch | undefined;
 let nvmlDeviceGetGpuInstanceRemainingCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t, profileId: number): number {
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t | null, profileId: number): number {
   const s = (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpuInstanceRemainingCapacity$c ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceRemainingCapacity', status);
   return s.u32[0];
 }
 let nvmlDeviceGetGpuInstances$: Scratch | undefined;
 let nvmlDeviceGetGpuInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t, profileId: number, gpuInstances: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `gpuInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t | null, profileId: number): T.nvmlGpuInstance_t[] {
   const s = (nvmlDeviceGetGpuInstances$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances, s.slot(0));
-  if (status !== 0) throw fail('nvmlDeviceGetGpuInstances', status);
-  return s.u32[0];
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s.slot(0));
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGpuInstances', asked);
+  let n = Number(s.u32[0]);
+  const gpuInstances$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetGpuInstances$c ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances$, s.slot(0));
+    if (status !== 0) throw fail('nvmlDeviceGetGpuInstances', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return Array.from(gpuInstances$.subarray(0, n), (x) => Number(x) as T.nvmlGpuInstance_t);
 }
 let nvmlDeviceGetGpuMaxPcieLinkGeneration$: Scratch | undefined;
 let nvmlDeviceGetGpuMaxPcieLinkGeneration$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 13.0 Returns `maxLinkGenDevice`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 13.0 Returns `maxLinkGenDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetGpuMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetGpuMaxPcieLinkGeneration', status);
   return s.u32[0];
 }
 let nvmlDeviceGetGpuOperationMode$: Scratch | undefined;
 let nvmlDeviceGetGpuOperationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
+/** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 13.0 Returns `current`, `pending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t | null): { current: T.nvmlGpuOperationMode_t; pending: T.nvmlGpuOperationMode_t } {
   const s = (nvmlDeviceGetGpuOperationMode$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetGpuOperationMode$c ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGpuOperationMode', status);
   return { current: s.i32[0] as T.nvmlGpuOperationMode_t, pending: s.i32[2] as T.nvmlGpuOperationMode_t };
 }
+let nvmlDeviceGetGraphicsRunningProcesses$: Scratch | undefined;
 let nvmlDeviceGetGraphicsRunningProcesses$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): void {
-  const status = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, infoCount, infos);
-  if (status !== 0) throw fail('nvmlDeviceGetGraphicsRunningProcesses', status);
+/** `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Returns `infos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
+  const s = (nvmlDeviceGetGraphicsRunningProcesses$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGraphicsRunningProcesses', asked);
+  let n = Number(s.u32[0]);
+  const infos$ = new Uint8Array(Math.max(1, n) * 24);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetGraphicsRunningProcesses$c ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s.slot(0), infos$);
+    if (status !== 0) throw fail('nvmlDeviceGetGraphicsRunningProcesses', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
 }
 let nvmlDeviceGetGridLicensableFeatures$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t, pGridLicensableFeatures: T.Pointer): void {
-  const status = (nvmlDeviceGetGridLicensableFeatures$c ??= binder.native('nvmlDeviceGetGridLicensableFeatures'))(device, pGridLicensableFeatures);
+/** `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 13.0 Returns `pGridLicensableFeatures`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t | null): T.nvmlGridLicensableFeatures_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGridLicensableFeatures', 'device', device, true) as typeof device;
+  const pGridLicensableFeatures$ = new Uint8Array(860);
+  const status = (nvmlDeviceGetGridLicensableFeatures$c ??= binder.native('nvmlDeviceGetGridLicensableFeatures'))(device, pGridLicensableFeatures$);
   if (status !== 0) throw fail('nvmlDeviceGetGridLicensableFeatures', status);
+  return decodeRecord<T.nvmlGridLicensableFeatures_st>(records.nvmlGridLicensableFeatures_st(), pGridLicensableFeatures$);
 }
 let nvmlDeviceGetGspFirmwareMode$: Scratch | undefined;
 let nvmlDeviceGetGspFirmwareMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 13.0 Returns `isEnabled`, `defaultMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t): { isEnabled: number; defaultMode: number } {
+/** `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 13.0 Returns `isEnabled`, `defaultMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t | null): { isEnabled: number; defaultMode: number } {
   const s = (nvmlDeviceGetGspFirmwareMode$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetGspFirmwareMode$c ??= binder.native('nvmlDeviceGetGspFirmwareMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareMode', status);
   return { isEnabled: s.u32[0], defaultMode: s.u32[2] };
 }
 let nvmlDeviceGetGspFirmwareVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t, version: T.Pointer): void {
+/** `nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t | null, version: T.Pointer): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareVersion', 'device', device, true) as typeof device;
+  pointerArg('nvmlDeviceGetGspFirmwareVersion', 'version', version, true);
   const status = (nvmlDeviceGetGspFirmwareVersion$c ??= binder.native('nvmlDeviceGetGspFirmwareVersion'))(device, version);
   if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareVersion', status);
 }
 let nvmlDeviceGetHandleByIndex$: Scratch | undefined;
 let nvmlDeviceGetHandleByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlDeviceGetHandleByIndex(index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByIndex$ ??= new Scratch(1));
+  if ((index >>> 0) !== index) throw intError('nvmlDeviceGetHandleByIndex', 'index', 'u32', index);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetHandleByIndex$c ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHandleByIndex', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleByPciBusId$: Scratch | undefined;
 let nvmlDeviceGetHandleByPciBusId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetHandleByPciBusId(pciBusId: string | T.Pointer): T.nvmlDevice_t {
+/** `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetHandleByPciBusId(pciBusId: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByPciBusId$ ??= new Scratch(1));
+  if (typeof pciBusId !== 'string') throw argError('nvmlDeviceGetHandleByPciBusId', 'pciBusId', 'a string', pciBusId);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetHandleByPciBusId$c ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHandleByPciBusId', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleBySerial$: Scratch | undefined;
 let nvmlDeviceGetHandleBySerial$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetHandleBySerial(serial: string | T.Pointer): T.nvmlDevice_t {
+/** `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetHandleBySerial(serial: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleBySerial$ ??= new Scratch(1));
+  if (typeof serial !== 'string') throw argError('nvmlDeviceGetHandleBySerial', 'serial', 'a string', serial);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetHandleBySerial$c ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHandleBySerial', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleByUUID$: Scratch | undefined;
 let nvmlDeviceGetHandleByUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetHandleByUUID(uuid: string | T.Pointer): T.nvmlDevice_t {
+/** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetHandleByUUID(uuid: string): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByUUID$ ??= new Scratch(1));
+  if (typeof uuid !== 'string') throw argError('nvmlDeviceGetHandleByUUID', 'uuid', 'a string', uuid);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetHandleByUUID$c ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHandleByUUID', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHandleByUUIDV$: Scratch | undefined;
 let nvmlDeviceGetHandleByUUIDV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetHandleByUUIDV(uuid: T.nvmlUUID_v1_t | T.Pointer): T.nvmlDevice_t {
+/** `nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 Returns `device`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetHandleByUUIDV(uuid: T.nvmlUUID_v1_t | Uint8Array): T.nvmlDevice_t {
   const s = (nvmlDeviceGetHandleByUUIDV$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetHandleByUUIDV$c ??= binder.native('nvmlDeviceGetHandleByUUIDV'))(isPointerLike(uuid) ? uuid : encodeRecord(records.nvmlUUID_v1_t(), uuid), s.slot(0));
+  const uuid$ = recordArg('nvmlDeviceGetHandleByUUIDV', 'uuid', records.nvmlUUID_v1_t(), uuid, false);
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetHandleByUUIDV$c ??= binder.native('nvmlDeviceGetHandleByUUIDV'))(uuid$, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHandleByUUIDV', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetHostVgpuMode$: Scratch | undefined;
 let nvmlDeviceGetHostVgpuMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0 Returns `pHostVgpuMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t): T.nvmlHostVgpuMode_t {
+/** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0 Returns `pHostVgpuMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t | null): T.nvmlHostVgpuMode_t {
   const s = (nvmlDeviceGetHostVgpuMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetHostVgpuMode$c ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
   return s.i32[0] as T.nvmlHostVgpuMode_t;
 }
 let nvmlDeviceGetHostname_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Returns `hostname`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t): T.nvmlHostname_v1_t {
+/** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Returns `hostname`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t | null): T.nvmlHostname_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostname_v1', 'device', device, true) as typeof device;
   const hostname$ = new Uint8Array(64);
   const status = (nvmlDeviceGetHostname_v1$c ??= binder.native('nvmlDeviceGetHostname_v1'))(device, hostname$);
   if (status !== 0) throw fail('nvmlDeviceGetHostname_v1', status);
@@ -842,312 +1190,430 @@ export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t): T.nvmlHostname
 }
 let nvmlDeviceGetIndex$: Scratch | undefined;
 let nvmlDeviceGetIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0 Returns `index`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetIndex(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0 Returns `index`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetIndex(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetIndex$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetIndex$c ??= binder.native('nvmlDeviceGetIndex'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
   return s.u32[0];
 }
 let nvmlDeviceGetInforomConfigurationChecksum$: Scratch | undefined;
 let nvmlDeviceGetInforomConfigurationChecksum$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 13.0 Returns `checksum`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 13.0 Returns `checksum`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetInforomConfigurationChecksum$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetInforomConfigurationChecksum$c ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
   return s.u32[0];
 }
 let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t, length: number): string {
-  const version$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomImageVersion', 'version', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
   const status = (nvmlDeviceGetInforomImageVersion$c ??= binder.native('nvmlDeviceGetInforomImageVersion'))(device, version$, length);
   if (status !== 0) throw fail('nvmlDeviceGetInforomImageVersion', status);
   return textFrom(version$);
 }
 let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t, object: T.nvmlInforomObject_t, length: number): string {
-  const version$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
+  if ((object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomVersion', 'version', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetInforomVersion', 'length', 'u32', length);
   const status = (nvmlDeviceGetInforomVersion$c ??= binder.native('nvmlDeviceGetInforomVersion'))(device, object, version$, length);
   if (status !== 0) throw fail('nvmlDeviceGetInforomVersion', status);
   return textFrom(version$);
 }
 let nvmlDeviceGetIrqNum$: Scratch | undefined;
 let nvmlDeviceGetIrqNum$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 13.0 Returns `irqNum`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 13.0 Returns `irqNum`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetIrqNum$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetIrqNum$c ??= binder.native('nvmlDeviceGetIrqNum'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
   return s.u32[0];
 }
 let nvmlDeviceGetJpgUtilization$: Scratch | undefined;
 let nvmlDeviceGetJpgUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t, samplingPeriodUs: T.Pointer): number {
-  const s = (nvmlDeviceGetJpgUtilization$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetJpgUtilization$c ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, s.slot(0), samplingPeriodUs);
+/** `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
+  const s = (nvmlDeviceGetJpgUtilization$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (nvmlDeviceGetJpgUtilization$c ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetJpgUtilization', status);
-  return s.u32[0];
+  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
 }
 let nvmlDeviceGetLastBBXFlushTime$: Scratch | undefined;
 let nvmlDeviceGetLastBBXFlushTime$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 13.0 Returns `timestamp`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t, durationUs: T.Pointer): bigint {
-  const s = (nvmlDeviceGetLastBBXFlushTime$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetLastBBXFlushTime$c ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s.slot(0), durationUs);
+/** `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 13.0 Returns `timestamp`, `durationUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t | null): { timestamp: bigint; durationUs: bigint } {
+  const s = (nvmlDeviceGetLastBBXFlushTime$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (nvmlDeviceGetLastBBXFlushTime$c ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetLastBBXFlushTime', status);
-  return s.u64[0];
+  return { timestamp: s.u64[0], durationUs: s.u64[1] };
 }
+let nvmlDeviceGetMPSComputeRunningProcesses$: Scratch | undefined;
 let nvmlDeviceGetMPSComputeRunningProcesses$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): void {
-  const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, infoCount, infos);
-  if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
+/** `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 Returns `infos`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t | null): T.nvmlProcessInfo_v2_st[] {
+  const s = (nvmlDeviceGetMPSComputeRunningProcesses$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
+  let n = Number(s.u32[0]);
+  const infos$ = new Uint8Array(Math.max(1, n) * 24);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetMPSComputeRunningProcesses$c ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s.slot(0), infos$);
+    if (status !== 0) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlProcessInfo_v2_st>(records.nvmlProcessInfo_v2_st(), infos$, n);
 }
 let nvmlDeviceGetMarginTemperature$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)` · nvml.h · CUDA 13.0 Returns `marginTempInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t): T.nvmlMarginTemperature_v1_t {
-  const marginTempInfo$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)` · nvml.h · CUDA 13.0 Returns `marginTempInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t | null, marginTempInfo?: Partial<T.nvmlMarginTemperature_v1_t> | Uint8Array): T.nvmlMarginTemperature_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMarginTemperature', 'device', device, true) as typeof device;
+  const marginTempInfo$ = new Uint8Array(records.nvmlMarginTemperature_v1_t().size);
+  if (marginTempInfo != null) marginTempInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetMarginTemperature', 'marginTempInfo', records.nvmlMarginTemperature_v1_t(), marginTempInfo, false) as Uint8Array).subarray(0, marginTempInfo$.length));
+  new DataView(marginTempInfo$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlDeviceGetMarginTemperature$c ??= binder.native('nvmlDeviceGetMarginTemperature'))(device, marginTempInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetMarginTemperature', status);
   return decodeRecord<T.nvmlMarginTemperature_v1_t>(records.nvmlMarginTemperature_v1_t(), marginTempInfo$);
 }
 let nvmlDeviceGetMaxClockInfo$: Scratch | undefined;
 let nvmlDeviceGetMaxClockInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 Returns `clock`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 Returns `clock`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetMaxClockInfo$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
+  if ((type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxClockInfo$c ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxClockInfo', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMaxCustomerBoostClock$: Scratch | undefined;
 let nvmlDeviceGetMaxCustomerBoostClock$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 Returns `clockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t | null, clockType: T.nvmlClockType_t): number {
   const s = (nvmlDeviceGetMaxCustomerBoostClock$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
+  if ((clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxCustomerBoostClock$c ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxCustomerBoostClock', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMaxMigDeviceCount$: Scratch | undefined;
 let nvmlDeviceGetMaxMigDeviceCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxMigDeviceCount$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxMigDeviceCount$c ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMaxPcieLinkGeneration$: Scratch | undefined;
 let nvmlDeviceGetMaxPcieLinkGeneration$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 13.0 Returns `maxLinkGen`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 13.0 Returns `maxLinkGen`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxPcieLinkGeneration$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxPcieLinkGeneration$c ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMaxPcieLinkWidth$: Scratch | undefined;
 let nvmlDeviceGetMaxPcieLinkWidth$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 13.0 Returns `maxLinkWidth`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 13.0 Returns `maxLinkWidth`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMaxPcieLinkWidth$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMaxPcieLinkWidth$c ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMemClkMinMaxVfOffset$: Scratch | undefined;
 let nvmlDeviceGetMemClkMinMaxVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Returns `minOffset`, `maxOffset`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t): { minOffset: number; maxOffset: number } {
+/** `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 Returns `minOffset`, `maxOffset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t | null): { minOffset: number; maxOffset: number } {
   const s = (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetMemClkMinMaxVfOffset$c ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMemClkMinMaxVfOffset', status);
   return { minOffset: s.i32[0], maxOffset: s.i32[2] };
 }
 let nvmlDeviceGetMemClkVfOffset$: Scratch | undefined;
 let nvmlDeviceGetMemClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Returns `offset`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 Returns `offset`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemClkVfOffset$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMemClkVfOffset$c ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMemClkVfOffset', status);
   return s.i32[0];
 }
+let nvmlDeviceGetMemoryAffinity$: Scratch | undefined;
 let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t, nodeSetSize: number, nodeSet: T.Pointer, scope: number): void {
-  const status = (nvmlDeviceGetMemoryAffinity$c ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, nodeSet, scope);
+/** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 Returns `nodeSet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeSetSize: number, scope: number): bigint {
+  const s = (nvmlDeviceGetMemoryAffinity$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryAffinity', 'device', device, true) as typeof device;
+  if ((nodeSetSize >>> 0) !== nodeSetSize) throw intError('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', 'u32', nodeSetSize);
+  s.u64[0] = 0n;
+  if ((scope >>> 0) !== scope) throw intError('nvmlDeviceGetMemoryAffinity', 'scope', 'u32', scope);
+  const status = (nvmlDeviceGetMemoryAffinity$c ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, s.slot(0), scope);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryAffinity', status);
+  return s.u64[0];
 }
 let nvmlDeviceGetMemoryBusWidth$: Scratch | undefined;
 let nvmlDeviceGetMemoryBusWidth$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 13.0 Returns `busWidth`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 13.0 Returns `busWidth`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMemoryBusWidth$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMemoryBusWidth$c ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMemoryErrorCounter$: Scratch | undefined;
 let nvmlDeviceGetMemoryErrorCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
+/** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t): bigint {
   const s = (nvmlDeviceGetMemoryErrorCounter$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
+  if ((errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
+  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
+  if ((locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMemoryErrorCounter$c ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMemoryErrorCounter', status);
   return s.u64[0];
 }
 let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Returns `memory`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t): T.nvmlMemory_st {
+/** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 Returns `memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryInfo', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetMemoryInfo$c ??= binder.native('nvmlDeviceGetMemoryInfo'))(device, memory$);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryInfo', status);
   return decodeRecord<T.nvmlMemory_st>(records.nvmlMemory_st(), memory$);
 }
 let nvmlDeviceGetMemoryInfo_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 13.0 Returns `memory`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t): T.nvmlMemory_v2_st {
-  const memory$ = new Uint8Array(40);
+/** `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 13.0 Returns `memory`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory?: Partial<T.nvmlMemory_v2_st> | Uint8Array): T.nvmlMemory_v2_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryInfo_v2', 'device', device, true) as typeof device;
+  const memory$ = new Uint8Array(records.nvmlMemory_v2_st().size);
+  if (memory != null) memory$.set(new Uint8Array(recordArg('nvmlDeviceGetMemoryInfo_v2', 'memory', records.nvmlMemory_v2_st(), memory, false) as Uint8Array).subarray(0, memory$.length));
+  new DataView(memory$.buffer).setUint32(0, 0x2000028, true); // NVML struct version
   const status = (nvmlDeviceGetMemoryInfo_v2$c ??= binder.native('nvmlDeviceGetMemoryInfo_v2'))(device, memory$);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryInfo_v2', status);
   return decodeRecord<T.nvmlMemory_v2_st>(records.nvmlMemory_v2_st(), memory$);
 }
 let nvmlDeviceGetMigDeviceHandleByIndex$: Scratch | undefined;
 let nvmlDeviceGetMigDeviceHandleByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 13.0 Returns `migDevice`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t, index: number): T.nvmlDevice_t {
+/** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 13.0 Returns `migDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t | null, index: number): T.nvmlDevice_t {
   const s = (nvmlDeviceGetMigDeviceHandleByIndex$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
+  if ((index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMigDeviceHandleByIndex$c ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMigDeviceHandleByIndex', status);
   return s.address(0) as T.nvmlDevice_t;
 }
 let nvmlDeviceGetMigMode$: Scratch | undefined;
 let nvmlDeviceGetMigMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 13.0 Returns `currentMode`, `pendingMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t): { currentMode: number; pendingMode: number } {
+/** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 13.0 Returns `currentMode`, `pendingMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t | null): { currentMode: number; pendingMode: number } {
   const s = (nvmlDeviceGetMigMode$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetMigMode$c ??= binder.native('nvmlDeviceGetMigMode'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMigMode', status);
   return { currentMode: s.u32[0], pendingMode: s.u32[2] };
 }
 let nvmlDeviceGetMinMaxClockOfPState$: Scratch | undefined;
 let nvmlDeviceGetMinMaxClockOfPState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 13.0 Returns `minClockMHz`, `maxClockMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
+/** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 13.0 Returns `minClockMHz`, `maxClockMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t | null, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t): { minClockMHz: number; maxClockMHz: number } {
   const s = (nvmlDeviceGetMinMaxClockOfPState$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
+  if ((type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
+  if ((pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetMinMaxClockOfPState$c ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxClockOfPState', status);
   return { minClockMHz: s.u32[0], maxClockMHz: s.u32[2] };
 }
 let nvmlDeviceGetMinMaxFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetMinMaxFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Returns `minSpeed`, `maxSpeed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t): { minSpeed: number; maxSpeed: number } {
+/** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Returns `minSpeed`, `maxSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t | null): { minSpeed: number; maxSpeed: number } {
   const s = (nvmlDeviceGetMinMaxFanSpeed$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetMinMaxFanSpeed$c ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetMinMaxFanSpeed', status);
   return { minSpeed: s.u32[0], maxSpeed: s.u32[2] };
 }
 let nvmlDeviceGetMinorNumber$: Scratch | undefined;
 let nvmlDeviceGetMinorNumber$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 Returns `minorNumber`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 Returns `minorNumber`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMinorNumber$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMinorNumber$c ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
   return s.u32[0];
 }
 let nvmlDeviceGetModuleId$: Scratch | undefined;
 let nvmlDeviceGetModuleId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 Returns `moduleId`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 Returns `moduleId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetModuleId$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetModuleId$c ??= binder.native('nvmlDeviceGetModuleId'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
   return s.u32[0];
 }
 let nvmlDeviceGetMultiGpuBoard$: Scratch | undefined;
 let nvmlDeviceGetMultiGpuBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 Returns `multiGpuBool`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 Returns `multiGpuBool`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetMultiGpuBoard$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetMultiGpuBoard$c ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
   return s.u32[0];
 }
 let nvmlDeviceGetName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Returns `name`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetName(device: T.nvmlDevice_t, length: number): string {
-  const name$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
+  const name$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetName', 'name', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
   const status = (nvmlDeviceGetName$c ??= binder.native('nvmlDeviceGetName'))(device, name$, length);
   if (status !== 0) throw fail('nvmlDeviceGetName', status);
   return textFrom(name$);
 }
+let nvmlDeviceGetNumFans$: Scratch | undefined;
 let nvmlDeviceGetNumFans$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t, numFans: T.Pointer): void {
-  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, numFans);
+/** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 Returns `numFans`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t | null): number {
+  const s = (nvmlDeviceGetNumFans$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetNumFans$c ??= binder.native('nvmlDeviceGetNumFans'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
+  return s.u32[0];
 }
+let nvmlDeviceGetNumGpuCores$: Scratch | undefined;
 let nvmlDeviceGetNumGpuCores$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t, numCores: T.Pointer): void {
-  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, numCores);
+/** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 Returns `numCores`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t | null): number {
+  const s = (nvmlDeviceGetNumGpuCores$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetNumGpuCores$c ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
+  return s.u32[0];
 }
 let nvmlDeviceGetNumaNodeId$: Scratch | undefined;
 let nvmlDeviceGetNumaNodeId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Returns `node`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 Returns `node`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetNumaNodeId$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetNumaNodeId$c ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNumaNodeId', status);
   return s.u32[0];
 }
 let nvmlDeviceGetNvLinkCapability$: Scratch | undefined;
 let nvmlDeviceGetNvLinkCapability$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t, link: number, capability: T.nvmlNvLinkCapability_t): number {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t | null, link: number, capability: T.nvmlNvLinkCapability_t): number {
   const s = (nvmlDeviceGetNvLinkCapability$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
+  if ((capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkCapability$c ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkCapability', status);
   return s.u32[0];
 }
 let nvmlDeviceGetNvLinkErrorCounter$: Scratch | undefined;
 let nvmlDeviceGetNvLinkErrorCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 Returns `counterValue`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 Returns `counterValue`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t | null, link: number, counter: T.nvmlNvLinkErrorCounter_t): bigint {
   const s = (nvmlDeviceGetNvLinkErrorCounter$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
+  if ((counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkErrorCounter$c ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkErrorCounter', status);
   return s.u64[0];
 }
 let nvmlDeviceGetNvLinkInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t): T.nvmlNvLinkInfo_v2_t {
-  const info$ = new Uint8Array(1612);
+/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlNvLinkInfo_v2_t> | Uint8Array): T.nvmlNvLinkInfo_v2_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkInfo', 'device', device, true) as typeof device;
+  const info$ = new Uint8Array(records.nvmlNvLinkInfo_v2_t().size);
+  if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetNvLinkInfo', 'info', records.nvmlNvLinkInfo_v2_t(), info, false) as Uint8Array).subarray(0, info$.length));
+  new DataView(info$.buffer).setUint32(0, 0x200064c, true); // NVML struct version
   const status = (nvmlDeviceGetNvLinkInfo$c ??= binder.native('nvmlDeviceGetNvLinkInfo'))(device, info$);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkInfo', status);
   return decodeRecord<T.nvmlNvLinkInfo_v2_t>(records.nvmlNvLinkInfo_v2_t(), info$);
 }
 let nvmlDeviceGetNvLinkRemoteDeviceType$: Scratch | undefined;
 let nvmlDeviceGetNvLinkRemoteDeviceType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 Returns `pNvLinkDeviceType`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t, link: number): T.nvmlIntNvLinkDeviceType_t {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 Returns `pNvLinkDeviceType`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t | null, link: number): T.nvmlIntNvLinkDeviceType_t {
   const s = (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkRemoteDeviceType$c ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemoteDeviceType', status);
   return s.i32[0] as T.nvmlIntNvLinkDeviceType_t;
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t, link: number): T.nvmlPciInfo_st {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetNvLinkRemotePciInfo$c ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci$);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkRemotePciInfo', status);
@@ -1155,16 +1621,22 @@ export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t, link: n
 }
 let nvmlDeviceGetNvLinkState$: Scratch | undefined;
 let nvmlDeviceGetNvLinkState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Returns `isActive`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t, link: number): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 Returns `isActive`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t | null, link: number): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetNvLinkState$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkState$c ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkState', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 Returns `control`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 Returns `control`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
+  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = new Uint8Array(8);
   const status = (nvmlDeviceGetNvLinkUtilizationControl$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationControl'))(device, link, counter, control$);
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationControl', status);
@@ -1172,196 +1644,258 @@ export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t, li
 }
 let nvmlDeviceGetNvLinkUtilizationCounter$: Scratch | undefined;
 let nvmlDeviceGetNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 Returns `rxcounter`, `txcounter`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 Returns `rxcounter`, `txcounter`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): { rxcounter: bigint; txcounter: bigint } {
   const s = (nvmlDeviceGetNvLinkUtilizationCounter$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
+  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkUtilizationCounter', status);
   return { rxcounter: s.u64[0], txcounter: s.u64[1] };
 }
 let nvmlDeviceGetNvLinkVersion$: Scratch | undefined;
 let nvmlDeviceGetNvLinkVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t, link: number): number {
+/** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t | null, link: number): number {
   const s = (nvmlDeviceGetNvLinkVersion$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetNvLinkVersion$c ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetNvLinkVersion', status);
   return s.u32[0];
 }
 let nvmlDeviceGetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0 Returns `getBwMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvlinkBwMode(device: T.nvmlDevice_t): T.nvmlNvlinkGetBwMode_v1_t {
-  const getBwMode$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0 Returns `getBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvlinkBwMode(device: T.nvmlDevice_t | null, getBwMode?: Partial<T.nvmlNvlinkGetBwMode_v1_t> | Uint8Array): T.nvmlNvlinkGetBwMode_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvlinkBwMode', 'device', device, true) as typeof device;
+  const getBwMode$ = new Uint8Array(records.nvmlNvlinkGetBwMode_v1_t().size);
+  if (getBwMode != null) getBwMode$.set(new Uint8Array(recordArg('nvmlDeviceGetNvlinkBwMode', 'getBwMode', records.nvmlNvlinkGetBwMode_v1_t(), getBwMode, false) as Uint8Array).subarray(0, getBwMode$.length));
+  new DataView(getBwMode$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
   const status = (nvmlDeviceGetNvlinkBwMode$c ??= binder.native('nvmlDeviceGetNvlinkBwMode'))(device, getBwMode$);
   if (status !== 0) throw fail('nvmlDeviceGetNvlinkBwMode', status);
   return decodeRecord<T.nvmlNvlinkGetBwMode_v1_t>(records.nvmlNvlinkGetBwMode_v1_t(), getBwMode$);
 }
 let nvmlDeviceGetNvlinkSupportedBwModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0 Returns `supportedBwMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetNvlinkSupportedBwModes(device: T.nvmlDevice_t): T.nvmlNvlinkSupportedBwModes_v1_t {
-  const supportedBwMode$ = new Uint8Array(28);
+/** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0 Returns `supportedBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetNvlinkSupportedBwModes(device: T.nvmlDevice_t | null, supportedBwMode?: Partial<T.nvmlNvlinkSupportedBwModes_v1_t> | Uint8Array): T.nvmlNvlinkSupportedBwModes_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvlinkSupportedBwModes', 'device', device, true) as typeof device;
+  const supportedBwMode$ = new Uint8Array(records.nvmlNvlinkSupportedBwModes_v1_t().size);
+  if (supportedBwMode != null) supportedBwMode$.set(new Uint8Array(recordArg('nvmlDeviceGetNvlinkSupportedBwModes', 'supportedBwMode', records.nvmlNvlinkSupportedBwModes_v1_t(), supportedBwMode, false) as Uint8Array).subarray(0, supportedBwMode$.length));
+  new DataView(supportedBwMode$.buffer).setUint32(0, 0x100001c, true); // NVML struct version
   const status = (nvmlDeviceGetNvlinkSupportedBwModes$c ??= binder.native('nvmlDeviceGetNvlinkSupportedBwModes'))(device, supportedBwMode$);
   if (status !== 0) throw fail('nvmlDeviceGetNvlinkSupportedBwModes', status);
   return decodeRecord<T.nvmlNvlinkSupportedBwModes_v1_t>(records.nvmlNvlinkSupportedBwModes_v1_t(), supportedBwMode$);
 }
 let nvmlDeviceGetOfaUtilization$: Scratch | undefined;
 let nvmlDeviceGetOfaUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t, samplingPeriodUs: T.Pointer): number {
-  const s = (nvmlDeviceGetOfaUtilization$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetOfaUtilization$c ??= binder.native('nvmlDeviceGetOfaUtilization'))(device, s.slot(0), samplingPeriodUs);
+/** `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 Returns `utilization`, `samplingPeriodUs`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t | null): { utilization: number; samplingPeriodUs: number } {
+  const s = (nvmlDeviceGetOfaUtilization$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetOfaUtilization', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (nvmlDeviceGetOfaUtilization$c ??= binder.native('nvmlDeviceGetOfaUtilization'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetOfaUtilization', status);
-  return s.u32[0];
+  return { utilization: s.u32[0], samplingPeriodUs: s.u32[2] };
 }
 let nvmlDeviceGetP2PStatus$: Scratch | undefined;
 let nvmlDeviceGetP2PStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 13.0 Returns `p2pStatus`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
+/** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 13.0 Returns `p2pStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null, p2pIndex: T.nvmlGpuP2PCapsIndex_t): T.nvmlGpuP2PStatus_t {
   const s = (nvmlDeviceGetP2PStatus$ ??= new Scratch(1));
+  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
+  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
+  if ((p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetP2PStatus$c ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetP2PStatus', status);
   return s.i32[0] as T.nvmlGpuP2PStatus_t;
 }
 let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t): T.nvmlPciInfo_st {
+/** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetPciInfo$c ??= binder.native('nvmlDeviceGetPciInfo'))(device, pci$);
   if (status !== 0) throw fail('nvmlDeviceGetPciInfo', status);
   return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pci$);
 }
 let nvmlDeviceGetPciInfoExt$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t): T.nvmlPciInfoExt_v1_t {
-  const pci$ = new Uint8Array(64);
+/** `nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)` · nvml.h · CUDA 13.0 Returns `pci`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t | null, pci?: Partial<T.nvmlPciInfoExt_v1_t> | Uint8Array): T.nvmlPciInfoExt_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfoExt', 'device', device, true) as typeof device;
+  const pci$ = new Uint8Array(records.nvmlPciInfoExt_v1_t().size);
+  if (pci != null) pci$.set(new Uint8Array(recordArg('nvmlDeviceGetPciInfoExt', 'pci', records.nvmlPciInfoExt_v1_t(), pci, false) as Uint8Array).subarray(0, pci$.length));
+  new DataView(pci$.buffer).setUint32(0, 0x1000040, true); // NVML struct version
   const status = (nvmlDeviceGetPciInfoExt$c ??= binder.native('nvmlDeviceGetPciInfoExt'))(device, pci$);
   if (status !== 0) throw fail('nvmlDeviceGetPciInfoExt', status);
   return decodeRecord<T.nvmlPciInfoExt_v1_t>(records.nvmlPciInfoExt_v1_t(), pci$);
 }
 let nvmlDeviceGetPcieLinkMaxSpeed$: Scratch | undefined;
 let nvmlDeviceGetPcieLinkMaxSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Returns `maxSpeed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 Returns `maxSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieLinkMaxSpeed$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPcieLinkMaxSpeed$c ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPcieReplayCounter$: Scratch | undefined;
 let nvmlDeviceGetPcieReplayCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 13.0 Returns `value`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 13.0 Returns `value`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieReplayCounter$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPcieReplayCounter$c ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPcieSpeed$: Scratch | undefined;
 let nvmlDeviceGetPcieSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 13.0 Returns `pcieSpeed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 13.0 Returns `pcieSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPcieSpeed$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPcieSpeed$c ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPcieThroughput$: Scratch | undefined;
 let nvmlDeviceGetPcieThroughput$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 13.0 Returns `value`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t, counter: T.nvmlPcieUtilCounter_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 13.0 Returns `value`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t | null, counter: T.nvmlPcieUtilCounter_t): number {
   const s = (nvmlDeviceGetPcieThroughput$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
+  if ((counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPcieThroughput$c ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPcieThroughput', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPdi$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Returns `pdi`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPdi(device: T.nvmlDevice_t): T.nvmlPdi_v1_t {
-  const pdi$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 Returns `pdi`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.nvmlPdi_v1_t> | Uint8Array): T.nvmlPdi_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPdi', 'device', device, true) as typeof device;
+  const pdi$ = new Uint8Array(records.nvmlPdi_v1_t().size);
+  if (pdi != null) pdi$.set(new Uint8Array(recordArg('nvmlDeviceGetPdi', 'pdi', records.nvmlPdi_v1_t(), pdi, false) as Uint8Array).subarray(0, pdi$.length));
+  new DataView(pdi$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlDeviceGetPdi$c ??= binder.native('nvmlDeviceGetPdi'))(device, pdi$);
   if (status !== 0) throw fail('nvmlDeviceGetPdi', status);
   return decodeRecord<T.nvmlPdi_v1_t>(records.nvmlPdi_v1_t(), pdi$);
 }
 let nvmlDeviceGetPerformanceModes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t, perfModes: T.Pointer): void {
-  const status = (nvmlDeviceGetPerformanceModes$c ??= binder.native('nvmlDeviceGetPerformanceModes'))(device, perfModes);
+/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 Returns `perfModes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, perfModes?: Partial<T.nvmlDevicePerfModes_v1_t> | Uint8Array): T.nvmlDevicePerfModes_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceModes', 'device', device, true) as typeof device;
+  const perfModes$ = new Uint8Array(records.nvmlDevicePerfModes_v1_t().size);
+  if (perfModes != null) perfModes$.set(new Uint8Array(recordArg('nvmlDeviceGetPerformanceModes', 'perfModes', records.nvmlDevicePerfModes_v1_t(), perfModes, false) as Uint8Array).subarray(0, perfModes$.length));
+  new DataView(perfModes$.buffer).setUint32(0, 0x1000804, true); // NVML struct version
+  const status = (nvmlDeviceGetPerformanceModes$c ??= binder.native('nvmlDeviceGetPerformanceModes'))(device, perfModes$);
   if (status !== 0) throw fail('nvmlDeviceGetPerformanceModes', status);
+  return decodeRecord<T.nvmlDevicePerfModes_v1_t>(records.nvmlDevicePerfModes_v1_t(), perfModes$);
 }
 let nvmlDeviceGetPerformanceState$: Scratch | undefined;
 let nvmlDeviceGetPerformanceState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t): T.nvmlPstates_t {
+/** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPerformanceState$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPerformanceState$c ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
   return s.i32[0] as T.nvmlPstates_t;
 }
 let nvmlDeviceGetPersistenceMode$: Scratch | undefined;
 let nvmlDeviceGetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPersistenceMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPersistenceMode$c ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetPgpuMetadataString$: Scratch | undefined;
 let nvmlDeviceGetPgpuMetadataString$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `bufferSize`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t, pgpuMetadata: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `pgpuMetadata`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t | null): string {
   const s = (nvmlDeviceGetPgpuMetadataString$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetPgpuMetadataString$c ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata, s.slot(0));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
+  const pgpuMetadata$ = new Uint8Array(4096);
+  s.u64[0] = BigInt(4096);
+  const status = (nvmlDeviceGetPgpuMetadataString$c ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPgpuMetadataString', status);
-  return s.u32[0];
+  return textFrom(pgpuMetadata$);
 }
 let nvmlDeviceGetPlatformInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Returns `platformInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t): T.nvmlPlatformInfo_v2_t {
-  const platformInfo$ = new Uint8Array(44);
+/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 Returns `platformInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platformInfo?: Partial<T.nvmlPlatformInfo_v2_t> | Uint8Array): T.nvmlPlatformInfo_v2_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPlatformInfo', 'device', device, true) as typeof device;
+  const platformInfo$ = new Uint8Array(records.nvmlPlatformInfo_v2_t().size);
+  if (platformInfo != null) platformInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetPlatformInfo', 'platformInfo', records.nvmlPlatformInfo_v2_t(), platformInfo, false) as Uint8Array).subarray(0, platformInfo$.length));
+  new DataView(platformInfo$.buffer).setUint32(0, 0x200002c, true); // NVML struct version
   const status = (nvmlDeviceGetPlatformInfo$c ??= binder.native('nvmlDeviceGetPlatformInfo'))(device, platformInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetPlatformInfo', status);
   return decodeRecord<T.nvmlPlatformInfo_v2_t>(records.nvmlPlatformInfo_v2_t(), platformInfo$);
 }
 let nvmlDeviceGetPowerManagementDefaultLimit$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementDefaultLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Returns `defaultLimit`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 Returns `defaultLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementDefaultLimit$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPowerManagementDefaultLimit$c ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementDefaultLimit', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPowerManagementLimit$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Returns `limit`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 Returns `limit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerManagementLimit$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPowerManagementLimit$c ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimit', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPowerManagementLimitConstraints$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementLimitConstraints$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Returns `minLimit`, `maxLimit`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t): { minLimit: number; maxLimit: number } {
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 Returns `minLimit`, `maxLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t | null): { minLimit: number; maxLimit: number } {
   const s = (nvmlDeviceGetPowerManagementLimitConstraints$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlDeviceGetPowerManagementLimitConstraints$c ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimitConstraints', status);
   return { minLimit: s.u32[0], maxLimit: s.u32[2] };
 }
 let nvmlDeviceGetPowerManagementMode$: Scratch | undefined;
 let nvmlDeviceGetPowerManagementMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetPowerManagementMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPowerManagementMode$c ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPowerManagementMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetPowerMizerMode_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Returns `powerMizerMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t): T.nvmlDevicePowerMizerModes_v1_t {
+/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Returns `powerMizerMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T.nvmlDevicePowerMizerModes_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerMizerMode_v1', 'device', device, true) as typeof device;
   const powerMizerMode$ = new Uint8Array(12);
   const status = (nvmlDeviceGetPowerMizerMode_v1$c ??= binder.native('nvmlDeviceGetPowerMizerMode_v1'))(device, powerMizerMode$);
   if (status !== 0) throw fail('nvmlDeviceGetPowerMizerMode_v1', status);
@@ -1369,383 +1903,616 @@ export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t): T.nvmlDe
 }
 let nvmlDeviceGetPowerSource$: Scratch | undefined;
 let nvmlDeviceGetPowerSource$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Returns `powerSource`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 Returns `powerSource`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerSource$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPowerSource$c ??= binder.native('nvmlDeviceGetPowerSource'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPowerSource', status);
   return s.u32[0];
 }
 let nvmlDeviceGetPowerState$: Scratch | undefined;
 let nvmlDeviceGetPowerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t): T.nvmlPstates_t {
+/** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t | null): T.nvmlPstates_t {
   const s = (nvmlDeviceGetPowerState$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPowerState$c ??= binder.native('nvmlDeviceGetPowerState'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPowerState', status);
   return s.i32[0] as T.nvmlPstates_t;
 }
 let nvmlDeviceGetPowerUsage$: Scratch | undefined;
 let nvmlDeviceGetPowerUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Returns `power`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 Returns `power`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceGetPowerUsage$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetPowerUsage$c ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetPowerUsage', status);
   return s.u32[0];
 }
 let nvmlDeviceGetProcessUtilization$: Scratch | undefined;
 let nvmlDeviceGetProcessUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 13.0 Returns `utilization`, `processSamplesCount`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64): { utilization: T.nvmlProcessUtilizationSample_st; processSamplesCount: number } {
+/** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlProcessUtilizationSample_st[] {
   const s = (nvmlDeviceGetProcessUtilization$ ??= new Scratch(1));
-  const utilization$ = new Uint8Array(32);
-  const status = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s.slot(0), lastSeenTimeStamp);
-  if (status !== 0) throw fail('nvmlDeviceGetProcessUtilization', status);
-  return { utilization: decodeRecord<T.nvmlProcessUtilizationSample_st>(records.nvmlProcessUtilizationSample_st(), utilization$), processSamplesCount: s.u32[0] };
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
+  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s.slot(0), lastSeenTimeStamp);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
+  let n = Number(s.u32[0]);
+  const utilization$ = new Uint8Array(Math.max(1, n) * 24);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s.slot(0), lastSeenTimeStamp);
+    if (status !== 0) throw fail('nvmlDeviceGetProcessUtilization', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlProcessUtilizationSample_st>(records.nvmlProcessUtilizationSample_st(), utilization$, n);
 }
 let nvmlDeviceGetProcessesUtilizationInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)` · nvml.h · CUDA 13.0 Returns `procesesUtilInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t): T.nvmlProcessesUtilizationInfo_v1_t {
-  const procesesUtilInfo$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)` · nvml.h · CUDA 13.0 Returns `procesesUtilInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t | null, procesesUtilInfo?: Partial<T.nvmlProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlProcessesUtilizationInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessesUtilizationInfo', 'device', device, true) as typeof device;
+  const procesesUtilInfo$ = new Uint8Array(records.nvmlProcessesUtilizationInfo_v1_t().size);
+  if (procesesUtilInfo != null) procesesUtilInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetProcessesUtilizationInfo', 'procesesUtilInfo', records.nvmlProcessesUtilizationInfo_v1_t(), procesesUtilInfo, false) as Uint8Array).subarray(0, procesesUtilInfo$.length));
+  new DataView(procesesUtilInfo$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDeviceGetProcessesUtilizationInfo$c ??= binder.native('nvmlDeviceGetProcessesUtilizationInfo'))(device, procesesUtilInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetProcessesUtilizationInfo', status);
   return decodeRecord<T.nvmlProcessesUtilizationInfo_v1_t>(records.nvmlProcessesUtilizationInfo_v1_t(), procesesUtilInfo$);
 }
 let nvmlDeviceGetRemappedRows$: Scratch | undefined;
 let nvmlDeviceGetRemappedRows$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 13.0 Returns `isPending`, `failureOccurred`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t, corrRows: T.Pointer, uncRows: T.Pointer): { isPending: number; failureOccurred: number } {
-  const s = (nvmlDeviceGetRemappedRows$ ??= new Scratch(2));
-  const status = (nvmlDeviceGetRemappedRows$c ??= binder.native('nvmlDeviceGetRemappedRows'))(device, corrRows, uncRows, s.slot(0), s.slot(1));
+/** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 13.0 Returns `corrRows`, `uncRows`, `isPending`, `failureOccurred`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t | null): { corrRows: number; uncRows: number; isPending: number; failureOccurred: number } {
+  const s = (nvmlDeviceGetRemappedRows$ ??= new Scratch(4));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  const status = (nvmlDeviceGetRemappedRows$c ??= binder.native('nvmlDeviceGetRemappedRows'))(device, s.slot(0), s.slot(1), s.slot(2), s.slot(3));
   if (status !== 0) throw fail('nvmlDeviceGetRemappedRows', status);
-  return { isPending: s.u32[0], failureOccurred: s.u32[2] };
+  return { corrRows: s.u32[0], uncRows: s.u32[2], isPending: s.u32[4], failureOccurred: s.u32[6] };
 }
 let nvmlDeviceGetRepairStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus)` · nvml.h · CUDA 13.0 Returns `repairStatus`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetRepairStatus(device: T.nvmlDevice_t): T.nvmlRepairStatus_v1_t {
-  const repairStatus$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus)` · nvml.h · CUDA 13.0 Returns `repairStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRepairStatus(device: T.nvmlDevice_t | null, repairStatus?: Partial<T.nvmlRepairStatus_v1_t> | Uint8Array): T.nvmlRepairStatus_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRepairStatus', 'device', device, true) as typeof device;
+  const repairStatus$ = new Uint8Array(records.nvmlRepairStatus_v1_t().size);
+  if (repairStatus != null) repairStatus$.set(new Uint8Array(recordArg('nvmlDeviceGetRepairStatus', 'repairStatus', records.nvmlRepairStatus_v1_t(), repairStatus, false) as Uint8Array).subarray(0, repairStatus$.length));
+  new DataView(repairStatus$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
   const status = (nvmlDeviceGetRepairStatus$c ??= binder.native('nvmlDeviceGetRepairStatus'))(device, repairStatus$);
   if (status !== 0) throw fail('nvmlDeviceGetRepairStatus', status);
   return decodeRecord<T.nvmlRepairStatus_v1_t>(records.nvmlRepairStatus_v1_t(), repairStatus$);
 }
 let nvmlDeviceGetRetiredPages$: Scratch | undefined;
 let nvmlDeviceGetRetiredPages$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 13.0 Returns `pageCount`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, addresses: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 13.0 Returns `addresses`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): BigUint64Array {
   const s = (nvmlDeviceGetRetiredPages$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.slot(0), addresses);
-  if (status !== 0) throw fail('nvmlDeviceGetRetiredPages', status);
-  return s.u32[0];
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
+  if ((cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages', asked);
+  let n = Number(s.u32[0]);
+  const addresses$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetRetiredPages$c ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s.slot(0), addresses$);
+    if (status !== 0) throw fail('nvmlDeviceGetRetiredPages', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return addresses$.slice(0, n);
 }
 let nvmlDeviceGetRetiredPagesPendingStatus$: Scratch | undefined;
 let nvmlDeviceGetRetiredPagesPendingStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 13.0 Returns `isPending`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t): T.nvmlEnableState_t {
+/** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 13.0 Returns `isPending`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t | null): T.nvmlEnableState_t {
   const s = (nvmlDeviceGetRetiredPagesPendingStatus$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetRetiredPagesPendingStatus$c ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetRetiredPagesPendingStatus', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceGetRetiredPages_v2$: Scratch | undefined;
 let nvmlDeviceGetRetiredPages_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 13.0 Returns `pageCount`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, addresses: T.Pointer, timestamps: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 13.0 Returns `addresses`, `timestamps`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t | null, cause: T.nvmlPageRetirementCause_t): { addresses: BigUint64Array; timestamps: BigUint64Array } {
   const s = (nvmlDeviceGetRetiredPages_v2$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.slot(0), addresses, timestamps);
-  if (status !== 0) throw fail('nvmlDeviceGetRetiredPages_v2', status);
-  return s.u32[0];
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
+  if ((cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.slot(0), null, null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetRetiredPages_v2', asked);
+  let n = Number(s.u32[0]);
+  const addresses$ = new BigUint64Array(Math.max(1, n));
+  const timestamps$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetRetiredPages_v2$c ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s.slot(0), addresses$, timestamps$);
+    if (status !== 0) throw fail('nvmlDeviceGetRetiredPages_v2', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return { addresses: addresses$.slice(0, n), timestamps: timestamps$.slice(0, n) };
 }
 let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t, values: T.Pointer): void {
-  const status = (nvmlDeviceGetRowRemapperHistogram$c ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values);
+/** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 13.0 Returns `values`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
+  const values$ = new Uint8Array(20);
+  const status = (nvmlDeviceGetRowRemapperHistogram$c ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values$);
   if (status !== 0) throw fail('nvmlDeviceGetRowRemapperHistogram', status);
+  return decodeRecord<T.nvmlRowRemapperHistogramValues_st>(records.nvmlRowRemapperHistogramValues_st(), values$);
 }
 let nvmlDeviceGetRunningProcessDetailList$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 13.0 Returns `plist`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t): T.nvmlProcessDetailList_v1_t {
-  const plist$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 13.0 Returns `plist`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t | null, plist?: Partial<T.nvmlProcessDetailList_v1_t> | Uint8Array): T.nvmlProcessDetailList_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRunningProcessDetailList', 'device', device, true) as typeof device;
+  const plist$ = new Uint8Array(records.nvmlProcessDetailList_v1_t().size);
+  if (plist != null) plist$.set(new Uint8Array(recordArg('nvmlDeviceGetRunningProcessDetailList', 'plist', records.nvmlProcessDetailList_v1_t(), plist, false) as Uint8Array).subarray(0, plist$.length));
+  new DataView(plist$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDeviceGetRunningProcessDetailList$c ??= binder.native('nvmlDeviceGetRunningProcessDetailList'))(device, plist$);
   if (status !== 0) throw fail('nvmlDeviceGetRunningProcessDetailList', status);
   return decodeRecord<T.nvmlProcessDetailList_v1_t>(records.nvmlProcessDetailList_v1_t(), plist$);
 }
+let nvmlDeviceGetSamples$: Scratch | undefined;
 let nvmlDeviceGetSamples$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSamples(device: T.nvmlDevice_t, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, sampleCount: T.Pointer, samples: T.Pointer): void {
-  const status = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
-  if (status !== 0) throw fail('nvmlDeviceGetSamples', status);
+/** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 13.0 Returns `sampleValType`, `samples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSamples(device: T.nvmlDevice_t | null, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; samples: T.nvmlSample_st[] } {
+  const s = (nvmlDeviceGetSamples$ ??= new Scratch(2));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
+  if ((type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
+  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n; s.u32[2] = 0;
+  const asked = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSamples', asked);
+  let n = Number(s.u32[2]);
+  const samples$ = new Uint8Array(Math.max(1, n) * 16);
+  if (n > 0) {
+    s.u64[1] = 0n; s.u32[2] = n;
+    const status = (nvmlDeviceGetSamples$c ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s.slot(0), s.slot(1), samples$);
+    if (status !== 0) throw fail('nvmlDeviceGetSamples', status);
+    n = Math.min(n, Number(s.u32[2]));
+  }
+  return { sampleValType: s.i32[0] as T.nvmlValueType_t, samples: decodeRecords<T.nvmlSample_st>(records.nvmlSample_st(), samples$, n) };
 }
 let nvmlDeviceGetSerial$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 13.0 Returns `serial`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetSerial(device: T.nvmlDevice_t, length: number): string {
-  const serial$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)` · nvml.h · CUDA 13.0 Returns `serial`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
+  const serial$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetSerial', 'serial', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
   const status = (nvmlDeviceGetSerial$c ??= binder.native('nvmlDeviceGetSerial'))(device, serial$, length);
   if (status !== 0) throw fail('nvmlDeviceGetSerial', status);
   return textFrom(serial$);
 }
 let nvmlDeviceGetSramEccErrorStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 13.0 Returns `status`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t): T.nvmlEccSramErrorStatus_v1_t {
-  const status_$ = new Uint8Array(104);
+/** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 13.0 Returns `status`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t | null, status_?: Partial<T.nvmlEccSramErrorStatus_v1_t> | Uint8Array): T.nvmlEccSramErrorStatus_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSramEccErrorStatus', 'device', device, true) as typeof device;
+  const status_$ = new Uint8Array(records.nvmlEccSramErrorStatus_v1_t().size);
+  if (status_ != null) status_$.set(new Uint8Array(recordArg('nvmlDeviceGetSramEccErrorStatus', 'status', records.nvmlEccSramErrorStatus_v1_t(), status_, false) as Uint8Array).subarray(0, status_$.length));
+  new DataView(status_$.buffer).setUint32(0, 0x1000068, true); // NVML struct version
   const status = (nvmlDeviceGetSramEccErrorStatus$c ??= binder.native('nvmlDeviceGetSramEccErrorStatus'))(device, status_$);
   if (status !== 0) throw fail('nvmlDeviceGetSramEccErrorStatus', status);
   return decodeRecord<T.nvmlEccSramErrorStatus_v1_t>(records.nvmlEccSramErrorStatus_v1_t(), status_$);
 }
 let nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlDevice_t, errorCounts: T.Pointer): void {
-  const status = (nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$c ??= binder.native('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts'))(device, errorCounts);
+/** `nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts)` · nvml.h · CUDA 13.0 Returns `errorCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlDevice_t | null, errorCounts?: Partial<T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t> | Uint8Array): T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'device', device, true) as typeof device;
+  const errorCounts$ = new Uint8Array(records.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t().size);
+  if (errorCounts != null) errorCounts$.set(new Uint8Array(recordArg('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'errorCounts', records.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t(), errorCounts, false) as Uint8Array).subarray(0, errorCounts$.length));
+  new DataView(errorCounts$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
+  const status = (nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$c ??= binder.native('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts'))(device, errorCounts$);
   if (status !== 0) throw fail('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', status);
+  return decodeRecord<T.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t>(records.nvmlEccSramUniqueUncorrectedErrorCounts_v1_t(), errorCounts$);
 }
+let nvmlDeviceGetSupportedClocksEventReasons$: Scratch | undefined;
 let nvmlDeviceGetSupportedClocksEventReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t, supportedClocksEventReasons: T.Pointer): void {
-  const status = (nvmlDeviceGetSupportedClocksEventReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, supportedClocksEventReasons);
+/** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0 Returns `supportedClocksEventReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t | null): bigint {
+  const s = (nvmlDeviceGetSupportedClocksEventReasons$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetSupportedClocksEventReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksEventReasons', status);
+  return s.u64[0];
 }
+let nvmlDeviceGetSupportedClocksThrottleReasons$: Scratch | undefined;
 let nvmlDeviceGetSupportedClocksThrottleReasons$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t, supportedClocksThrottleReasons: T.Pointer): void {
-  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, supportedClocksThrottleReasons);
+/** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 13.0 Returns `supportedClocksThrottleReasons`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t | null): bigint {
+  const s = (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetSupportedClocksThrottleReasons$c ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
+  return s.u64[0];
 }
+let nvmlDeviceGetSupportedEventTypes$: Scratch | undefined;
 let nvmlDeviceGetSupportedEventTypes$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t, eventTypes: T.Pointer): void {
-  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, eventTypes);
+/** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 13.0 Returns `eventTypes`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t | null): bigint {
+  const s = (nvmlDeviceGetSupportedEventTypes$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetSupportedEventTypes$c ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
+  return s.u64[0];
 }
 let nvmlDeviceGetSupportedGraphicsClocks$: Scratch | undefined;
 let nvmlDeviceGetSupportedGraphicsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Returns `count`, `clocksMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t, memoryClockMHz: number): { count: number; clocksMHz: number } {
-  const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(2));
-  const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
-  return { count: s.u32[0], clocksMHz: s.u32[2] };
+/** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Returns `clocksMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t | null, memoryClockMHz: number): Uint32Array {
+  const s = (nvmlDeviceGetSupportedGraphicsClocks$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
+  if ((memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedGraphicsClocks', asked);
+  let n = Number(s.u32[0]);
+  const clocksMHz$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedGraphicsClocks$c ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s.slot(0), clocksMHz$);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedGraphicsClocks', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return clocksMHz$.slice(0, n);
 }
 let nvmlDeviceGetSupportedMemoryClocks$: Scratch | undefined;
 let nvmlDeviceGetSupportedMemoryClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Returns `count`, `clocksMHz`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t): { count: number; clocksMHz: number } {
-  const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(2));
-  const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
-  return { count: s.u32[0], clocksMHz: s.u32[2] };
+/** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 Returns `clocksMHz`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t | null): Uint32Array {
+  const s = (nvmlDeviceGetSupportedMemoryClocks$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
+  let n = Number(s.u32[0]);
+  const clocksMHz$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedMemoryClocks$c ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s.slot(0), clocksMHz$);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedMemoryClocks', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return clocksMHz$.slice(0, n);
 }
 let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t, pstates: T.Pointer, size: number): void {
+/** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
+  pointerArg('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, true, size);
+  if ((size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   const status = (nvmlDeviceGetSupportedPerformanceStates$c ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPerformanceStates', status);
 }
+let nvmlDeviceGetSupportedVgpus$: Scratch | undefined;
 let nvmlDeviceGetSupportedVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): void {
-  const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, vgpuCount, vgpuTypeIds);
-  if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
+/** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 Returns `vgpuTypeIds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t | null): Uint32Array {
+  const s = (nvmlDeviceGetSupportedVgpus$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
+  let n = Number(s.u32[0]);
+  const vgpuTypeIds$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetSupportedVgpus$c ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s.slot(0), vgpuTypeIds$);
+    if (status !== 0) throw fail('nvmlDeviceGetSupportedVgpus', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return vgpuTypeIds$.slice(0, n);
 }
 let nvmlDeviceGetTargetFanSpeed$: Scratch | undefined;
 let nvmlDeviceGetTargetFanSpeed$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 13.0 Returns `targetSpeed`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t, fan: number): number {
+/** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 13.0 Returns `targetSpeed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t | null, fan: number): number {
   const s = (nvmlDeviceGetTargetFanSpeed$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
+  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetTargetFanSpeed$c ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTargetFanSpeed', status);
   return s.u32[0];
 }
 let nvmlDeviceGetTemperature$: Scratch | undefined;
 let nvmlDeviceGetTemperature$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t, sensorType: T.nvmlTemperatureSensors_t): number {
+/** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t | null, sensorType: T.nvmlTemperatureSensors_t): number {
   const s = (nvmlDeviceGetTemperature$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
+  if ((sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetTemperature$c ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTemperature', status);
   return s.u32[0];
 }
 let nvmlDeviceGetTemperatureThreshold$: Scratch | undefined;
 let nvmlDeviceGetTemperatureThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t): number {
+/** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   const s = (nvmlDeviceGetTemperatureThreshold$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
+  if ((thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetTemperatureThreshold$c ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTemperatureThreshold', status);
   return s.u32[0];
 }
 let nvmlDeviceGetTemperatureV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)` · nvml.h · CUDA 13.0 Returns `temperature`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTemperatureV(device: T.nvmlDevice_t): T.nvmlTemperature_v1_t {
-  const temperature$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)` · nvml.h · CUDA 13.0 Returns `temperature`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTemperatureV(device: T.nvmlDevice_t | null, temperature?: Partial<T.nvmlTemperature_v1_t> | Uint8Array): T.nvmlTemperature_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureV', 'device', device, true) as typeof device;
+  const temperature$ = new Uint8Array(records.nvmlTemperature_v1_t().size);
+  if (temperature != null) temperature$.set(new Uint8Array(recordArg('nvmlDeviceGetTemperatureV', 'temperature', records.nvmlTemperature_v1_t(), temperature, false) as Uint8Array).subarray(0, temperature$.length));
+  new DataView(temperature$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
   const status = (nvmlDeviceGetTemperatureV$c ??= binder.native('nvmlDeviceGetTemperatureV'))(device, temperature$);
   if (status !== 0) throw fail('nvmlDeviceGetTemperatureV', status);
   return decodeRecord<T.nvmlTemperature_v1_t>(records.nvmlTemperature_v1_t(), temperature$);
 }
 let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t, sensorIndex: number, pThermalSettings: T.Pointer): void {
-  const status = (nvmlDeviceGetThermalSettings$c ??= binder.native('nvmlDeviceGetThermalSettings'))(device, sensorIndex, pThermalSettings);
+/** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 13.0 Returns `pThermalSettings`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
+  if ((sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
+  const pThermalSettings$ = new Uint8Array(64);
+  const status = (nvmlDeviceGetThermalSettings$c ??= binder.native('nvmlDeviceGetThermalSettings'))(device, sensorIndex, pThermalSettings$);
   if (status !== 0) throw fail('nvmlDeviceGetThermalSettings', status);
+  return decodeRecord<T.nvmlGpuThermalSettings_t>(records.nvmlGpuThermalSettings_t(), pThermalSettings$);
 }
 let nvmlDeviceGetTopologyCommonAncestor$: Scratch | undefined;
 let nvmlDeviceGetTopologyCommonAncestor$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 13.0 Returns `pathInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t): T.nvmlGpuTopologyLevel_t {
+/** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 13.0 Returns `pathInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): T.nvmlGpuTopologyLevel_t {
   const s = (nvmlDeviceGetTopologyCommonAncestor$ ??= new Scratch(1));
+  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
+  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device2', device2, true) as typeof device2;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetTopologyCommonAncestor$c ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTopologyCommonAncestor', status);
   return s.i32[0] as T.nvmlGpuTopologyLevel_t;
 }
 let nvmlDeviceGetTopologyNearestGpus$: Scratch | undefined;
 let nvmlDeviceGetTopologyNearestGpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Returns `count`, `deviceArray`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t, level: T.nvmlGpuTopologyLevel_t): { count: number; deviceArray: T.nvmlDevice_t } {
-  const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(2));
-  const status = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlDeviceGetTopologyNearestGpus', status);
-  return { count: s.u32[0], deviceArray: s.address(1) as T.nvmlDevice_t };
+/** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t | null, level: T.nvmlGpuTopologyLevel_t): T.nvmlDevice_t[] {
+  const s = (nvmlDeviceGetTopologyNearestGpus$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
+  if ((level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetTopologyNearestGpus', asked);
+  let n = Number(s.u32[0]);
+  const deviceArray$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetTopologyNearestGpus$c ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s.slot(0), deviceArray$);
+    if (status !== 0) throw fail('nvmlDeviceGetTopologyNearestGpus', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
 }
+let nvmlDeviceGetTotalEccErrors$: Scratch | undefined;
 let nvmlDeviceGetTotalEccErrors$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, eccCounts: T.Pointer): void {
-  const status = (nvmlDeviceGetTotalEccErrors$c ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, eccCounts);
+/** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 13.0 Returns `eccCounts`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): bigint {
+  const s = (nvmlDeviceGetTotalEccErrors$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
+  if ((errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
+  if ((counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
+  s.u64[0] = 0n;
+  const status = (nvmlDeviceGetTotalEccErrors$c ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTotalEccErrors', status);
+  return s.u64[0];
 }
 let nvmlDeviceGetTotalEnergyConsumption$: Scratch | undefined;
 let nvmlDeviceGetTotalEnergyConsumption$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 13.0 Returns `energy`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t): bigint {
+/** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 13.0 Returns `energy`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t | null): bigint {
   const s = (nvmlDeviceGetTotalEnergyConsumption$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetTotalEnergyConsumption$c ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetTotalEnergyConsumption', status);
   return s.u64[0];
 }
 let nvmlDeviceGetUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 13.0 Returns `uuid`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetUUID(device: T.nvmlDevice_t, length: number): string {
-  const uuid$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)` · nvml.h · CUDA 13.0 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
+  const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetUUID', 'uuid', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);
   const status = (nvmlDeviceGetUUID$c ??= binder.native('nvmlDeviceGetUUID'))(device, uuid$, length);
   if (status !== 0) throw fail('nvmlDeviceGetUUID', status);
   return textFrom(uuid$);
 }
 let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t): T.nvmlUtilization_st {
+/** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 13.0 Returns `utilization`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
   const status = (nvmlDeviceGetUtilizationRates$c ??= binder.native('nvmlDeviceGetUtilizationRates'))(device, utilization$);
   if (status !== 0) throw fail('nvmlDeviceGetUtilizationRates', status);
   return decodeRecord<T.nvmlUtilization_st>(records.nvmlUtilization_st(), utilization$);
 }
 let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t, length: number): string {
-  const version$ = new Uint8Array(Math.max(0, length));
+/** `nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetVbiosVersion', 'version', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
   const status = (nvmlDeviceGetVbiosVersion$c ??= binder.native('nvmlDeviceGetVbiosVersion'))(device, version$, length);
   if (status !== 0) throw fail('nvmlDeviceGetVbiosVersion', status);
   return textFrom(version$);
 }
 let nvmlDeviceGetVgpuCapabilities$: Scratch | undefined;
 let nvmlDeviceGetVgpuCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t, capability: T.nvmlDeviceVgpuCapability_t): number {
+/** `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t): number {
   const s = (nvmlDeviceGetVgpuCapabilities$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
+  if ((capability | 0) !== capability) throw intError('nvmlDeviceGetVgpuCapabilities', 'capability', 'i32', capability);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetVgpuCapabilities$c ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetVgpuCapabilities', status);
   return s.u32[0];
 }
 let nvmlDeviceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Returns `pHeterogeneousMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t): T.nvmlVgpuHeterogeneousMode_v1_t {
-  const pHeterogeneousMode$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Returns `pHeterogeneousMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
+  const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
+  if (pHeterogeneousMode != null) pHeterogeneousMode$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false) as Uint8Array).subarray(0, pHeterogeneousMode$.length));
+  new DataView(pHeterogeneousMode$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlDeviceGetVgpuHeterogeneousMode$c ??= binder.native('nvmlDeviceGetVgpuHeterogeneousMode'))(device, pHeterogeneousMode$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuHeterogeneousMode', status);
   return decodeRecord<T.nvmlVgpuHeterogeneousMode_v1_t>(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode$);
 }
 let nvmlDeviceGetVgpuInstancesUtilizationInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)` · nvml.h · CUDA 13.0 Returns `vgpuUtilInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t): T.nvmlVgpuInstancesUtilizationInfo_v1_t {
-  const vgpuUtilInfo$ = new Uint8Array(32);
+/** `nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)` · nvml.h · CUDA 13.0 Returns `vgpuUtilInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuUtilInfo?: Partial<T.nvmlVgpuInstancesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuInstancesUtilizationInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'device', device, true) as typeof device;
+  const vgpuUtilInfo$ = new Uint8Array(records.nvmlVgpuInstancesUtilizationInfo_v1_t().size);
+  if (vgpuUtilInfo != null) vgpuUtilInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'vgpuUtilInfo', records.nvmlVgpuInstancesUtilizationInfo_v1_t(), vgpuUtilInfo, false) as Uint8Array).subarray(0, vgpuUtilInfo$.length));
+  new DataView(vgpuUtilInfo$.buffer).setUint32(0, 0x1000020, true); // NVML struct version
   const status = (nvmlDeviceGetVgpuInstancesUtilizationInfo$c ??= binder.native('nvmlDeviceGetVgpuInstancesUtilizationInfo'))(device, vgpuUtilInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuInstancesUtilizationInfo', status);
   return decodeRecord<T.nvmlVgpuInstancesUtilizationInfo_v1_t>(records.nvmlVgpuInstancesUtilizationInfo_v1_t(), vgpuUtilInfo$);
 }
 let nvmlDeviceGetVgpuMetadata$: Scratch | undefined;
 let nvmlDeviceGetVgpuMetadata$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `pgpuMetadata`, `bufferSize`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
+/** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `pgpuMetadata`, `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t | null, bufferSize: number): { pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; bufferSize: number } {
   const s = (nvmlDeviceGetVgpuMetadata$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
   const pgpuMetadata$ = new Uint8Array(128);
+  if ((bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
+  s.u64[0] = 0n; s.u32[0] = bufferSize;
   const status = (nvmlDeviceGetVgpuMetadata$c ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata$, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetVgpuMetadata', status);
   return { pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), bufferSize: s.u32[0] };
 }
 let nvmlDeviceGetVgpuProcessUtilization$: Scratch | undefined;
 let nvmlDeviceGetVgpuProcessUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 Returns `vgpuProcessSamplesCount`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, utilizationSamples: T.Pointer): number {
+/** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 Returns `utilizationSamples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): T.nvmlVgpuProcessUtilizationSample_st[] {
   const s = (nvmlDeviceGetVgpuProcessUtilization$ ??= new Scratch(1));
-  const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), utilizationSamples);
-  if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
-  return s.u32[0];
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
+  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
+  let n = Number(s.u32[0]);
+  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 112);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), utilizationSamples$);
+    if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessUtilization', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlVgpuProcessUtilizationSample_st>(records.nvmlVgpuProcessUtilizationSample_st(), utilizationSamples$, n);
 }
 let nvmlDeviceGetVgpuProcessesUtilizationInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 13.0 Returns `vgpuProcUtilInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t): T.nvmlVgpuProcessesUtilizationInfo_v1_t {
-  const vgpuProcUtilInfo$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 13.0 Returns `vgpuProcUtilInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuProcUtilInfo?: Partial<T.nvmlVgpuProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuProcessesUtilizationInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'device', device, true) as typeof device;
+  const vgpuProcUtilInfo$ = new Uint8Array(records.nvmlVgpuProcessesUtilizationInfo_v1_t().size);
+  if (vgpuProcUtilInfo != null) vgpuProcUtilInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'vgpuProcUtilInfo', records.nvmlVgpuProcessesUtilizationInfo_v1_t(), vgpuProcUtilInfo, false) as Uint8Array).subarray(0, vgpuProcUtilInfo$.length));
+  new DataView(vgpuProcUtilInfo$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDeviceGetVgpuProcessesUtilizationInfo$c ??= binder.native('nvmlDeviceGetVgpuProcessesUtilizationInfo'))(device, vgpuProcUtilInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuProcessesUtilizationInfo', status);
   return decodeRecord<T.nvmlVgpuProcessesUtilizationInfo_v1_t>(records.nvmlVgpuProcessesUtilizationInfo_v1_t(), vgpuProcUtilInfo$);
 }
 let nvmlDeviceGetVgpuSchedulerCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t, pCapabilities: T.Pointer): void {
-  const status = (nvmlDeviceGetVgpuSchedulerCapabilities$c ??= binder.native('nvmlDeviceGetVgpuSchedulerCapabilities'))(device, pCapabilities);
+/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 13.0 Returns `pCapabilities`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerCapabilities_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerCapabilities', 'device', device, true) as typeof device;
+  const pCapabilities$ = new Uint8Array(40);
+  const status = (nvmlDeviceGetVgpuSchedulerCapabilities$c ??= binder.native('nvmlDeviceGetVgpuSchedulerCapabilities'))(device, pCapabilities$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuSchedulerCapabilities', status);
+  return decodeRecord<T.nvmlVgpuSchedulerCapabilities_st>(records.nvmlVgpuSchedulerCapabilities_st(), pCapabilities$);
 }
 let nvmlDeviceGetVgpuSchedulerLog$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 13.0 Returns `pSchedulerLog`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t): T.nvmlVgpuSchedulerLog_st {
+/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 13.0 Returns `pSchedulerLog`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerLog_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerLog', 'device', device, true) as typeof device;
   const pSchedulerLog$ = new Uint8Array(9624);
   const status = (nvmlDeviceGetVgpuSchedulerLog$c ??= binder.native('nvmlDeviceGetVgpuSchedulerLog'))(device, pSchedulerLog$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuSchedulerLog', status);
   return decodeRecord<T.nvmlVgpuSchedulerLog_st>(records.nvmlVgpuSchedulerLog_st(), pSchedulerLog$);
 }
 let nvmlDeviceGetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 Returns `pSchedulerState`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t): T.nvmlVgpuSchedulerGetState_st {
+/** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 Returns `pSchedulerState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerGetState_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = new Uint8Array(16);
   const status = (nvmlDeviceGetVgpuSchedulerState$c ??= binder.native('nvmlDeviceGetVgpuSchedulerState'))(device, pSchedulerState$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuSchedulerState', status);
   return decodeRecord<T.nvmlVgpuSchedulerGetState_st>(records.nvmlVgpuSchedulerGetState_st(), pSchedulerState$);
 }
 let nvmlDeviceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 13.0 Returns `pPlacementList`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t, vgpuTypeId: number): T.nvmlVgpuPlacementList_v2_t {
-  const pPlacementList$ = new Uint8Array(32);
+/** `nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 13.0 Returns `pPlacementList`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v2_t> | Uint8Array): T.nvmlVgpuPlacementList_v2_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'device', device, true) as typeof device;
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeCreatablePlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
+  const pPlacementList$ = new Uint8Array(records.nvmlVgpuPlacementList_v2_t().size);
+  if (pPlacementList != null) pPlacementList$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'pPlacementList', records.nvmlVgpuPlacementList_v2_t(), pPlacementList, false) as Uint8Array).subarray(0, pPlacementList$.length));
+  new DataView(pPlacementList$.buffer).setUint32(0, 0x2000020, true); // NVML struct version
   const status = (nvmlDeviceGetVgpuTypeCreatablePlacements$c ??= binder.native('nvmlDeviceGetVgpuTypeCreatablePlacements'))(device, vgpuTypeId, pPlacementList$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuTypeCreatablePlacements', status);
   return decodeRecord<T.nvmlVgpuPlacementList_v2_t>(records.nvmlVgpuPlacementList_v2_t(), pPlacementList$);
 }
 let nvmlDeviceGetVgpuTypeSupportedPlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 13.0 Returns `pPlacementList`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t, vgpuTypeId: number): T.nvmlVgpuPlacementList_v2_t {
-  const pPlacementList$ = new Uint8Array(32);
+/** `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 13.0 Returns `pPlacementList`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v2_t> | Uint8Array): T.nvmlVgpuPlacementList_v2_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'device', device, true) as typeof device;
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeSupportedPlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
+  const pPlacementList$ = new Uint8Array(records.nvmlVgpuPlacementList_v2_t().size);
+  if (pPlacementList != null) pPlacementList$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'pPlacementList', records.nvmlVgpuPlacementList_v2_t(), pPlacementList, false) as Uint8Array).subarray(0, pPlacementList$.length));
+  new DataView(pPlacementList$.buffer).setUint32(0, 0x2000020, true); // NVML struct version
   const status = (nvmlDeviceGetVgpuTypeSupportedPlacements$c ??= binder.native('nvmlDeviceGetVgpuTypeSupportedPlacements'))(device, vgpuTypeId, pPlacementList$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuTypeSupportedPlacements', status);
   return decodeRecord<T.nvmlVgpuPlacementList_v2_t>(records.nvmlVgpuPlacementList_v2_t(), pPlacementList$);
 }
 let nvmlDeviceGetVgpuUtilization$: Scratch | undefined;
 let nvmlDeviceGetVgpuUtilization$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 Returns `sampleValType`, `vgpuInstanceSamplesCount`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, utilizationSamples: T.Pointer): { sampleValType: T.nvmlValueType_t; vgpuInstanceSamplesCount: number } {
+/** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 Returns `sampleValType`, `utilizationSamples`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t | null, lastSeenTimeStamp: T.Int64): { sampleValType: T.nvmlValueType_t; utilizationSamples: T.nvmlVgpuInstanceUtilizationSample_st[] } {
   const s = (nvmlDeviceGetVgpuUtilization$ ??= new Scratch(2));
-  const status = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), utilizationSamples);
-  if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
-  return { sampleValType: s.i32[0] as T.nvmlValueType_t, vgpuInstanceSamplesCount: s.u32[2] };
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
+  if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n; s.u32[2] = 0;
+  const asked = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuUtilization', asked);
+  let n = Number(s.u32[2]);
+  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 48);
+  if (n > 0) {
+    s.u64[1] = 0n; s.u32[2] = n;
+    const status = (nvmlDeviceGetVgpuUtilization$c ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s.slot(0), s.slot(1), utilizationSamples$);
+    if (status !== 0) throw fail('nvmlDeviceGetVgpuUtilization', status);
+    n = Math.min(n, Number(s.u32[2]));
+  }
+  return { sampleValType: s.i32[0] as T.nvmlValueType_t, utilizationSamples: decodeRecords<T.nvmlVgpuInstanceUtilizationSample_st>(records.nvmlVgpuInstanceUtilizationSample_st(), utilizationSamples$, n) };
 }
 let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 13.0 Returns `violTime`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
+/** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 13.0 Returns `violTime`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
+  if ((perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
   const violTime$ = new Uint8Array(16);
   const status = (nvmlDeviceGetViolationStatus$c ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime$);
   if (status !== 0) throw fail('nvmlDeviceGetViolationStatus', status);
@@ -1753,449 +2520,583 @@ export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t, perfPolicyT
 }
 let nvmlDeviceGetVirtualizationMode$: Scratch | undefined;
 let nvmlDeviceGetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 Returns `pVirtualMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t): T.nvmlGpuVirtualizationMode_t {
+/** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 Returns `pVirtualMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t | null): T.nvmlGpuVirtualizationMode_t {
   const s = (nvmlDeviceGetVirtualizationMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceGetVirtualizationMode$c ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
   return s.i32[0] as T.nvmlGpuVirtualizationMode_t;
 }
 let nvmlDeviceIsMigDeviceHandle$: Scratch | undefined;
 let nvmlDeviceIsMigDeviceHandle$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 Returns `isMigDevice`. Throws {@link NvmlError}. */
-export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 Returns `isMigDevice`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceIsMigDeviceHandle$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceIsMigDeviceHandle$c ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
   return s.u32[0];
 }
 let nvmlDeviceModifyDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 Returns `pciInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceModifyDrainState(newState: T.nvmlEnableState_t): T.nvmlPciInfo_st {
-  const pciInfo$ = new Uint8Array(68);
+/** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceModifyDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array, newState: T.nvmlEnableState_t): void {
+  const pciInfo$ = recordArg('nvmlDeviceModifyDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
+  if ((newState | 0) !== newState) throw intError('nvmlDeviceModifyDrainState', 'newState', 'i32', newState);
   const status = (nvmlDeviceModifyDrainState$c ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo$, newState);
   if (status !== 0) throw fail('nvmlDeviceModifyDrainState', status);
-  return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pciInfo$);
 }
 let nvmlDeviceOnSameBoard$: Scratch | undefined;
 let nvmlDeviceOnSameBoard$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0 Returns `onSameBoard`. Throws {@link NvmlError}. */
-export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0 Returns `onSameBoard`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t | null, device2: T.nvmlDevice_t | null): number {
   const s = (nvmlDeviceOnSameBoard$ ??= new Scratch(1));
+  if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
+  if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
+  s.u64[0] = 0n;
   const status = (nvmlDeviceOnSameBoard$c ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
   return s.i32[0];
 }
 let nvmlDevicePowerSmoothingActivatePresetProfile$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Returns `profile`. Throws {@link NvmlError}. */
-export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t): T.nvmlPowerSmoothingProfile_v1_t {
-  const profile$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Returns `profile`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'device', device, true) as typeof device;
+  const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);
+  if (profile != null) profile$.set(new Uint8Array(recordArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'profile', records.nvmlPowerSmoothingProfile_v1_t(), profile, false) as Uint8Array).subarray(0, profile$.length));
+  new DataView(profile$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDevicePowerSmoothingActivatePresetProfile$c ??= binder.native('nvmlDevicePowerSmoothingActivatePresetProfile'))(device, profile$);
   if (status !== 0) throw fail('nvmlDevicePowerSmoothingActivatePresetProfile', status);
   return decodeRecord<T.nvmlPowerSmoothingProfile_v1_t>(records.nvmlPowerSmoothingProfile_v1_t(), profile$);
 }
 let nvmlDevicePowerSmoothingSetState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}. */
-export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t): T.nvmlPowerSmoothingState_v1_t {
-  const state$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t | null, state?: Partial<T.nvmlPowerSmoothingState_v1_t> | Uint8Array): T.nvmlPowerSmoothingState_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingSetState', 'device', device, true) as typeof device;
+  const state$ = new Uint8Array(records.nvmlPowerSmoothingState_v1_t().size);
+  if (state != null) state$.set(new Uint8Array(recordArg('nvmlDevicePowerSmoothingSetState', 'state', records.nvmlPowerSmoothingState_v1_t(), state, false) as Uint8Array).subarray(0, state$.length));
+  new DataView(state$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlDevicePowerSmoothingSetState$c ??= binder.native('nvmlDevicePowerSmoothingSetState'))(device, state$);
   if (status !== 0) throw fail('nvmlDevicePowerSmoothingSetState', status);
   return decodeRecord<T.nvmlPowerSmoothingState_v1_t>(records.nvmlPowerSmoothingState_v1_t(), state$);
 }
 let nvmlDevicePowerSmoothingUpdatePresetProfileParam$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Returns `profile`. Throws {@link NvmlError}. */
-export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t): T.nvmlPowerSmoothingProfile_v1_t {
-  const profile$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 Returns `profile`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'device', device, true) as typeof device;
+  const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);
+  if (profile != null) profile$.set(new Uint8Array(recordArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'profile', records.nvmlPowerSmoothingProfile_v1_t(), profile, false) as Uint8Array).subarray(0, profile$.length));
+  new DataView(profile$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDevicePowerSmoothingUpdatePresetProfileParam$c ??= binder.native('nvmlDevicePowerSmoothingUpdatePresetProfileParam'))(device, profile$);
   if (status !== 0) throw fail('nvmlDevicePowerSmoothingUpdatePresetProfileParam', status);
   return decodeRecord<T.nvmlPowerSmoothingProfile_v1_t>(records.nvmlPowerSmoothingProfile_v1_t(), profile$);
 }
 let nvmlDeviceQueryDrainState$: Scratch | undefined;
 let nvmlDeviceQueryDrainState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 13.0 Returns `pciInfo`, `currentState`. Throws {@link NvmlError}. */
-export function nvmlDeviceQueryDrainState(): { pciInfo: T.nvmlPciInfo_st; currentState: T.nvmlEnableState_t } {
+/** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 13.0 Returns `currentState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceQueryDrainState(pciInfo: T.nvmlPciInfo_st | Uint8Array): T.nvmlEnableState_t {
   const s = (nvmlDeviceQueryDrainState$ ??= new Scratch(1));
-  const pciInfo$ = new Uint8Array(68);
+  const pciInfo$ = recordArg('nvmlDeviceQueryDrainState', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceQueryDrainState$c ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo$, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceQueryDrainState', status);
-  return { pciInfo: decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pciInfo$), currentState: s.i32[0] as T.nvmlEnableState_t };
+  return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlDeviceReadWritePRM_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer)` · nvml.h · CUDA 13.0 Returns `buffer`. Throws {@link NvmlError}. */
-export function nvmlDeviceReadWritePRM_v1(device: T.nvmlDevice_t): T.nvmlPRMTLV_v1_t {
-  const buffer$ = new Uint8Array(504);
+/** `nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer)` · nvml.h · CUDA 13.0 Returns `buffer`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceReadWritePRM_v1(device: T.nvmlDevice_t | null, buffer?: Partial<T.nvmlPRMTLV_v1_t> | Uint8Array): T.nvmlPRMTLV_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceReadWritePRM_v1', 'device', device, true) as typeof device;
+  const buffer$ = new Uint8Array(records.nvmlPRMTLV_v1_t().size);
+  if (buffer != null) buffer$.set(new Uint8Array(recordArg('nvmlDeviceReadWritePRM_v1', 'buffer', records.nvmlPRMTLV_v1_t(), buffer, false) as Uint8Array).subarray(0, buffer$.length));
   const status = (nvmlDeviceReadWritePRM_v1$c ??= binder.native('nvmlDeviceReadWritePRM_v1'))(device, buffer$);
   if (status !== 0) throw fail('nvmlDeviceReadWritePRM_v1', status);
   return decodeRecord<T.nvmlPRMTLV_v1_t>(records.nvmlPRMTLV_v1_t(), buffer$);
 }
 let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t, eventTypes: T.Int64, set: T.nvmlEventSet_t): void {
+/** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
+  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || eventTypes % 1 !== 0) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
   const status = (nvmlDeviceRegisterEvents$c ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
   if (status !== 0) throw fail('nvmlDeviceRegisterEvents', status);
 }
 let nvmlDeviceRemoveGpu$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 13.0 Returns `pciInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceRemoveGpu(gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): T.nvmlPciInfo_st {
-  const pciInfo$ = new Uint8Array(68);
+/** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceRemoveGpu(pciInfo: T.nvmlPciInfo_st | Uint8Array, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): void {
+  const pciInfo$ = recordArg('nvmlDeviceRemoveGpu', 'pciInfo', records.nvmlPciInfo_st(), pciInfo, false);
+  if ((gpuState | 0) !== gpuState) throw intError('nvmlDeviceRemoveGpu', 'gpuState', 'i32', gpuState);
+  if ((linkState | 0) !== linkState) throw intError('nvmlDeviceRemoveGpu', 'linkState', 'i32', linkState);
   const status = (nvmlDeviceRemoveGpu$c ??= binder.native('nvmlDeviceRemoveGpu'))(pciInfo$, gpuState, linkState);
   if (status !== 0) throw fail('nvmlDeviceRemoveGpu', status);
-  return decodeRecord<T.nvmlPciInfo_st>(records.nvmlPciInfo_st(), pciInfo$);
 }
 let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetApplicationsClocks', status);
 }
 let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceResetGpuLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetGpuLockedClocks', status);
 }
 let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceResetMemoryLockedClocks(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetMemoryLockedClocks', status);
 }
 let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t, link: number): void {
+/** `nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
   const status = (nvmlDeviceResetNvLinkErrorCounters$c ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
 }
 let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number): void {
+/** `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
+  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'counter', 'u32', counter);
   const status = (nvmlDeviceResetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkUtilizationCounter', status);
 }
 let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t isRestricted)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
+  if ((apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
+  if ((isRestricted | 0) !== isRestricted) throw intError('nvmlDeviceSetAPIRestriction', 'isRestricted', 'i32', isRestricted);
   const status = (nvmlDeviceSetAPIRestriction$c ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
   if (status !== 0) throw fail('nvmlDeviceSetAPIRestriction', status);
 }
 let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
+  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetAccountingMode$c ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
 }
 let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t, memClockMHz: number, graphicsClockMHz: number): void {
+/** `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
+  if ((memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
+  if ((graphicsClockMHz >>> 0) !== graphicsClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'graphicsClockMHz', 'u32', graphicsClockMHz);
   const status = (nvmlDeviceSetApplicationsClocks$c ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetApplicationsClocks', status);
 }
 let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceSetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  if ((enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
   const status = (nvmlDeviceSetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetClockOffsets$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t): T.nvmlClockOffset_v1_t {
-  const info$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetClockOffsets', 'device', device, true) as typeof device;
+  const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);
+  if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceSetClockOffsets', 'info', records.nvmlClockOffset_v1_t(), info, false) as Uint8Array).subarray(0, info$.length));
+  new DataView(info$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlDeviceSetClockOffsets$c ??= binder.native('nvmlDeviceSetClockOffsets'))(device, info$);
   if (status !== 0) throw fail('nvmlDeviceSetClockOffsets', status);
   return decodeRecord<T.nvmlClockOffset_v1_t>(records.nvmlClockOffset_v1_t(), info$);
 }
 let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t, mode: T.nvmlComputeMode_t): void {
+/** `nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
+  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetComputeMode$c ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
 }
 let nvmlDeviceSetConfComputeUnprotectedMemSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t, sizeKiB: T.Int64): void {
+/** `nvmlReturn_t nvmlDeviceSetConfComputeUnprotectedMemSize(nvmlDevice_t device, unsigned long long sizeKiB)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t | null, sizeKiB: T.Int64): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'device', device, true) as typeof device;
+  if (typeof sizeKiB !== 'number' || !(sizeKiB >= 0 && sizeKiB <= 9007199254740991) || sizeKiB % 1 !== 0) int64Arg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'sizeKiB', sizeKiB, false);
   const status = (nvmlDeviceSetConfComputeUnprotectedMemSize$c ??= binder.native('nvmlDeviceSetConfComputeUnprotectedMemSize'))(device, sizeKiB);
   if (status !== 0) throw fail('nvmlDeviceSetConfComputeUnprotectedMemSize', status);
 }
 let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceSetCpuAffinity$c ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceSetCpuAffinity', status);
 }
 let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t, enabled: T.nvmlEnableState_t, flags: number): void {
+/** `nvmlReturn_t nvmlDeviceSetDefaultAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t enabled, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  if ((enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
+  if ((flags >>> 0) !== flags) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
   if (status !== 0) throw fail('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', status);
 }
 let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t, fan: number): void {
+/** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
+  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
   const status = (nvmlDeviceSetDefaultFanSpeed_v2$c ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
 }
 let nvmlDeviceSetDramEncryptionMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetDramEncryptionMode(device: T.nvmlDevice_t, dramEncryption: T.nvmlDramEncryptionInfo_v1_t | T.Pointer): void {
-  const status = (nvmlDeviceSetDramEncryptionMode$c ??= binder.native('nvmlDeviceSetDramEncryptionMode'))(device, isPointerLike(dramEncryption) ? dramEncryption : encodeRecord(records.nvmlDramEncryptionInfo_v1_t(), dramEncryption));
+/** `nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetDramEncryptionMode(device: T.nvmlDevice_t | null, dramEncryption: T.nvmlDramEncryptionInfo_v1_t | Uint8Array): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDramEncryptionMode', 'device', device, true) as typeof device;
+  const dramEncryption$ = recordArg('nvmlDeviceSetDramEncryptionMode', 'dramEncryption', records.nvmlDramEncryptionInfo_v1_t(), dramEncryption, false);
+  const status = (nvmlDeviceSetDramEncryptionMode$c ??= binder.native('nvmlDeviceSetDramEncryptionMode'))(device, dramEncryption$);
   if (status !== 0) throw fail('nvmlDeviceSetDramEncryptionMode', status);
 }
 let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t, driverModel: T.nvmlDriverModel_t, flags: number): void {
+/** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
+  if ((driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
+  if ((flags >>> 0) !== flags) throw intError('nvmlDeviceSetDriverModel', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDriverModel$c ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
   if (status !== 0) throw fail('nvmlDeviceSetDriverModel', status);
 }
 let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t, ecc: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceSetEccMode(nvmlDevice_t device, nvmlEnableState_t ecc)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
+  if ((ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
   const status = (nvmlDeviceSetEccMode$c ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
 }
 let nvmlDeviceSetFanControlPolicy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t, fan: number, policy: number): void {
+/** `nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t policy)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t | null, fan: number, policy: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanControlPolicy', 'device', device, true) as typeof device;
+  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanControlPolicy', 'fan', 'u32', fan);
+  if ((policy >>> 0) !== policy) throw intError('nvmlDeviceSetFanControlPolicy', 'policy', 'u32', policy);
   const status = (nvmlDeviceSetFanControlPolicy$c ??= binder.native('nvmlDeviceSetFanControlPolicy'))(device, fan, policy);
   if (status !== 0) throw fail('nvmlDeviceSetFanControlPolicy', status);
 }
 let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: number): void {
+/** `nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
+  if ((fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
+  if ((speed >>> 0) !== speed) throw intError('nvmlDeviceSetFanSpeed_v2', 'speed', 'u32', speed);
   const status = (nvmlDeviceSetFanSpeed_v2$c ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
   if (status !== 0) throw fail('nvmlDeviceSetFanSpeed_v2', status);
 }
 let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t, offset: number): void {
+/** `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
+  if ((offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetGpcClkVfOffset$c ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
 }
 let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t, minGpuClockMHz: number, maxGpuClockMHz: number): void {
+/** `nvmlReturn_t nvmlDeviceSetGpuLockedClocks(nvmlDevice_t device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
+  if ((minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
+  if ((maxGpuClockMHz >>> 0) !== maxGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'maxGpuClockMHz', 'u32', maxGpuClockMHz);
   const status = (nvmlDeviceSetGpuLockedClocks$c ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetGpuLockedClocks', status);
 }
 let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t, mode: T.nvmlGpuOperationMode_t): void {
+/** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
+  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetGpuOperationMode$c ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
 }
 let nvmlDeviceSetHostname_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Returns `hostname`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetHostname_v1(device: T.nvmlDevice_t): T.nvmlHostname_v1_t {
-  const hostname$ = new Uint8Array(64);
+/** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetHostname_v1(device: T.nvmlDevice_t | null, hostname: T.nvmlHostname_v1_t | Uint8Array): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetHostname_v1', 'device', device, true) as typeof device;
+  const hostname$ = recordArg('nvmlDeviceSetHostname_v1', 'hostname', records.nvmlHostname_v1_t(), hostname, false);
   const status = (nvmlDeviceSetHostname_v1$c ??= binder.native('nvmlDeviceSetHostname_v1'))(device, hostname$);
   if (status !== 0) throw fail('nvmlDeviceSetHostname_v1', status);
-  return decodeRecord<T.nvmlHostname_v1_t>(records.nvmlHostname_v1_t(), hostname$);
 }
 let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t, offset: number): void {
+/** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
+  if ((offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetMemClkVfOffset$c ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
 }
 let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t, minMemClockMHz: number, maxMemClockMHz: number): void {
+/** `nvmlReturn_t nvmlDeviceSetMemoryLockedClocks(nvmlDevice_t device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
+  if ((minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
+  if ((maxMemClockMHz >>> 0) !== maxMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'maxMemClockMHz', 'u32', maxMemClockMHz);
   const status = (nvmlDeviceSetMemoryLockedClocks$c ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
   if (status !== 0) throw fail('nvmlDeviceSetMemoryLockedClocks', status);
 }
 let nvmlDeviceSetMigMode$: Scratch | undefined;
 let nvmlDeviceSetMigMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 13.0 Returns `activationStatus`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t, mode: number): T.nvmlReturn_t {
+/** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 13.0 Returns `activationStatus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t | null, mode: number): T.nvmlReturn_t {
   const s = (nvmlDeviceSetMigMode$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
+  if ((mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceSetMigMode$c ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceSetMigMode', status);
   return s.i32[0] as T.nvmlReturn_t;
 }
 let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t): T.nvmlNvLinkPowerThres_st {
-  const info$ = new Uint8Array(4);
+/** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t | null, info: T.nvmlNvLinkPowerThres_st | Uint8Array): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'device', device, true) as typeof device;
+  const info$ = recordArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', records.nvmlNvLinkPowerThres_st(), info, false);
   const status = (nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c ??= binder.native('nvmlDeviceSetNvLinkDeviceLowPowerThreshold'))(device, info$);
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', status);
-  return decodeRecord<T.nvmlNvLinkPowerThres_st>(records.nvmlNvLinkPowerThres_st(), info$);
 }
 let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 13.0 Returns `control`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, reset: number): T.nvmlNvLinkUtilizationControl_st {
-  const control$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
+  if ((link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
+  if ((counter >>> 0) !== counter) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'counter', 'u32', counter);
+  const control$ = recordArg('nvmlDeviceSetNvLinkUtilizationControl', 'control', records.nvmlNvLinkUtilizationControl_st(), control, false);
+  if ((reset >>> 0) !== reset) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'reset', 'u32', reset);
   const status = (nvmlDeviceSetNvLinkUtilizationControl$c ??= binder.native('nvmlDeviceSetNvLinkUtilizationControl'))(device, link, counter, control$, reset);
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkUtilizationControl', status);
-  return decodeRecord<T.nvmlNvLinkUtilizationControl_st>(records.nvmlNvLinkUtilizationControl_st(), control$);
 }
 let nvmlDeviceSetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0 Returns `setBwMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetNvlinkBwMode(device: T.nvmlDevice_t): T.nvmlNvlinkSetBwMode_v1_t {
-  const setBwMode$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0 Returns `setBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetNvlinkBwMode(device: T.nvmlDevice_t | null, setBwMode?: Partial<T.nvmlNvlinkSetBwMode_v1_t> | Uint8Array): T.nvmlNvlinkSetBwMode_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvlinkBwMode', 'device', device, true) as typeof device;
+  const setBwMode$ = new Uint8Array(records.nvmlNvlinkSetBwMode_v1_t().size);
+  if (setBwMode != null) setBwMode$.set(new Uint8Array(recordArg('nvmlDeviceSetNvlinkBwMode', 'setBwMode', records.nvmlNvlinkSetBwMode_v1_t(), setBwMode, false) as Uint8Array).subarray(0, setBwMode$.length));
+  new DataView(setBwMode$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
   const status = (nvmlDeviceSetNvlinkBwMode$c ??= binder.native('nvmlDeviceSetNvlinkBwMode'))(device, setBwMode$);
   if (status !== 0) throw fail('nvmlDeviceSetNvlinkBwMode', status);
   return decodeRecord<T.nvmlNvlinkSetBwMode_v1_t>(records.nvmlNvlinkSetBwMode_v1_t(), setBwMode$);
 }
 let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t, mode: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
+  if ((mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetPersistenceMode$c ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
 }
 let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t, limit: number): void {
+/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
+  if ((limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
   const status = (nvmlDeviceSetPowerManagementLimit$c ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
 }
 let nvmlDeviceSetPowerManagementLimit_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 13.0 Returns `powerValue`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t): T.nvmlPowerValue_v2_t {
-  const powerValue$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 13.0 Returns `powerValue`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t | null, powerValue?: Partial<T.nvmlPowerValue_v2_t> | Uint8Array): T.nvmlPowerValue_v2_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit_v2', 'device', device, true) as typeof device;
+  const powerValue$ = new Uint8Array(records.nvmlPowerValue_v2_t().size);
+  if (powerValue != null) powerValue$.set(new Uint8Array(recordArg('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', records.nvmlPowerValue_v2_t(), powerValue, false) as Uint8Array).subarray(0, powerValue$.length));
+  new DataView(powerValue$.buffer).setUint32(0, 0x200000c, true); // NVML struct version
   const status = (nvmlDeviceSetPowerManagementLimit_v2$c ??= binder.native('nvmlDeviceSetPowerManagementLimit_v2'))(device, powerValue$);
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit_v2', status);
   return decodeRecord<T.nvmlPowerValue_v2_t>(records.nvmlPowerValue_v2_t(), powerValue$);
 }
 let nvmlDeviceSetPowerMizerMode_v1$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Returns `powerMizerMode`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetPowerMizerMode_v1(device: T.nvmlDevice_t): T.nvmlDevicePowerMizerModes_v1_t {
-  const powerMizerMode$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetPowerMizerMode_v1(device: T.nvmlDevice_t | null, powerMizerMode: T.nvmlDevicePowerMizerModes_v1_t | Uint8Array): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerMizerMode_v1', 'device', device, true) as typeof device;
+  const powerMizerMode$ = recordArg('nvmlDeviceSetPowerMizerMode_v1', 'powerMizerMode', records.nvmlDevicePowerMizerModes_v1_t(), powerMizerMode, false);
   const status = (nvmlDeviceSetPowerMizerMode_v1$c ??= binder.native('nvmlDeviceSetPowerMizerMode_v1'))(device, powerMizerMode$);
   if (status !== 0) throw fail('nvmlDeviceSetPowerMizerMode_v1', status);
-  return decodeRecord<T.nvmlDevicePowerMizerModes_v1_t>(records.nvmlDevicePowerMizerModes_v1_t(), powerMizerMode$);
 }
 let nvmlDeviceSetTemperatureThreshold$: Scratch | undefined;
 let nvmlDeviceSetTemperatureThreshold$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t): number {
+/** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t | null, thresholdType: T.nvmlTemperatureThresholds_t): number {
   const s = (nvmlDeviceSetTemperatureThreshold$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
+  if ((thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
+  s.u64[0] = 0n;
   const status = (nvmlDeviceSetTemperatureThreshold$c ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, s.slot(0));
   if (status !== 0) throw fail('nvmlDeviceSetTemperatureThreshold', status);
   return s.i32[0];
 }
 let nvmlDeviceSetVgpuCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): void {
+/** `nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, nvmlEnableState_t state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuCapabilities', 'device', device, true) as typeof device;
+  if ((capability | 0) !== capability) throw intError('nvmlDeviceSetVgpuCapabilities', 'capability', 'i32', capability);
+  if ((state | 0) !== state) throw intError('nvmlDeviceSetVgpuCapabilities', 'state', 'i32', state);
   const status = (nvmlDeviceSetVgpuCapabilities$c ??= binder.native('nvmlDeviceSetVgpuCapabilities'))(device, capability, state);
   if (status !== 0) throw fail('nvmlDeviceSetVgpuCapabilities', status);
 }
 let nvmlDeviceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | T.Pointer): void {
-  const status = (nvmlDeviceSetVgpuHeterogeneousMode$c ??= binder.native('nvmlDeviceSetVgpuHeterogeneousMode'))(device, isPointerLike(pHeterogeneousMode) ? pHeterogeneousMode : encodeRecord(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode));
+/** `nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
+  const pHeterogeneousMode$ = recordArg('nvmlDeviceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
+  const status = (nvmlDeviceSetVgpuHeterogeneousMode$c ??= binder.native('nvmlDeviceSetVgpuHeterogeneousMode'))(device, pHeterogeneousMode$);
   if (status !== 0) throw fail('nvmlDeviceSetVgpuHeterogeneousMode', status);
 }
 let nvmlDeviceSetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 Returns `pSchedulerState`. Throws {@link NvmlError}. */
-export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t): T.nvmlVgpuSchedulerSetState_st {
-  const pSchedulerState$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t | null, pSchedulerState: T.nvmlVgpuSchedulerSetState_st | Uint8Array): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuSchedulerState', 'device', device, true) as typeof device;
+  const pSchedulerState$ = recordArg('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', records.nvmlVgpuSchedulerSetState_st(), pSchedulerState, false);
   const status = (nvmlDeviceSetVgpuSchedulerState$c ??= binder.native('nvmlDeviceSetVgpuSchedulerState'))(device, pSchedulerState$);
   if (status !== 0) throw fail('nvmlDeviceSetVgpuSchedulerState', status);
-  return decodeRecord<T.nvmlVgpuSchedulerSetState_st>(records.nvmlVgpuSchedulerSetState_st(), pSchedulerState$);
 }
 let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
+/** `nvmlReturn_t nvmlDeviceSetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t virtualMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
+  if ((virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);
   const status = (nvmlDeviceSetVirtualizationMode$c ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
   if (status !== 0) throw fail('nvmlDeviceSetVirtualizationMode', status);
 }
 let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t): void {
+/** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
 let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t, requestedProfiles: T.Pointer): void {
-  const status = (nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c ??= binder.native('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles'))(device, requestedProfiles);
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Returns `requestedProfiles`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'device', device, true) as typeof device;
+  const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
+  if (requestedProfiles != null) requestedProfiles$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'requestedProfiles', records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles, false) as Uint8Array).subarray(0, requestedProfiles$.length));
+  new DataView(requestedProfiles$.buffer).setUint32(0, 0x1000024, true); // NVML struct version
+  const status = (nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c ??= binder.native('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles'))(device, requestedProfiles$);
   if (status !== 0) throw fail('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', status);
+  return decodeRecord<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t>(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles$);
 }
 let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t, currentProfiles: T.Pointer): void {
-  const status = (nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c ??= binder.native('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles'))(device, currentProfiles);
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 Returns `currentProfiles`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t | null, currentProfiles?: Partial<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'device', device, true) as typeof device;
+  const currentProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t().size);
+  if (currentProfiles != null) currentProfiles$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'currentProfiles', records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t(), currentProfiles, false) as Uint8Array).subarray(0, currentProfiles$.length));
+  new DataView(currentProfiles$.buffer).setUint32(0, 0x1000064, true); // NVML struct version
+  const status = (nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c ??= binder.native('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles'))(device, currentProfiles$);
   if (status !== 0) throw fail('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', status);
+  return decodeRecord<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t>(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t(), currentProfiles$);
 }
 let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Returns `profilesInfo`. Throws {@link NvmlError}. */
-export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t): T.nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-  const profilesInfo$ = new Uint8Array(11256);
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 Returns `profilesInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t | null, profilesInfo?: Partial<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileProfilesInfo_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'device', device, true) as typeof device;
+  const profilesInfo$ = new Uint8Array(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t().size);
+  if (profilesInfo != null) profilesInfo$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'profilesInfo', records.nvmlWorkloadPowerProfileProfilesInfo_v1_t(), profilesInfo, false) as Uint8Array).subarray(0, profilesInfo$.length));
+  new DataView(profilesInfo$.buffer).setUint32(0, 0x1002bf8, true); // NVML struct version
   const status = (nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c ??= binder.native('nvmlDeviceWorkloadPowerProfileGetProfilesInfo'))(device, profilesInfo$);
   if (status !== 0) throw fail('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', status);
   return decodeRecord<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t>(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t(), profilesInfo$);
 }
 let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t, requestedProfiles: T.Pointer): void {
-  const status = (nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c ??= binder.native('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles'))(device, requestedProfiles);
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 Returns `requestedProfiles`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'device', device, true) as typeof device;
+  const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
+  if (requestedProfiles != null) requestedProfiles$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'requestedProfiles', records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles, false) as Uint8Array).subarray(0, requestedProfiles$.length));
+  new DataView(requestedProfiles$.buffer).setUint32(0, 0x1000024, true); // NVML struct version
+  const status = (nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c ??= binder.native('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles'))(device, requestedProfiles$);
   if (status !== 0) throw fail('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', status);
+  return decodeRecord<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t>(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles$);
 }
 let nvmlErrorString$c: NativeFunction | undefined;
 /** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0 */
 export function nvmlErrorString(result_: T.nvmlReturn_t): string | null {
-  return (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
+  if ((result_ | 0) !== result_) throw intError('nvmlErrorString', 'result', 'i32', result_);
+  const result = (nvmlErrorString$c ??= binder.native('nvmlErrorString'))(result_);
+  return result;
 }
 let nvmlEventSetCreate$: Scratch | undefined;
 let nvmlEventSetCreate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Returns `set`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 Returns `set`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlEventSetCreate(): T.nvmlEventSet_t {
   const s = (nvmlEventSetCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlEventSetCreate$c ??= binder.native('nvmlEventSetCreate'))(s.slot(0));
   if (status !== 0) throw fail('nvmlEventSetCreate', status);
   return s.address(0) as T.nvmlEventSet_t;
 }
 let nvmlEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlEventSetFree(set: T.nvmlEventSet_t): void {
+/** `nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
 let nvmlEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Returns `data`. Throws {@link NvmlError}. */
-export function nvmlEventSetWait(set: T.nvmlEventSet_t, timeoutms: number): T.nvmlEventData_st {
+/** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 Returns `data`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);
+  if ((timeoutms >>> 0) !== timeoutms) throw intError('nvmlEventSetWait', 'timeoutms', 'u32', timeoutms);
   const status = (nvmlEventSetWait$c ??= binder.native('nvmlEventSetWait'))(set, data$, timeoutms);
   if (status !== 0) throw fail('nvmlEventSetWait', status);
   return decodeRecord<T.nvmlEventData_st>(records.nvmlEventData_st(), data$);
 }
 let nvmlGetExcludedDeviceCount$: Scratch | undefined;
 let nvmlGetExcludedDeviceCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Returns `deviceCount`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 Returns `deviceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGetExcludedDeviceCount(): number {
   const s = (nvmlGetExcludedDeviceCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlGetExcludedDeviceCount$c ??= binder.native('nvmlGetExcludedDeviceCount'))(s.slot(0));
   if (status !== 0) throw fail('nvmlGetExcludedDeviceCount', status);
   return s.u32[0];
 }
 let nvmlGetExcludedDeviceInfoByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number): T.nvmlExcludedDeviceInfo_st {
+  if ((index >>> 0) !== index) throw intError('nvmlGetExcludedDeviceInfoByIndex', 'index', 'u32', index);
   const info$ = new Uint8Array(148);
   const status = (nvmlGetExcludedDeviceInfoByIndex$c ??= binder.native('nvmlGetExcludedDeviceInfoByIndex'))(index, info$);
   if (status !== 0) throw fail('nvmlGetExcludedDeviceInfoByIndex', status);
   return decodeRecord<T.nvmlExcludedDeviceInfo_st>(records.nvmlExcludedDeviceInfo_st(), info$);
 }
 let nvmlGetVgpuCompatibility$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 13.0 Returns `vgpuMetadata`, `pgpuMetadata`, `compatibilityInfo`. Throws {@link NvmlError}. */
-export function nvmlGetVgpuCompatibility(): { vgpuMetadata: T.nvmlVgpuMetadata_st; pgpuMetadata: T.nvmlVgpuPgpuMetadata_st; compatibilityInfo: T.nvmlVgpuPgpuCompatibility_st } {
-  const vgpuMetadata$ = new Uint8Array(212);
-  const pgpuMetadata$ = new Uint8Array(128);
+/** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 13.0 Returns `compatibilityInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGetVgpuCompatibility(vgpuMetadata: T.nvmlVgpuMetadata_st | Uint8Array, pgpuMetadata: T.nvmlVgpuPgpuMetadata_st | Uint8Array): T.nvmlVgpuPgpuCompatibility_st {
+  const vgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'vgpuMetadata', records.nvmlVgpuMetadata_st(), vgpuMetadata, false);
+  const pgpuMetadata$ = recordArg('nvmlGetVgpuCompatibility', 'pgpuMetadata', records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata, false);
   const compatibilityInfo$ = new Uint8Array(8);
   const status = (nvmlGetVgpuCompatibility$c ??= binder.native('nvmlGetVgpuCompatibility'))(vgpuMetadata$, pgpuMetadata$, compatibilityInfo$);
   if (status !== 0) throw fail('nvmlGetVgpuCompatibility', status);
-  return { vgpuMetadata: decodeRecord<T.nvmlVgpuMetadata_st>(records.nvmlVgpuMetadata_st(), vgpuMetadata$), pgpuMetadata: decodeRecord<T.nvmlVgpuPgpuMetadata_st>(records.nvmlVgpuPgpuMetadata_st(), pgpuMetadata$), compatibilityInfo: decodeRecord<T.nvmlVgpuPgpuCompatibility_st>(records.nvmlVgpuPgpuCompatibility_st(), compatibilityInfo$) };
+  return decodeRecord<T.nvmlVgpuPgpuCompatibility_st>(records.nvmlVgpuPgpuCompatibility_st(), compatibilityInfo$);
 }
 let nvmlGetVgpuDriverCapabilities$: Scratch | undefined;
 let nvmlGetVgpuDriverCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t): number {
   const s = (nvmlGetVgpuDriverCapabilities$ ??= new Scratch(1));
+  if ((capability | 0) !== capability) throw intError('nvmlGetVgpuDriverCapabilities', 'capability', 'i32', capability);
+  s.u64[0] = 0n;
   const status = (nvmlGetVgpuDriverCapabilities$c ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, s.slot(0));
   if (status !== 0) throw fail('nvmlGetVgpuDriverCapabilities', status);
   return s.u32[0];
 }
 let nvmlGetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 Returns `supported`, `current`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 Returns `supported`, `current`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current: T.nvmlVgpuVersion_st } {
   const supported$ = new Uint8Array(8);
   const current$ = new Uint8Array(8);
@@ -2204,276 +3105,368 @@ export function nvmlGetVgpuVersion(): { supported: T.nvmlVgpuVersion_st; current
   return { supported: decodeRecord<T.nvmlVgpuVersion_st>(records.nvmlVgpuVersion_st(), supported$), current: decodeRecord<T.nvmlVgpuVersion_st>(records.nvmlVgpuVersion_st(), current$) };
 }
 let nvmlGpmMetricsGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0 Returns `metricsGet`. Throws {@link NvmlError}. */
-export function nvmlGpmMetricsGet(): T.nvmlGpmMetricsGet_t {
-  const metricsGet$ = new Uint8Array(8424);
+/** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0 Returns `metricsGet`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmMetricsGet(metricsGet?: Partial<T.nvmlGpmMetricsGet_t> | Uint8Array): T.nvmlGpmMetricsGet_t {
+  const metricsGet$ = new Uint8Array(records.nvmlGpmMetricsGet_t().size);
+  if (metricsGet != null) metricsGet$.set(new Uint8Array(recordArg('nvmlGpmMetricsGet', 'metricsGet', records.nvmlGpmMetricsGet_t(), metricsGet, false) as Uint8Array).subarray(0, metricsGet$.length));
   const status = (nvmlGpmMetricsGet$c ??= binder.native('nvmlGpmMetricsGet'))(metricsGet$);
   if (status !== 0) throw fail('nvmlGpmMetricsGet', status);
   return decodeRecord<T.nvmlGpmMetricsGet_t>(records.nvmlGpmMetricsGet_t(), metricsGet$);
 }
 let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t): void {
+/** `nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
+  if ((gpuInstanceId >>> 0) !== gpuInstanceId) throw intError('nvmlGpmMigSampleGet', 'gpuInstanceId', 'u32', gpuInstanceId);
+  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmMigSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmMigSampleGet$c ??= binder.native('nvmlGpmMigSampleGet'))(device, gpuInstanceId, gpmSample);
   if (status !== 0) throw fail('nvmlGpmMigSampleGet', status);
 }
 let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 13.0 Returns `gpmSupport`. Throws {@link NvmlError}. */
-export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t): T.nvmlGpmSupport_t {
-  const gpmSupport$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 13.0 Returns `gpmSupport`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
+  const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
+  if (gpmSupport != null) gpmSupport$.set(new Uint8Array(recordArg('nvmlGpmQueryDeviceSupport', 'gpmSupport', records.nvmlGpmSupport_t(), gpmSupport, false) as Uint8Array).subarray(0, gpmSupport$.length));
+  new DataView(gpmSupport$.buffer).setUint32(0, 0x1, true); // NVML struct version
   const status = (nvmlGpmQueryDeviceSupport$c ??= binder.native('nvmlGpmQueryDeviceSupport'))(device, gpmSupport$);
   if (status !== 0) throw fail('nvmlGpmQueryDeviceSupport', status);
   return decodeRecord<T.nvmlGpmSupport_t>(records.nvmlGpmSupport_t(), gpmSupport$);
 }
 let nvmlGpmQueryIfStreamingEnabled$: Scratch | undefined;
 let nvmlGpmQueryIfStreamingEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}. */
-export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t): number {
+/** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t | null): number {
   const s = (nvmlGpmQueryIfStreamingEnabled$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
+  s.u64[0] = 0n;
   const status = (nvmlGpmQueryIfStreamingEnabled$c ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s.slot(0));
   if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
   return s.u32[0];
 }
 let nvmlGpmSampleAlloc$: Scratch | undefined;
 let nvmlGpmSampleAlloc$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 Returns `gpmSample`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 Returns `gpmSample`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlGpmSampleAlloc(): T.nvmlGpmSample_t {
   const s = (nvmlGpmSampleAlloc$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlGpmSampleAlloc$c ??= binder.native('nvmlGpmSampleAlloc'))(s.slot(0));
   if (status !== 0) throw fail('nvmlGpmSampleAlloc', status);
   return s.address(0) as T.nvmlGpmSample_t;
 }
 let nvmlGpmSampleFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t): void {
+/** `nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
+  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
   if (status !== 0) throw fail('nvmlGpmSampleFree', status);
 }
 let nvmlGpmSampleGet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlGpmSampleGet(device: T.nvmlDevice_t, gpmSample: T.nvmlGpmSample_t): void {
+/** `nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
+  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleGet$c ??= binder.native('nvmlGpmSampleGet'))(device, gpmSample);
   if (status !== 0) throw fail('nvmlGpmSampleGet', status);
 }
 let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t, state: number): void {
+/** `nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
+  if ((state >>> 0) !== state) throw intError('nvmlGpmSetStreamingEnabled', 'state', 'u32', state);
   const status = (nvmlGpmSetStreamingEnabled$c ??= binder.native('nvmlGpmSetStreamingEnabled'))(device, state);
   if (status !== 0) throw fail('nvmlGpmSetStreamingEnabled', status);
 }
 let nvmlGpuInstanceCreateComputeInstance$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstance$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t, profileId: number): T.nvmlComputeInstance_t {
+/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstance$ ??= new Scratch(1));
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n;
   const status = (nvmlGpuInstanceCreateComputeInstance$c ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstance', status);
   return s.address(0) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: Scratch | undefined;
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placement: T.nvmlComputeInstancePlacement_st | T.Pointer): T.nvmlComputeInstance_t {
+/** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number, placement: T.nvmlComputeInstancePlacement_st | Uint8Array): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= new Scratch(1));
-  const status = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$c ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, isPointerLike(placement) ? placement : encodeRecord(records.nvmlComputeInstancePlacement_st(), placement), s.slot(0));
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
+  const placement$ = recordArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', records.nvmlComputeInstancePlacement_st(), placement, false);
+  s.u64[0] = 0n;
+  const status = (nvmlGpuInstanceCreateComputeInstanceWithPlacement$c ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement$, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceCreateComputeInstanceWithPlacement', status);
   return s.address(0) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t): void {
+/** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
   if (status !== 0) throw fail('nvmlGpuInstanceDestroy', status);
 }
 let nvmlGpuInstanceGetActiveVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Returns `pVgpuInstanceInfo`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t): T.nvmlActiveVgpuInstanceInfo_v1_t {
-  const pVgpuInstanceInfo$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 Returns `pVgpuInstanceInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpuInstanceInfo?: Partial<T.nvmlActiveVgpuInstanceInfo_v1_t> | Uint8Array): T.nvmlActiveVgpuInstanceInfo_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetActiveVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pVgpuInstanceInfo$ = new Uint8Array(records.nvmlActiveVgpuInstanceInfo_v1_t().size);
+  if (pVgpuInstanceInfo != null) pVgpuInstanceInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetActiveVgpus', 'pVgpuInstanceInfo', records.nvmlActiveVgpuInstanceInfo_v1_t(), pVgpuInstanceInfo, false) as Uint8Array).subarray(0, pVgpuInstanceInfo$.length));
+  new DataView(pVgpuInstanceInfo$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlGpuInstanceGetActiveVgpus$c ??= binder.native('nvmlGpuInstanceGetActiveVgpus'))(gpuInstance, pVgpuInstanceInfo$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetActiveVgpus', status);
   return decodeRecord<T.nvmlActiveVgpuInstanceInfo_v1_t>(records.nvmlActiveVgpuInstanceInfo_v1_t(), pVgpuInstanceInfo$);
 }
 let nvmlGpuInstanceGetComputeInstanceById$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstanceById$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t, id: number): T.nvmlComputeInstance_t {
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 Returns `computeInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t | null, id: number): T.nvmlComputeInstance_t {
   const s = (nvmlGpuInstanceGetComputeInstanceById$ ??= new Scratch(1));
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
+  s.u64[0] = 0n;
   const status = (nvmlGpuInstanceGetComputeInstanceById$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceById', status);
   return s.address(0) as T.nvmlComputeInstance_t;
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placements: T.Pointer): number {
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `placements`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstancePlacement_st[] {
   const s = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= new Scratch(1));
-  const status = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements, s.slot(0));
-  if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', status);
-  return s.u32[0];
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s.slot(0));
+  if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', asked);
+  let n = Number(s.u32[0]);
+  const placements$ = new Uint8Array(Math.max(1, n) * 8);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlGpuInstanceGetComputeInstancePossiblePlacements$c ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements$, s.slot(0));
+    if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstancePossiblePlacements', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlComputeInstancePlacement_st>(records.nvmlComputeInstancePlacement_st(), placements$, n);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
+  if ((engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(36);
   const status = (nvmlGpuInstanceGetComputeInstanceProfileInfo$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfo'))(gpuInstance, profile, engProfile, info$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceProfileInfo', status);
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_st>(records.nvmlComputeInstanceProfileInfo_st(), info$);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_v2_st {
-  const info$ = new Uint8Array(136);
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
+  if ((engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'engProfile', 'u32', engProfile);
+  const info$ = new Uint8Array(records.nvmlComputeInstanceProfileInfo_v2_st().size);
+  if (info != null) info$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', records.nvmlComputeInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
+  new DataView(info$.buffer).setUint32(0, 0x2000088, true); // NVML struct version
   const status = (nvmlGpuInstanceGetComputeInstanceProfileInfoV$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfoV'))(gpuInstance, profile, engProfile, info$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceProfileInfoV', status);
   return decodeRecord<T.nvmlComputeInstanceProfileInfo_v2_st>(records.nvmlComputeInstanceProfileInfo_v2_st(), info$);
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t, profileId: number): number {
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): number {
   const s = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= new Scratch(1));
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n;
   const status = (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$c ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s.slot(0));
   if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', status);
   return s.u32[0];
 }
 let nvmlGpuInstanceGetComputeInstances$: Scratch | undefined;
 let nvmlGpuInstanceGetComputeInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstances: T.Pointer): number {
+/** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 Returns `computeInstances`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t | null, profileId: number): T.nvmlComputeInstance_t[] {
   const s = (nvmlGpuInstanceGetComputeInstances$ ??= new Scratch(1));
-  const status = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances, s.slot(0));
-  if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstances', status);
-  return s.u32[0];
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if ((profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s.slot(0));
+  if (asked !== 0 && asked !== 7) throw fail('nvmlGpuInstanceGetComputeInstances', asked);
+  let n = Number(s.u32[0]);
+  const computeInstances$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlGpuInstanceGetComputeInstances$c ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances$, s.slot(0));
+    if (status !== 0) throw fail('nvmlGpuInstanceGetComputeInstances', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return Array.from(computeInstances$.subarray(0, n), (x) => Number(x) as T.nvmlComputeInstance_t);
 }
 let nvmlGpuInstanceGetCreatableVgpus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Returns `pVgpus`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t): T.nvmlVgpuTypeIdInfo_v1_t {
-  const pVgpus$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 Returns `pVgpus`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpus?: Partial<T.nvmlVgpuTypeIdInfo_v1_t> | Uint8Array): T.nvmlVgpuTypeIdInfo_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetCreatableVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pVgpus$ = new Uint8Array(records.nvmlVgpuTypeIdInfo_v1_t().size);
+  if (pVgpus != null) pVgpus$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetCreatableVgpus', 'pVgpus', records.nvmlVgpuTypeIdInfo_v1_t(), pVgpus, false) as Uint8Array).subarray(0, pVgpus$.length));
+  new DataView(pVgpus$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlGpuInstanceGetCreatableVgpus$c ??= binder.native('nvmlGpuInstanceGetCreatableVgpus'))(gpuInstance, pVgpus$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetCreatableVgpus', status);
   return decodeRecord<T.nvmlVgpuTypeIdInfo_v1_t>(records.nvmlVgpuTypeIdInfo_v1_t(), pVgpus$);
 }
 let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t): T.nvmlGpuInstanceInfo_st {
+/** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);
   const status = (nvmlGpuInstanceGetInfo$c ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetInfo', status);
   return decodeRecord<T.nvmlGpuInstanceInfo_st>(records.nvmlGpuInstanceInfo_st(), info$);
 }
 let nvmlGpuInstanceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Returns `pHeterogeneousMode`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t): T.nvmlVgpuHeterogeneousMode_v1_t {
-  const pHeterogeneousMode$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Returns `pHeterogeneousMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
+  if (pHeterogeneousMode != null) pHeterogeneousMode$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false) as Uint8Array).subarray(0, pHeterogeneousMode$.length));
+  new DataView(pHeterogeneousMode$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlGpuInstanceGetVgpuHeterogeneousMode$c ??= binder.native('nvmlGpuInstanceGetVgpuHeterogeneousMode'))(gpuInstance, pHeterogeneousMode$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetVgpuHeterogeneousMode', status);
   return decodeRecord<T.nvmlVgpuHeterogeneousMode_v1_t>(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode$);
 }
 let nvmlGpuInstanceGetVgpuSchedulerLog$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Returns `pSchedulerLogInfo`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t): T.nvmlVgpuSchedulerLogInfo_v1_t {
-  const pSchedulerLogInfo$ = new Uint8Array(9632);
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 Returns `pSchedulerLogInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerLogInfo?: Partial<T.nvmlVgpuSchedulerLogInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerLogInfo_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pSchedulerLogInfo$ = new Uint8Array(records.nvmlVgpuSchedulerLogInfo_v1_t().size);
+  if (pSchedulerLogInfo != null) pSchedulerLogInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'pSchedulerLogInfo', records.nvmlVgpuSchedulerLogInfo_v1_t(), pSchedulerLogInfo, false) as Uint8Array).subarray(0, pSchedulerLogInfo$.length));
+  new DataView(pSchedulerLogInfo$.buffer).setUint32(0, 0x10025a0, true); // NVML struct version
   const status = (nvmlGpuInstanceGetVgpuSchedulerLog$c ??= binder.native('nvmlGpuInstanceGetVgpuSchedulerLog'))(gpuInstance, pSchedulerLogInfo$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetVgpuSchedulerLog', status);
   return decodeRecord<T.nvmlVgpuSchedulerLogInfo_v1_t>(records.nvmlVgpuSchedulerLogInfo_v1_t(), pSchedulerLogInfo$);
 }
 let nvmlGpuInstanceGetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Returns `pSchedulerStateInfo`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t): T.nvmlVgpuSchedulerStateInfo_v1_t {
-  const pSchedulerStateInfo$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 Returns `pSchedulerStateInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerStateInfo?: Partial<T.nvmlVgpuSchedulerStateInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerStateInfo_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pSchedulerStateInfo$ = new Uint8Array(records.nvmlVgpuSchedulerStateInfo_v1_t().size);
+  if (pSchedulerStateInfo != null) pSchedulerStateInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuSchedulerState', 'pSchedulerStateInfo', records.nvmlVgpuSchedulerStateInfo_v1_t(), pSchedulerStateInfo, false) as Uint8Array).subarray(0, pSchedulerStateInfo$.length));
+  new DataView(pSchedulerStateInfo$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlGpuInstanceGetVgpuSchedulerState$c ??= binder.native('nvmlGpuInstanceGetVgpuSchedulerState'))(gpuInstance, pSchedulerStateInfo$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetVgpuSchedulerState', status);
   return decodeRecord<T.nvmlVgpuSchedulerStateInfo_v1_t>(records.nvmlVgpuSchedulerStateInfo_v1_t(), pSchedulerStateInfo$);
 }
 let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Returns `pCreatablePlacementInfo`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t): T.nvmlVgpuCreatablePlacementInfo_v1_t {
-  const pCreatablePlacementInfo$ = new Uint8Array(32);
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 Returns `pCreatablePlacementInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t | null, pCreatablePlacementInfo?: Partial<T.nvmlVgpuCreatablePlacementInfo_v1_t> | Uint8Array): T.nvmlVgpuCreatablePlacementInfo_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pCreatablePlacementInfo$ = new Uint8Array(records.nvmlVgpuCreatablePlacementInfo_v1_t().size);
+  if (pCreatablePlacementInfo != null) pCreatablePlacementInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'pCreatablePlacementInfo', records.nvmlVgpuCreatablePlacementInfo_v1_t(), pCreatablePlacementInfo, false) as Uint8Array).subarray(0, pCreatablePlacementInfo$.length));
+  new DataView(pCreatablePlacementInfo$.buffer).setUint32(0, 0x1000020, true); // NVML struct version
   const status = (nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c ??= binder.native('nvmlGpuInstanceGetVgpuTypeCreatablePlacements'))(gpuInstance, pCreatablePlacementInfo$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', status);
   return decodeRecord<T.nvmlVgpuCreatablePlacementInfo_v1_t>(records.nvmlVgpuCreatablePlacementInfo_v1_t(), pCreatablePlacementInfo$);
 }
 let nvmlGpuInstanceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | T.Pointer): void {
-  const status = (nvmlGpuInstanceSetVgpuHeterogeneousMode$c ??= binder.native('nvmlGpuInstanceSetVgpuHeterogeneousMode'))(gpuInstance, isPointerLike(pHeterogeneousMode) ? pHeterogeneousMode : encodeRecord(records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode));
+/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pHeterogeneousMode$ = recordArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
+  const status = (nvmlGpuInstanceSetVgpuHeterogeneousMode$c ??= binder.native('nvmlGpuInstanceSetVgpuHeterogeneousMode'))(gpuInstance, pHeterogeneousMode$);
   if (status !== 0) throw fail('nvmlGpuInstanceSetVgpuHeterogeneousMode', status);
 }
 let nvmlGpuInstanceSetVgpuSchedulerState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Returns `pScheduler`. Throws {@link NvmlError}. */
-export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t): T.nvmlVgpuSchedulerState_v1_t {
-  const pScheduler$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 Returns `pScheduler`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pScheduler?: Partial<T.nvmlVgpuSchedulerState_v1_t> | Uint8Array): T.nvmlVgpuSchedulerState_v1_t {
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  const pScheduler$ = new Uint8Array(records.nvmlVgpuSchedulerState_v1_t().size);
+  if (pScheduler != null) pScheduler$.set(new Uint8Array(recordArg('nvmlGpuInstanceSetVgpuSchedulerState', 'pScheduler', records.nvmlVgpuSchedulerState_v1_t(), pScheduler, false) as Uint8Array).subarray(0, pScheduler$.length));
+  new DataView(pScheduler$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlGpuInstanceSetVgpuSchedulerState$c ??= binder.native('nvmlGpuInstanceSetVgpuSchedulerState'))(gpuInstance, pScheduler$);
   if (status !== 0) throw fail('nvmlGpuInstanceSetVgpuSchedulerState', status);
   return decodeRecord<T.nvmlVgpuSchedulerState_v1_t>(records.nvmlVgpuSchedulerState_v1_t(), pScheduler$);
 }
 let nvmlInit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlInit(): void {
   const status = (nvmlInit$c ??= binder.native('nvmlInit'))();
   if (status !== 0) throw fail('nvmlInit', status);
 }
 let nvmlInitWithFlags$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlInitWithFlags(unsigned int flags)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlInitWithFlags(flags: number): void {
+  if ((flags >>> 0) !== flags) throw intError('nvmlInitWithFlags', 'flags', 'u32', flags);
   const status = (nvmlInitWithFlags$c ??= binder.native('nvmlInitWithFlags'))(flags);
   if (status !== 0) throw fail('nvmlInitWithFlags', status);
 }
 let nvmlSetVgpuVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 13.0 Returns `vgpuVersion`. Throws {@link NvmlError}. */
-export function nvmlSetVgpuVersion(): T.nvmlVgpuVersion_st {
-  const vgpuVersion$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSetVgpuVersion(vgpuVersion: T.nvmlVgpuVersion_st | Uint8Array): void {
+  const vgpuVersion$ = recordArg('nvmlSetVgpuVersion', 'vgpuVersion', records.nvmlVgpuVersion_st(), vgpuVersion, false);
   const status = (nvmlSetVgpuVersion$c ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion$);
   if (status !== 0) throw fail('nvmlSetVgpuVersion', status);
-  return decodeRecord<T.nvmlVgpuVersion_st>(records.nvmlVgpuVersion_st(), vgpuVersion$);
 }
 let nvmlShutdown$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlShutdown(): void {
   const status = (nvmlShutdown$c ??= binder.native('nvmlShutdown'))();
   if (status !== 0) throw fail('nvmlShutdown', status);
 }
 let nvmlSystemEventSetCreate$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}. */
-export function nvmlSystemEventSetCreate(): T.nvmlSystemEventSetCreateRequest_v1_t {
-  const request$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemEventSetCreate(request?: Partial<T.nvmlSystemEventSetCreateRequest_v1_t> | Uint8Array): T.nvmlSystemEventSetCreateRequest_v1_t {
+  const request$ = new Uint8Array(records.nvmlSystemEventSetCreateRequest_v1_t().size);
+  if (request != null) request$.set(new Uint8Array(recordArg('nvmlSystemEventSetCreate', 'request', records.nvmlSystemEventSetCreateRequest_v1_t(), request, false) as Uint8Array).subarray(0, request$.length));
+  new DataView(request$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlSystemEventSetCreate$c ??= binder.native('nvmlSystemEventSetCreate'))(request$);
   if (status !== 0) throw fail('nvmlSystemEventSetCreate', status);
   return decodeRecord<T.nvmlSystemEventSetCreateRequest_v1_t>(records.nvmlSystemEventSetCreateRequest_v1_t(), request$);
 }
 let nvmlSystemEventSetFree$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}. */
-export function nvmlSystemEventSetFree(): T.nvmlSystemEventSetFreeRequest_v1_t {
-  const request$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemEventSetFree(request?: Partial<T.nvmlSystemEventSetFreeRequest_v1_t> | Uint8Array): T.nvmlSystemEventSetFreeRequest_v1_t {
+  const request$ = new Uint8Array(records.nvmlSystemEventSetFreeRequest_v1_t().size);
+  if (request != null) request$.set(new Uint8Array(recordArg('nvmlSystemEventSetFree', 'request', records.nvmlSystemEventSetFreeRequest_v1_t(), request, false) as Uint8Array).subarray(0, request$.length));
+  new DataView(request$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlSystemEventSetFree$c ??= binder.native('nvmlSystemEventSetFree'))(request$);
   if (status !== 0) throw fail('nvmlSystemEventSetFree', status);
   return decodeRecord<T.nvmlSystemEventSetFreeRequest_v1_t>(records.nvmlSystemEventSetFreeRequest_v1_t(), request$);
 }
 let nvmlSystemEventSetWait$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}. */
-export function nvmlSystemEventSetWait(): T.nvmlSystemEventSetWaitRequest_v1_t {
-  const request$ = new Uint8Array(32);
+/** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemEventSetWait(request?: Partial<T.nvmlSystemEventSetWaitRequest_v1_t> | Uint8Array): T.nvmlSystemEventSetWaitRequest_v1_t {
+  const request$ = new Uint8Array(records.nvmlSystemEventSetWaitRequest_v1_t().size);
+  if (request != null) request$.set(new Uint8Array(recordArg('nvmlSystemEventSetWait', 'request', records.nvmlSystemEventSetWaitRequest_v1_t(), request, false) as Uint8Array).subarray(0, request$.length));
+  new DataView(request$.buffer).setUint32(0, 0x1000020, true); // NVML struct version
   const status = (nvmlSystemEventSetWait$c ??= binder.native('nvmlSystemEventSetWait'))(request$);
   if (status !== 0) throw fail('nvmlSystemEventSetWait', status);
   return decodeRecord<T.nvmlSystemEventSetWaitRequest_v1_t>(records.nvmlSystemEventSetWaitRequest_v1_t(), request$);
 }
 let nvmlSystemGetConfComputeCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlSystemGetConfComputeCapabilities(capabilities: T.Pointer): void {
-  const status = (nvmlSystemGetConfComputeCapabilities$c ??= binder.native('nvmlSystemGetConfComputeCapabilities'))(capabilities);
+/** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0 Returns `capabilities`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemGetConfComputeCapabilities(): T.nvmlConfComputeSystemCaps_st {
+  const capabilities$ = new Uint8Array(8);
+  const status = (nvmlSystemGetConfComputeCapabilities$c ??= binder.native('nvmlSystemGetConfComputeCapabilities'))(capabilities$);
   if (status !== 0) throw fail('nvmlSystemGetConfComputeCapabilities', status);
+  return decodeRecord<T.nvmlConfComputeSystemCaps_st>(records.nvmlConfComputeSystemCaps_st(), capabilities$);
 }
 let nvmlSystemGetConfComputeGpusReadyState$: Scratch | undefined;
 let nvmlSystemGetConfComputeGpusReadyState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0 Returns `isAcceptingWork`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0 Returns `isAcceptingWork`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetConfComputeGpusReadyState(): number {
   const s = (nvmlSystemGetConfComputeGpusReadyState$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlSystemGetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemGetConfComputeGpusReadyState'))(s.slot(0));
   if (status !== 0) throw fail('nvmlSystemGetConfComputeGpusReadyState', status);
   return s.u32[0];
 }
 let nvmlSystemGetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Returns `pKeyRotationThrInfo`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Returns `pKeyRotationThrInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(): T.nvmlConfComputeGetKeyRotationThresholdInfo_st {
   const pKeyRotationThrInfo$ = new Uint8Array(16);
   const status = (nvmlSystemGetConfComputeKeyRotationThresholdInfo$c ??= binder.native('nvmlSystemGetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo$);
@@ -2481,13 +3474,17 @@ export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(): T.nvmlConfCo
   return decodeRecord<T.nvmlConfComputeGetKeyRotationThresholdInfo_st>(records.nvmlConfComputeGetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemGetConfComputeSettings$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlSystemGetConfComputeSettings(settings: T.Pointer): void {
-  const status = (nvmlSystemGetConfComputeSettings$c ??= binder.native('nvmlSystemGetConfComputeSettings'))(settings);
+/** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 13.0 Returns `settings`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemGetConfComputeSettings(settings?: Partial<T.nvmlSystemConfComputeSettings_v1_t> | Uint8Array): T.nvmlSystemConfComputeSettings_v1_t {
+  const settings$ = new Uint8Array(records.nvmlSystemConfComputeSettings_v1_t().size);
+  if (settings != null) settings$.set(new Uint8Array(recordArg('nvmlSystemGetConfComputeSettings', 'settings', records.nvmlSystemConfComputeSettings_v1_t(), settings, false) as Uint8Array).subarray(0, settings$.length));
+  new DataView(settings$.buffer).setUint32(0, 0x1000014, true); // NVML struct version
+  const status = (nvmlSystemGetConfComputeSettings$c ??= binder.native('nvmlSystemGetConfComputeSettings'))(settings$);
   if (status !== 0) throw fail('nvmlSystemGetConfComputeSettings', status);
+  return decodeRecord<T.nvmlSystemConfComputeSettings_v1_t>(records.nvmlSystemConfComputeSettings_v1_t(), settings$);
 }
 let nvmlSystemGetConfComputeState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st {
   const state$ = new Uint8Array(12);
   const status = (nvmlSystemGetConfComputeState$c ??= binder.native('nvmlSystemGetConfComputeState'))(state$);
@@ -2496,147 +3493,203 @@ export function nvmlSystemGetConfComputeState(): T.nvmlConfComputeSystemState_st
 }
 let nvmlSystemGetCudaDriverVersion$: Scratch | undefined;
 let nvmlSystemGetCudaDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Returns `cudaDriverVersion`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Returns `cudaDriverVersion`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetCudaDriverVersion(): number {
   const s = (nvmlSystemGetCudaDriverVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlSystemGetCudaDriverVersion$c ??= binder.native('nvmlSystemGetCudaDriverVersion'))(s.slot(0));
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion', status);
   return s.i32[0];
 }
 let nvmlSystemGetCudaDriverVersion_v2$: Scratch | undefined;
 let nvmlSystemGetCudaDriverVersion_v2$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Returns `cudaDriverVersion`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 Returns `cudaDriverVersion`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetCudaDriverVersion_v2(): number {
   const s = (nvmlSystemGetCudaDriverVersion_v2$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlSystemGetCudaDriverVersion_v2$c ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(s.slot(0));
   if (status !== 0) throw fail('nvmlSystemGetCudaDriverVersion_v2', status);
   return s.i32[0];
 }
 let nvmlSystemGetDriverBranch$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 Returns `branchInfo`. Throws {@link NvmlError}. */
-export function nvmlSystemGetDriverBranch(length: number): T.nvmlSystemDriverBranchInfo_v1_t {
-  const branchInfo$ = new Uint8Array(84);
+/** `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 Returns `branchInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemGetDriverBranch(branchInfo: Partial<T.nvmlSystemDriverBranchInfo_v1_t> | Uint8Array | null, length: number): T.nvmlSystemDriverBranchInfo_v1_t {
+  const branchInfo$ = new Uint8Array(records.nvmlSystemDriverBranchInfo_v1_t().size);
+  if (branchInfo != null) branchInfo$.set(new Uint8Array(recordArg('nvmlSystemGetDriverBranch', 'branchInfo', records.nvmlSystemDriverBranchInfo_v1_t(), branchInfo, false) as Uint8Array).subarray(0, branchInfo$.length));
+  new DataView(branchInfo$.buffer).setUint32(0, 0x1000054, true); // NVML struct version
+  if ((length >>> 0) !== length) throw intError('nvmlSystemGetDriverBranch', 'length', 'u32', length);
   const status = (nvmlSystemGetDriverBranch$c ??= binder.native('nvmlSystemGetDriverBranch'))(branchInfo$, length);
   if (status !== 0) throw fail('nvmlSystemGetDriverBranch', status);
   return decodeRecord<T.nvmlSystemDriverBranchInfo_v1_t>(records.nvmlSystemDriverBranchInfo_v1_t(), branchInfo$);
 }
 let nvmlSystemGetDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetDriverVersion(length: number): string {
-  const version$ = new Uint8Array(Math.max(0, length));
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetDriverVersion', 'version', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlSystemGetDriverVersion', 'length', 'u32', length);
   const status = (nvmlSystemGetDriverVersion$c ??= binder.native('nvmlSystemGetDriverVersion'))(version$, length);
   if (status !== 0) throw fail('nvmlSystemGetDriverVersion', status);
   return textFrom(version$);
 }
+let nvmlSystemGetHicVersion$: Scratch | undefined;
 let nvmlSystemGetHicVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlSystemGetHicVersion(hwbcCount: T.Pointer, hwbcEntries: T.Pointer): void {
-  const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(hwbcCount, hwbcEntries);
-  if (status !== 0) throw fail('nvmlSystemGetHicVersion', status);
+/** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 13.0 Returns `hwbcEntries`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemGetHicVersion(): T.nvmlHwbcEntry_st[] {
+  const s = (nvmlSystemGetHicVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetHicVersion', asked);
+  let n = Number(s.u32[0]);
+  const hwbcEntries$ = new Uint8Array(Math.max(1, n) * 36);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlSystemGetHicVersion$c ??= binder.native('nvmlSystemGetHicVersion'))(s.slot(0), hwbcEntries$);
+    if (status !== 0) throw fail('nvmlSystemGetHicVersion', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlHwbcEntry_st>(records.nvmlHwbcEntry_st(), hwbcEntries$, n);
 }
 let nvmlSystemGetNVMLVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetNVMLVersion(length: number): string {
-  const version$ = new Uint8Array(Math.max(0, length));
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetNVMLVersion', 'version', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlSystemGetNVMLVersion', 'length', 'u32', length);
   const status = (nvmlSystemGetNVMLVersion$c ??= binder.native('nvmlSystemGetNVMLVersion'))(version$, length);
   if (status !== 0) throw fail('nvmlSystemGetNVMLVersion', status);
   return textFrom(version$);
 }
 let nvmlSystemGetNvlinkBwMode$: Scratch | undefined;
 let nvmlSystemGetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0 Returns `nvlinkBwMode`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0 Returns `nvlinkBwMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetNvlinkBwMode(): number {
   const s = (nvmlSystemGetNvlinkBwMode$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlSystemGetNvlinkBwMode$c ??= binder.native('nvmlSystemGetNvlinkBwMode'))(s.slot(0));
   if (status !== 0) throw fail('nvmlSystemGetNvlinkBwMode', status);
   return s.u32[0];
 }
 let nvmlSystemGetProcessName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Returns `name`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)` · nvml.h · CUDA 13.0 Returns `name`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemGetProcessName(pid: number, length: number): string {
-  const name$ = new Uint8Array(Math.max(0, length));
+  if ((pid >>> 0) !== pid) throw intError('nvmlSystemGetProcessName', 'pid', 'u32', pid);
+  const name$ = new Uint8Array(Math.max(1, allocLength('nvmlSystemGetProcessName', 'name', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlSystemGetProcessName', 'length', 'u32', length);
   const status = (nvmlSystemGetProcessName$c ??= binder.native('nvmlSystemGetProcessName'))(pid, name$, length);
   if (status !== 0) throw fail('nvmlSystemGetProcessName', status);
   return textFrom(name$);
 }
 let nvmlSystemGetTopologyGpuSet$: Scratch | undefined;
 let nvmlSystemGetTopologyGpuSet$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Returns `count`, `deviceArray`. Throws {@link NvmlError}. */
-export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): { count: number; deviceArray: T.nvmlDevice_t } {
-  const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(2));
-  const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), s.slot(1));
-  if (status !== 0) throw fail('nvmlSystemGetTopologyGpuSet', status);
-  return { count: s.u32[0], deviceArray: s.address(1) as T.nvmlDevice_t };
+/** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 Returns `deviceArray`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemGetTopologyGpuSet(cpuNumber: number): T.nvmlDevice_t[] {
+  const s = (nvmlSystemGetTopologyGpuSet$ ??= new Scratch(1));
+  if ((cpuNumber >>> 0) !== cpuNumber) throw intError('nvmlSystemGetTopologyGpuSet', 'cpuNumber', 'u32', cpuNumber);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlSystemGetTopologyGpuSet', asked);
+  let n = Number(s.u32[0]);
+  const deviceArray$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlSystemGetTopologyGpuSet$c ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, s.slot(0), deviceArray$);
+    if (status !== 0) throw fail('nvmlSystemGetTopologyGpuSet', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return Array.from(deviceArray$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
 }
 let nvmlSystemRegisterEvents$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}. */
-export function nvmlSystemRegisterEvents(): T.nvmlSystemRegisterEventRequest_v1_t {
-  const request$ = new Uint8Array(24);
+/** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 Returns `request`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemRegisterEvents(request?: Partial<T.nvmlSystemRegisterEventRequest_v1_t> | Uint8Array): T.nvmlSystemRegisterEventRequest_v1_t {
+  const request$ = new Uint8Array(records.nvmlSystemRegisterEventRequest_v1_t().size);
+  if (request != null) request$.set(new Uint8Array(recordArg('nvmlSystemRegisterEvents', 'request', records.nvmlSystemRegisterEventRequest_v1_t(), request, false) as Uint8Array).subarray(0, request$.length));
+  new DataView(request$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
   const status = (nvmlSystemRegisterEvents$c ??= binder.native('nvmlSystemRegisterEvents'))(request$);
   if (status !== 0) throw fail('nvmlSystemRegisterEvents', status);
   return decodeRecord<T.nvmlSystemRegisterEventRequest_v1_t>(records.nvmlSystemRegisterEventRequest_v1_t(), request$);
 }
 let nvmlSystemSetConfComputeGpusReadyState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number): void {
+  if ((isAcceptingWork >>> 0) !== isAcceptingWork) throw intError('nvmlSystemSetConfComputeGpusReadyState', 'isAcceptingWork', 'u32', isAcceptingWork);
   const status = (nvmlSystemSetConfComputeGpusReadyState$c ??= binder.native('nvmlSystemSetConfComputeGpusReadyState'))(isAcceptingWork);
   if (status !== 0) throw fail('nvmlSystemSetConfComputeGpusReadyState', status);
 }
 let nvmlSystemSetConfComputeKeyRotationThresholdInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Returns `pKeyRotationThrInfo`. Throws {@link NvmlError}. */
-export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(): T.nvmlConfComputeSetKeyRotationThresholdInfo_st {
-  const pKeyRotationThrInfo$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo: T.nvmlConfComputeSetKeyRotationThresholdInfo_st | Uint8Array): void {
+  const pKeyRotationThrInfo$ = recordArg('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo, false);
   const status = (nvmlSystemSetConfComputeKeyRotationThresholdInfo$c ??= binder.native('nvmlSystemSetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo$);
   if (status !== 0) throw fail('nvmlSystemSetConfComputeKeyRotationThresholdInfo', status);
-  return decodeRecord<T.nvmlConfComputeSetKeyRotationThresholdInfo_st>(records.nvmlConfComputeSetKeyRotationThresholdInfo_st(), pKeyRotationThrInfo$);
 }
 let nvmlSystemSetNvlinkBwMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): void {
+  if ((nvlinkBwMode >>> 0) !== nvlinkBwMode) throw intError('nvmlSystemSetNvlinkBwMode', 'nvlinkBwMode', 'u32', nvlinkBwMode);
   const status = (nvmlSystemSetNvlinkBwMode$c ??= binder.native('nvmlSystemSetNvlinkBwMode'))(nvlinkBwMode);
   if (status !== 0) throw fail('nvmlSystemSetNvlinkBwMode', status);
 }
 let nvmlUnitGetCount$: Scratch | undefined;
 let nvmlUnitGetCount$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Returns `unitCount`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 Returns `unitCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlUnitGetCount(): number {
   const s = (nvmlUnitGetCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (nvmlUnitGetCount$c ??= binder.native('nvmlUnitGetCount'))(s.slot(0));
   if (status !== 0) throw fail('nvmlUnitGetCount', status);
   return s.u32[0];
 }
+let nvmlUnitGetDevices$: Scratch | undefined;
 let nvmlUnitGetDevices$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlUnitGetDevices(unit: T.nvmlUnit_t, deviceCount: T.Pointer, devices: T.Pointer): void {
-  const status = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, deviceCount, devices);
-  if (status !== 0) throw fail('nvmlUnitGetDevices', status);
+/** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 Returns `devices`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitGetDevices(unit: T.nvmlUnit_t | null): T.nvmlDevice_t[] {
+  const s = (nvmlUnitGetDevices$ ??= new Scratch(1));
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlUnitGetDevices', asked);
+  let n = Number(s.u32[0]);
+  const devices$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlUnitGetDevices$c ??= binder.native('nvmlUnitGetDevices'))(unit, s.slot(0), devices$);
+    if (status !== 0) throw fail('nvmlUnitGetDevices', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return Array.from(devices$.subarray(0, n), (x) => Number(x) as T.nvmlDevice_t);
 }
 let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t, fanSpeeds: T.Pointer): void {
-  const status = (nvmlUnitGetFanSpeedInfo$c ??= binder.native('nvmlUnitGetFanSpeedInfo'))(unit, fanSpeeds);
+/** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 Returns `fanSpeeds`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFanSpeeds_st {
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetFanSpeedInfo', 'unit', unit, true) as typeof unit;
+  const fanSpeeds$ = new Uint8Array(196);
+  const status = (nvmlUnitGetFanSpeedInfo$c ??= binder.native('nvmlUnitGetFanSpeedInfo'))(unit, fanSpeeds$);
   if (status !== 0) throw fail('nvmlUnitGetFanSpeedInfo', status);
+  return decodeRecord<T.nvmlUnitFanSpeeds_st>(records.nvmlUnitFanSpeeds_st(), fanSpeeds$);
 }
 let nvmlUnitGetHandleByIndex$: Scratch | undefined;
 let nvmlUnitGetHandleByIndex$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Returns `unit`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 Returns `unit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlUnitGetHandleByIndex(index: number): T.nvmlUnit_t {
   const s = (nvmlUnitGetHandleByIndex$ ??= new Scratch(1));
+  if ((index >>> 0) !== index) throw intError('nvmlUnitGetHandleByIndex', 'index', 'u32', index);
+  s.u64[0] = 0n;
   const status = (nvmlUnitGetHandleByIndex$c ??= binder.native('nvmlUnitGetHandleByIndex'))(index, s.slot(0));
   if (status !== 0) throw fail('nvmlUnitGetHandleByIndex', status);
   return s.address(0) as T.nvmlUnit_t;
 }
 let nvmlUnitGetLedState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}. */
-export function nvmlUnitGetLedState(unit: T.nvmlUnit_t): T.nvmlLedState_st {
+/** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 Returns `state`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_st {
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetLedState', 'unit', unit, true) as typeof unit;
   const state$ = new Uint8Array(260);
   const status = (nvmlUnitGetLedState$c ??= binder.native('nvmlUnitGetLedState'))(unit, state$);
   if (status !== 0) throw fail('nvmlUnitGetLedState', status);
   return decodeRecord<T.nvmlLedState_st>(records.nvmlLedState_st(), state$);
 }
 let nvmlUnitGetPsuInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 Returns `psu`. Throws {@link NvmlError}. */
-export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t): T.nvmlPSUInfo_st {
+/** `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 Returns `psu`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st {
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetPsuInfo', 'unit', unit, true) as typeof unit;
   const psu$ = new Uint8Array(268);
   const status = (nvmlUnitGetPsuInfo$c ??= binder.native('nvmlUnitGetPsuInfo'))(unit, psu$);
   if (status !== 0) throw fail('nvmlUnitGetPsuInfo', status);
@@ -2644,141 +3697,211 @@ export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t): T.nvmlPSUInfo_st {
 }
 let nvmlUnitGetTemperature$: Scratch | undefined;
 let nvmlUnitGetTemperature$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}. */
-export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t, type: number): number {
+/** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 Returns `temp`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t | null, type: number): number {
   const s = (nvmlUnitGetTemperature$ ??= new Scratch(1));
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
+  if ((type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
+  s.u64[0] = 0n;
   const status = (nvmlUnitGetTemperature$c ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s.slot(0));
   if (status !== 0) throw fail('nvmlUnitGetTemperature', status);
   return s.u32[0];
 }
 let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}. */
-export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t): T.nvmlUnitInfo_st {
+/** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 Returns `info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_st {
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetUnitInfo', 'unit', unit, true) as typeof unit;
   const info$ = new Uint8Array(384);
   const status = (nvmlUnitGetUnitInfo$c ??= binder.native('nvmlUnitGetUnitInfo'))(unit, info$);
   if (status !== 0) throw fail('nvmlUnitGetUnitInfo', status);
   return decodeRecord<T.nvmlUnitInfo_st>(records.nvmlUnitInfo_st(), info$);
 }
 let nvmlUnitSetLedState$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlUnitSetLedState(unit: T.nvmlUnit_t, color: T.nvmlLedColor_t): void {
+/** `nvmlReturn_t nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLedColor_t color)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlUnitSetLedState(unit: T.nvmlUnit_t | null, color: T.nvmlLedColor_t): void {
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;
+  if ((color | 0) !== color) throw intError('nvmlUnitSetLedState', 'color', 'i32', color);
   const status = (nvmlUnitSetLedState$c ??= binder.native('nvmlUnitSetLedState'))(unit, color);
   if (status !== 0) throw fail('nvmlUnitSetLedState', status);
 }
 let nvmlVgpuInstanceClearAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceClearAccountingPids(nvmlVgpuInstance_t vgpuInstance)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): void {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceClearAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
   const status = (nvmlVgpuInstanceClearAccountingPids$c ??= binder.native('nvmlVgpuInstanceClearAccountingPids'))(vgpuInstance);
   if (status !== 0) throw fail('nvmlVgpuInstanceClearAccountingPids', status);
 }
 let nvmlVgpuInstanceGetAccountingMode$: Scratch | undefined;
 let nvmlVgpuInstanceGetAccountingMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 Returns `mode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetAccountingMode$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingMode', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetAccountingMode$c ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlVgpuInstanceGetAccountingPids$: Scratch | undefined;
 let nvmlVgpuInstanceGetAccountingPids$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Returns `count`. Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number, pids: T.Pointer): number {
+/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 Returns `pids`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number): Uint32Array {
   const s = (nvmlVgpuInstanceGetAccountingPids$ ??= new Scratch(1));
-  const status = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.slot(0), pids);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingPids', status);
-  return s.u32[0];
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingPids', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetAccountingPids', asked);
+  let n = Number(s.u32[0]);
+  const pids$ = new Uint32Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlVgpuInstanceGetAccountingPids$c ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, s.slot(0), pids$);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingPids', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return pids$.slice(0, n);
 }
 let nvmlVgpuInstanceGetAccountingStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number, stats: T.Pointer): void {
-  const status = (nvmlVgpuInstanceGetAccountingStats$c ??= binder.native('nvmlVgpuInstanceGetAccountingStats'))(vgpuInstance, pid, stats);
+/** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 Returns `stats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number): T.nvmlAccountingStats_st {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetAccountingStats', 'vgpuInstance', 'u32', vgpuInstance);
+  if ((pid >>> 0) !== pid) throw intError('nvmlVgpuInstanceGetAccountingStats', 'pid', 'u32', pid);
+  const stats$ = new Uint8Array(56);
+  const status = (nvmlVgpuInstanceGetAccountingStats$c ??= binder.native('nvmlVgpuInstanceGetAccountingStats'))(vgpuInstance, pid, stats$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetAccountingStats', status);
+  return decodeRecord<T.nvmlAccountingStats_st>(records.nvmlAccountingStats_st(), stats$);
 }
 let nvmlVgpuInstanceGetEccMode$: Scratch | undefined;
 let nvmlVgpuInstanceGetEccMode$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 13.0 Returns `eccMode`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 13.0 Returns `eccMode`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number): T.nvmlEnableState_t {
   const s = (nvmlVgpuInstanceGetEccMode$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEccMode', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetEccMode$c ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEccMode', status);
   return s.i32[0] as T.nvmlEnableState_t;
 }
 let nvmlVgpuInstanceGetEncoderCapacity$: Scratch | undefined;
 let nvmlVgpuInstanceGetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 Returns `encoderCapacity`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 Returns `encoderCapacity`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetEncoderCapacity$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderCapacity', status);
   return s.u32[0];
 }
+let nvmlVgpuInstanceGetEncoderSessions$: Scratch | undefined;
 let nvmlVgpuInstanceGetEncoderSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number, sessionCount: T.Pointer, sessionInfo: T.Pointer): void {
-  const status = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, sessionCount, sessionInfo);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderSessions', status);
+/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvmlEncoderSessionInfo_st[] {
+  const s = (nvmlVgpuInstanceGetEncoderSessions$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderSessions', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetEncoderSessions', asked);
+  let n = Number(s.u32[0]);
+  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 36);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), sessionInfo$);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderSessions', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlEncoderSessionInfo_st>(records.nvmlEncoderSessionInfo_st(), sessionInfo$, n);
 }
 let nvmlVgpuInstanceGetEncoderStats$: Scratch | undefined;
 let nvmlVgpuInstanceGetEncoderStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Returns `sessionCount`, `averageLatency`. Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number, averageFps: T.Pointer): { sessionCount: number; averageLatency: number } {
-  const s = (nvmlVgpuInstanceGetEncoderStats$ ??= new Scratch(2));
-  const status = (nvmlVgpuInstanceGetEncoderStats$c ??= binder.native('nvmlVgpuInstanceGetEncoderStats'))(vgpuInstance, s.slot(0), averageFps, s.slot(1));
+/** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 Returns `sessionCount`, `averageFps`, `averageLatency`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number): { sessionCount: number; averageFps: number; averageLatency: number } {
+  const s = (nvmlVgpuInstanceGetEncoderStats$ ??= new Scratch(3));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetEncoderStats', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  const status = (nvmlVgpuInstanceGetEncoderStats$c ??= binder.native('nvmlVgpuInstanceGetEncoderStats'))(vgpuInstance, s.slot(0), s.slot(1), s.slot(2));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetEncoderStats', status);
-  return { sessionCount: s.u32[0], averageLatency: s.u32[2] };
+  return { sessionCount: s.u32[0], averageFps: s.u32[2], averageLatency: s.u32[4] };
 }
+let nvmlVgpuInstanceGetFBCSessions$: Scratch | undefined;
 let nvmlVgpuInstanceGetFBCSessions$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number, sessionCount: T.Pointer, sessionInfo: T.Pointer): void {
-  const status = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, sessionCount, sessionInfo);
-  if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCSessions', status);
+/** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 Returns `sessionInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCSessionInfo_st[] {
+  const s = (nvmlVgpuInstanceGetFBCSessions$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCSessions', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n; s.u32[0] = 0;
+  const asked = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), null);
+  if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetFBCSessions', asked);
+  let n = Number(s.u32[0]);
+  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 336);
+  if (n > 0) {
+    s.u64[0] = 0n; s.u32[0] = n;
+    const status = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), sessionInfo$);
+    if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCSessions', status);
+    n = Math.min(n, Number(s.u32[0]));
+  }
+  return decodeRecords<T.nvmlFBCSessionInfo_st>(records.nvmlFBCSessionInfo_st(), sessionInfo$, n);
 }
 let nvmlVgpuInstanceGetFBCStats$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number, fbcStats: T.Pointer): void {
-  const status = (nvmlVgpuInstanceGetFBCStats$c ??= binder.native('nvmlVgpuInstanceGetFBCStats'))(vgpuInstance, fbcStats);
+/** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 Returns `fbcStats`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number): T.nvmlFBCStats_st {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFBCStats', 'vgpuInstance', 'u32', vgpuInstance);
+  const fbcStats$ = new Uint8Array(12);
+  const status = (nvmlVgpuInstanceGetFBCStats$c ??= binder.native('nvmlVgpuInstanceGetFBCStats'))(vgpuInstance, fbcStats$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFBCStats', status);
+  return decodeRecord<T.nvmlFBCStats_st>(records.nvmlFBCStats_st(), fbcStats$);
 }
 let nvmlVgpuInstanceGetFbUsage$: Scratch | undefined;
 let nvmlVgpuInstanceGetFbUsage$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 13.0 Returns `fbUsage`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 13.0 Returns `fbUsage`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number): bigint {
   const s = (nvmlVgpuInstanceGetFbUsage$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFbUsage', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetFbUsage$c ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFbUsage', status);
   return s.u64[0];
 }
 let nvmlVgpuInstanceGetFrameRateLimit$: Scratch | undefined;
 let nvmlVgpuInstanceGetFrameRateLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Returns `frameRateLimit`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Returns `frameRateLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetFrameRateLimit$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetFrameRateLimit', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetFrameRateLimit$c ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetFrameRateLimit', status);
   return s.u32[0];
 }
 let nvmlVgpuInstanceGetGpuInstanceId$: Scratch | undefined;
 let nvmlVgpuInstanceGetGpuInstanceId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 13.0 Returns `gpuInstanceId`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 13.0 Returns `gpuInstanceId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetGpuInstanceId$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuInstanceId', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetGpuInstanceId$c ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuInstanceId', status);
   return s.u32[0];
 }
 let nvmlVgpuInstanceGetGpuPciId$: Scratch | undefined;
 let nvmlVgpuInstanceGetGpuPciId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 13.0 Returns `length`. Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number, vgpuPciId: T.Pointer): number {
+/** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 13.0 Returns `vgpuPciId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number): string {
   const s = (nvmlVgpuInstanceGetGpuPciId$ ??= new Scratch(1));
-  const status = (nvmlVgpuInstanceGetGpuPciId$c ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId, s.slot(0));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetGpuPciId', 'vgpuInstance', 'u32', vgpuInstance);
+  const vgpuPciId$ = new Uint8Array(4096);
+  s.u64[0] = BigInt(4096);
+  const status = (nvmlVgpuInstanceGetGpuPciId$c ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId$, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetGpuPciId', status);
-  return s.u32[0];
+  return textFrom(vgpuPciId$);
 }
 let nvmlVgpuInstanceGetLicenseInfo$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 13.0 Returns `licenseInfo`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 13.0 Returns `licenseInfo`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpuLicenseInfo_st {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseInfo', 'vgpuInstance', 'u32', vgpuInstance);
   const licenseInfo$ = new Uint8Array(24);
   const status = (nvmlVgpuInstanceGetLicenseInfo$c ??= binder.native('nvmlVgpuInstanceGetLicenseInfo'))(vgpuInstance, licenseInfo$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseInfo', status);
@@ -2786,222 +3909,289 @@ export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number): T.nvmlVgpu
 }
 let nvmlVgpuInstanceGetLicenseStatus$: Scratch | undefined;
 let nvmlVgpuInstanceGetLicenseStatus$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 13.0 Returns `licensed`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 13.0 Returns `licensed`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetLicenseStatus$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetLicenseStatus', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetLicenseStatus$c ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetLicenseStatus', status);
   return s.u32[0];
 }
 let nvmlVgpuInstanceGetMdevUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 13.0 Returns `mdevUuid`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid, unsigned int size)` · nvml.h · CUDA 13.0 Returns `mdevUuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, size: number): string {
-  const mdevUuid$ = new Uint8Array(Math.max(0, size));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMdevUUID', 'vgpuInstance', 'u32', vgpuInstance);
+  const mdevUuid$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetMdevUUID', 'mdevUuid', size)));
+  if ((size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetMdevUUID', 'size', 'u32', size);
   const status = (nvmlVgpuInstanceGetMdevUUID$c ??= binder.native('nvmlVgpuInstanceGetMdevUUID'))(vgpuInstance, mdevUuid$, size);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetMdevUUID', status);
   return textFrom(mdevUuid$);
 }
 let nvmlVgpuInstanceGetMetadata$: Scratch | undefined;
 let nvmlVgpuInstanceGetMetadata$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `vgpuMetadata`, `bufferSize`. Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number): { vgpuMetadata: T.nvmlVgpuMetadata_st; bufferSize: number } {
+/** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 Returns `vgpuMetadata`, `bufferSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, bufferSize: number): { vgpuMetadata: T.nvmlVgpuMetadata_st; bufferSize: number } {
   const s = (nvmlVgpuInstanceGetMetadata$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetMetadata', 'vgpuInstance', 'u32', vgpuInstance);
   const vgpuMetadata$ = new Uint8Array(212);
+  if ((bufferSize >>> 0) !== bufferSize) throw intError('nvmlVgpuInstanceGetMetadata', 'bufferSize', 'u32', bufferSize);
+  s.u64[0] = 0n; s.u32[0] = bufferSize;
   const status = (nvmlVgpuInstanceGetMetadata$c ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata$, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetMetadata', status);
   return { vgpuMetadata: decodeRecord<T.nvmlVgpuMetadata_st>(records.nvmlVgpuMetadata_st(), vgpuMetadata$), bufferSize: s.u32[0] };
 }
 let nvmlVgpuInstanceGetPlacementId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 13.0 Returns `pPlacement`. Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number): T.nvmlVgpuPlacementId_v1_t {
-  const pPlacement$ = new Uint8Array(8);
+/** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 13.0 Returns `pPlacement`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement?: Partial<T.nvmlVgpuPlacementId_v1_t> | Uint8Array): T.nvmlVgpuPlacementId_v1_t {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetPlacementId', 'vgpuInstance', 'u32', vgpuInstance);
+  const pPlacement$ = new Uint8Array(records.nvmlVgpuPlacementId_v1_t().size);
+  if (pPlacement != null) pPlacement$.set(new Uint8Array(recordArg('nvmlVgpuInstanceGetPlacementId', 'pPlacement', records.nvmlVgpuPlacementId_v1_t(), pPlacement, false) as Uint8Array).subarray(0, pPlacement$.length));
+  new DataView(pPlacement$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
   const status = (nvmlVgpuInstanceGetPlacementId$c ??= binder.native('nvmlVgpuInstanceGetPlacementId'))(vgpuInstance, pPlacement$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetPlacementId', status);
   return decodeRecord<T.nvmlVgpuPlacementId_v1_t>(records.nvmlVgpuPlacementId_v1_t(), pPlacement$);
 }
 let nvmlVgpuInstanceGetRuntimeStateSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}. */
-export function nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance: number): T.nvmlVgpuRuntimeState_v1_t {
-  const pState$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState)` · nvml.h · CUDA 13.0 Returns `pState`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance: number, pState?: Partial<T.nvmlVgpuRuntimeState_v1_t> | Uint8Array): T.nvmlVgpuRuntimeState_v1_t {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetRuntimeStateSize', 'vgpuInstance', 'u32', vgpuInstance);
+  const pState$ = new Uint8Array(records.nvmlVgpuRuntimeState_v1_t().size);
+  if (pState != null) pState$.set(new Uint8Array(recordArg('nvmlVgpuInstanceGetRuntimeStateSize', 'pState', records.nvmlVgpuRuntimeState_v1_t(), pState, false) as Uint8Array).subarray(0, pState$.length));
+  new DataView(pState$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlVgpuInstanceGetRuntimeStateSize$c ??= binder.native('nvmlVgpuInstanceGetRuntimeStateSize'))(vgpuInstance, pState$);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetRuntimeStateSize', status);
   return decodeRecord<T.nvmlVgpuRuntimeState_v1_t>(records.nvmlVgpuRuntimeState_v1_t(), pState$);
 }
 let nvmlVgpuInstanceGetType$: Scratch | undefined;
 let nvmlVgpuInstanceGetType$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 13.0 Returns `vgpuTypeId`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 13.0 Returns `vgpuTypeId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number): number {
   const s = (nvmlVgpuInstanceGetType$ ??= new Scratch(1));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetType', 'vgpuInstance', 'u32', vgpuInstance);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetType$c ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetType', status);
   return s.u32[0];
 }
 let nvmlVgpuInstanceGetUUID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 13.0 Returns `uuid`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size)` · nvml.h · CUDA 13.0 Returns `uuid`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetUUID(vgpuInstance: number, size: number): string {
-  const uuid$ = new Uint8Array(Math.max(0, size));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetUUID', 'vgpuInstance', 'u32', vgpuInstance);
+  const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetUUID', 'uuid', size)));
+  if ((size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetUUID', 'size', 'u32', size);
   const status = (nvmlVgpuInstanceGetUUID$c ??= binder.native('nvmlVgpuInstanceGetUUID'))(vgpuInstance, uuid$, size);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetUUID', status);
   return textFrom(uuid$);
 }
 let nvmlVgpuInstanceGetVmDriverVersion$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version, unsigned int length)` · nvml.h · CUDA 13.0 Returns `version`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, length: number): string {
-  const version$ = new Uint8Array(Math.max(0, length));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'vgpuInstance', 'u32', vgpuInstance);
+  const version$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmDriverVersion', 'version', length)));
+  if ((length >>> 0) !== length) throw intError('nvmlVgpuInstanceGetVmDriverVersion', 'length', 'u32', length);
   const status = (nvmlVgpuInstanceGetVmDriverVersion$c ??= binder.native('nvmlVgpuInstanceGetVmDriverVersion'))(vgpuInstance, version$, length);
   if (status !== 0) throw fail('nvmlVgpuInstanceGetVmDriverVersion', status);
   return textFrom(version$);
 }
 let nvmlVgpuInstanceGetVmID$: Scratch | undefined;
 let nvmlVgpuInstanceGetVmID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 13.0 Returns `vmId`, `vmIdType`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 13.0 Returns `vmId`, `vmIdType`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, size: number): { vmId: string; vmIdType: T.nvmlVgpuVmIdType_t } {
   const s = (nvmlVgpuInstanceGetVmID$ ??= new Scratch(1));
-  const vmId$ = new Uint8Array(Math.max(0, size));
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceGetVmID', 'vgpuInstance', 'u32', vgpuInstance);
+  const vmId$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuInstanceGetVmID', 'vmId', size)));
+  if ((size >>> 0) !== size) throw intError('nvmlVgpuInstanceGetVmID', 'size', 'u32', size);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuInstanceGetVmID$c ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId$, size, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuInstanceGetVmID', status);
   return { vmId: textFrom(vmId$), vmIdType: s.i32[0] as T.nvmlVgpuVmIdType_t };
 }
 let nvmlVgpuInstanceSetEncoderCapacity$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int encoderCapacity)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoderCapacity: number): void {
+  if ((vgpuInstance >>> 0) !== vgpuInstance) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'vgpuInstance', 'u32', vgpuInstance);
+  if ((encoderCapacity >>> 0) !== encoderCapacity) throw intError('nvmlVgpuInstanceSetEncoderCapacity', 'encoderCapacity', 'u32', encoderCapacity);
   const status = (nvmlVgpuInstanceSetEncoderCapacity$c ??= binder.native('nvmlVgpuInstanceSetEncoderCapacity'))(vgpuInstance, encoderCapacity);
   if (status !== 0) throw fail('nvmlVgpuInstanceSetEncoderCapacity', status);
 }
 let nvmlVgpuTypeGetBAR1Info$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetBAR1Info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t *bar1Info)` · nvml.h · CUDA 13.0 Returns `bar1Info`. Throws {@link NvmlError}. */
-export function nvmlVgpuTypeGetBAR1Info(vgpuTypeId: number): T.nvmlVgpuTypeBar1Info_v1_t {
-  const bar1Info$ = new Uint8Array(16);
+/** `nvmlReturn_t nvmlVgpuTypeGetBAR1Info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t *bar1Info)` · nvml.h · CUDA 13.0 Returns `bar1Info`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuTypeGetBAR1Info(vgpuTypeId: number, bar1Info?: Partial<T.nvmlVgpuTypeBar1Info_v1_t> | Uint8Array): T.nvmlVgpuTypeBar1Info_v1_t {
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetBAR1Info', 'vgpuTypeId', 'u32', vgpuTypeId);
+  const bar1Info$ = new Uint8Array(records.nvmlVgpuTypeBar1Info_v1_t().size);
+  if (bar1Info != null) bar1Info$.set(new Uint8Array(recordArg('nvmlVgpuTypeGetBAR1Info', 'bar1Info', records.nvmlVgpuTypeBar1Info_v1_t(), bar1Info, false) as Uint8Array).subarray(0, bar1Info$.length));
+  new DataView(bar1Info$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
   const status = (nvmlVgpuTypeGetBAR1Info$c ??= binder.native('nvmlVgpuTypeGetBAR1Info'))(vgpuTypeId, bar1Info$);
   if (status !== 0) throw fail('nvmlVgpuTypeGetBAR1Info', status);
   return decodeRecord<T.nvmlVgpuTypeBar1Info_v1_t>(records.nvmlVgpuTypeBar1Info_v1_t(), bar1Info$);
 }
 let nvmlVgpuTypeGetCapabilities$: Scratch | undefined;
 let nvmlVgpuTypeGetCapabilities$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 Returns `capResult`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t): number {
   const s = (nvmlVgpuTypeGetCapabilities$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetCapabilities', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if ((capability | 0) !== capability) throw intError('nvmlVgpuTypeGetCapabilities', 'capability', 'i32', capability);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetCapabilities$c ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetCapabilities', status);
   return s.u32[0];
 }
 let nvmlVgpuTypeGetClass$: Scratch | undefined;
 let nvmlVgpuTypeGetClass$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 13.0 Returns `size`. Throws {@link NvmlError}. */
-export function nvmlVgpuTypeGetClass(vgpuTypeId: number, vgpuTypeClass: T.Pointer): number {
+/** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 13.0 Returns `vgpuTypeClass`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuTypeGetClass(vgpuTypeId: number): string {
   const s = (nvmlVgpuTypeGetClass$ ??= new Scratch(1));
-  const status = (nvmlVgpuTypeGetClass$c ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass, s.slot(0));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetClass', 'vgpuTypeId', 'u32', vgpuTypeId);
+  const vgpuTypeClass$ = new Uint8Array(4096);
+  s.u64[0] = BigInt(4096);
+  const status = (nvmlVgpuTypeGetClass$c ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass$, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetClass', status);
-  return s.u32[0];
+  return textFrom(vgpuTypeClass$);
 }
 let nvmlVgpuTypeGetDeviceID$: Scratch | undefined;
 let nvmlVgpuTypeGetDeviceID$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 13.0 Returns `deviceID`, `subsystemID`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 13.0 Returns `deviceID`, `subsystemID`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number): { deviceID: bigint; subsystemID: bigint } {
   const s = (nvmlVgpuTypeGetDeviceID$ ??= new Scratch(2));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetDeviceID', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlVgpuTypeGetDeviceID$c ??= binder.native('nvmlVgpuTypeGetDeviceID'))(vgpuTypeId, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlVgpuTypeGetDeviceID', status);
   return { deviceID: s.u64[0], subsystemID: s.u64[1] };
 }
 let nvmlVgpuTypeGetFbReservation$: Scratch | undefined;
 let nvmlVgpuTypeGetFbReservation$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 13.0 Returns `fbReservation`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 13.0 Returns `fbReservation`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFbReservation$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFbReservation', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetFbReservation$c ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetFbReservation', status);
   return s.u64[0];
 }
 let nvmlVgpuTypeGetFrameRateLimit$: Scratch | undefined;
 let nvmlVgpuTypeGetFrameRateLimit$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Returns `frameRateLimit`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 Returns `frameRateLimit`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetFrameRateLimit$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFrameRateLimit', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetFrameRateLimit$c ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetFrameRateLimit', status);
   return s.u32[0];
 }
 let nvmlVgpuTypeGetFramebufferSize$: Scratch | undefined;
 let nvmlVgpuTypeGetFramebufferSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 13.0 Returns `fbSize`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 13.0 Returns `fbSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetFramebufferSize$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetFramebufferSize', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetFramebufferSize$c ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetFramebufferSize', status);
   return s.u64[0];
 }
 let nvmlVgpuTypeGetGpuInstanceProfileId$: Scratch | undefined;
 let nvmlVgpuTypeGetGpuInstanceProfileId$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 13.0 Returns `gpuInstanceProfileId`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 13.0 Returns `gpuInstanceProfileId`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGpuInstanceProfileId', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetGpuInstanceProfileId$c ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetGpuInstanceProfileId', status);
   return s.u32[0];
 }
 let nvmlVgpuTypeGetGspHeapSize$: Scratch | undefined;
 let nvmlVgpuTypeGetGspHeapSize$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 13.0 Returns `gspHeapSize`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 13.0 Returns `gspHeapSize`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number): bigint {
   const s = (nvmlVgpuTypeGetGspHeapSize$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetGspHeapSize', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetGspHeapSize$c ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetGspHeapSize', status);
   return s.u64[0];
 }
 let nvmlVgpuTypeGetLicense$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 13.0 Returns `vgpuTypeLicenseString`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString, unsigned int size)` · nvml.h · CUDA 13.0 Returns `vgpuTypeLicenseString`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, size: number): string {
-  const vgpuTypeLicenseString$ = new Uint8Array(Math.max(0, size));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetLicense', 'vgpuTypeId', 'u32', vgpuTypeId);
+  const vgpuTypeLicenseString$ = new Uint8Array(Math.max(1, allocLength('nvmlVgpuTypeGetLicense', 'vgpuTypeLicenseString', size)));
+  if ((size >>> 0) !== size) throw intError('nvmlVgpuTypeGetLicense', 'size', 'u32', size);
   const status = (nvmlVgpuTypeGetLicense$c ??= binder.native('nvmlVgpuTypeGetLicense'))(vgpuTypeId, vgpuTypeLicenseString$, size);
   if (status !== 0) throw fail('nvmlVgpuTypeGetLicense', status);
   return textFrom(vgpuTypeLicenseString$);
 }
 let nvmlVgpuTypeGetMaxInstances$: Scratch | undefined;
 let nvmlVgpuTypeGetMaxInstances$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 13.0 Returns `vgpuInstanceCount`. Throws {@link NvmlError}. */
-export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t, vgpuTypeId: number): number {
+/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 13.0 Returns `vgpuInstanceCount`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t | null, vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstances$ ??= new Scratch(1));
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetMaxInstances$c ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstances', status);
   return s.u32[0];
 }
 let nvmlVgpuTypeGetMaxInstancesPerGpuInstance$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t *pMaxInstance)` · nvml.h · CUDA 13.0 Returns `pMaxInstance`. Throws {@link NvmlError}. */
-export function nvmlVgpuTypeGetMaxInstancesPerGpuInstance(): T.nvmlVgpuTypeMaxInstance_v1_t {
-  const pMaxInstance$ = new Uint8Array(12);
+/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t *pMaxInstance)` · nvml.h · CUDA 13.0 Returns `pMaxInstance`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance?: Partial<T.nvmlVgpuTypeMaxInstance_v1_t> | Uint8Array): T.nvmlVgpuTypeMaxInstance_v1_t {
+  const pMaxInstance$ = new Uint8Array(records.nvmlVgpuTypeMaxInstance_v1_t().size);
+  if (pMaxInstance != null) pMaxInstance$.set(new Uint8Array(recordArg('nvmlVgpuTypeGetMaxInstancesPerGpuInstance', 'pMaxInstance', records.nvmlVgpuTypeMaxInstance_v1_t(), pMaxInstance, false) as Uint8Array).subarray(0, pMaxInstance$.length));
+  new DataView(pMaxInstance$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
   const status = (nvmlVgpuTypeGetMaxInstancesPerGpuInstance$c ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerGpuInstance'))(pMaxInstance$);
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerGpuInstance', status);
   return decodeRecord<T.nvmlVgpuTypeMaxInstance_v1_t>(records.nvmlVgpuTypeMaxInstance_v1_t(), pMaxInstance$);
 }
 let nvmlVgpuTypeGetMaxInstancesPerVm$: Scratch | undefined;
 let nvmlVgpuTypeGetMaxInstancesPerVm$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 13.0 Returns `vgpuInstanceCountPerVm`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 13.0 Returns `vgpuInstanceCountPerVm`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number): number {
   const s = (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
   const status = (nvmlVgpuTypeGetMaxInstancesPerVm$c ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetMaxInstancesPerVm', status);
   return s.u32[0];
 }
 let nvmlVgpuTypeGetName$: Scratch | undefined;
 let nvmlVgpuTypeGetName$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 13.0 Returns `size`. Throws {@link NvmlError}. */
-export function nvmlVgpuTypeGetName(vgpuTypeId: number, vgpuTypeName: T.Pointer): number {
+/** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 13.0 Returns `vgpuTypeName`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuTypeGetName(vgpuTypeId: number): string {
   const s = (nvmlVgpuTypeGetName$ ??= new Scratch(1));
-  const status = (nvmlVgpuTypeGetName$c ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName, s.slot(0));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetName', 'vgpuTypeId', 'u32', vgpuTypeId);
+  const vgpuTypeName$ = new Uint8Array(4096);
+  s.u64[0] = BigInt(4096);
+  const status = (nvmlVgpuTypeGetName$c ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName$, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetName', status);
-  return s.u32[0];
+  return textFrom(vgpuTypeName$);
 }
+let nvmlVgpuTypeGetNumDisplayHeads$: Scratch | undefined;
 let nvmlVgpuTypeGetNumDisplayHeads$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 13.0 Throws {@link NvmlError}. */
-export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number, numDisplayHeads: T.Pointer): void {
-  const status = (nvmlVgpuTypeGetNumDisplayHeads$c ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, numDisplayHeads);
+/** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 13.0 Returns `numDisplayHeads`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
+export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number): number {
+  const s = (nvmlVgpuTypeGetNumDisplayHeads$ ??= new Scratch(1));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetNumDisplayHeads', 'vgpuTypeId', 'u32', vgpuTypeId);
+  s.u64[0] = 0n;
+  const status = (nvmlVgpuTypeGetNumDisplayHeads$c ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, s.slot(0));
   if (status !== 0) throw fail('nvmlVgpuTypeGetNumDisplayHeads', status);
+  return s.u32[0];
 }
 let nvmlVgpuTypeGetResolution$: Scratch | undefined;
 let nvmlVgpuTypeGetResolution$c: NativeFunction | undefined;
-/** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 13.0 Returns `xdim`, `ydim`. Throws {@link NvmlError}. */
+/** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 13.0 Returns `xdim`, `ydim`. Throws {@link NvmlError}; a bad argument throws TypeError or RangeError before any call. */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number): { xdim: number; ydim: number } {
   const s = (nvmlVgpuTypeGetResolution$ ??= new Scratch(2));
+  if ((vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetResolution', 'vgpuTypeId', 'u32', vgpuTypeId);
+  if ((displayIndex >>> 0) !== displayIndex) throw intError('nvmlVgpuTypeGetResolution', 'displayIndex', 'u32', displayIndex);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (nvmlVgpuTypeGetResolution$c ??= binder.native('nvmlVgpuTypeGetResolution'))(vgpuTypeId, displayIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('nvmlVgpuTypeGetResolution', status);
   return { xdim: s.u32[0], ydim: s.u32[2] };

@@ -2,13 +2,13 @@
 // Typed layer of the CUDA runtime API: throws RuntimeError (a CudaError) on failure and
 // returns out-parameters. Each function calls the C function itself (the raw layer, `./raw`, is a
 // separate import); types and constants are re-exported.
-import { CudaError, Scratch, decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, assertMayBlock, oneShotCallback, type JsCallback, type NativeFunction } from '../../../src/runtime';
+import { CudaError, Scratch, addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, assertMayBlock, oneShotCallback, type JsCallback, type NativeFunction } from '../../../src/runtime';
 import { binder } from './binding';
 import * as T from './types';
 import { records } from './types';
 export * from './types';
 export { binder, configure } from './binding';
-void [decodeRecord, encodeRecord, isPointerLike, readCString, textFrom, records];
+void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, records];
 
 /** A failing cudaError_t from the CUDA runtime API. `name` is the status name, `func` the C function. */
 export class RuntimeError extends CudaError {
@@ -39,524 +39,688 @@ function fail(func: string, code: number): RuntimeError {
 
 let cudaArrayGetInfo$: Scratch | undefined;
 let cudaArrayGetInfo$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `desc`, `extent`, `flags`. Throws {@link RuntimeError}. */
-export function cudaArrayGetInfo(array: T.cudaArray_t): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
+/** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `desc`, `extent`, `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaArrayGetInfo(array: T.cudaArray_t | null): { desc: T.cudaChannelFormatDesc; extent: T.cudaExtent; flags: number } {
   const s = (cudaArrayGetInfo$ ??= new Scratch(1));
   const desc$ = new Uint8Array(20);
   const extent$ = new Uint8Array(24);
+  s.u64[0] = 0n;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
   const status = (cudaArrayGetInfo$c ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s.slot(0), array);
   if (status !== 0) throw fail('cudaArrayGetInfo', status);
   return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s.u32[0] };
 }
 let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.cudaArray_t, device: number): void {
-  const status = (cudaArrayGetMemoryRequirements$c ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements, array, device);
+/** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
+  const memoryRequirements$ = new Uint8Array(32);
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
+  if ((device | 0) !== device) throw intError('cudaArrayGetMemoryRequirements', 'device', 'i32', device);
+  const status = (cudaArrayGetMemoryRequirements$c ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cudaArrayGetMemoryRequirements', status);
+  return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
 let cudaArrayGetPlane$: Scratch | undefined;
 let cudaArrayGetPlane$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 13.0 Returns `pPlaneArray`. Throws {@link RuntimeError}. */
-export function cudaArrayGetPlane(hArray: T.cudaArray_t, planeIdx: number): T.cudaArray_t {
+/** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 13.0 Returns `pPlaneArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaArrayGetPlane(hArray: T.cudaArray_t | null, planeIdx: number): T.cudaArray_t {
   const s = (cudaArrayGetPlane$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+  if ((planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
   const status = (cudaArrayGetPlane$c ??= binder.native('cudaArrayGetPlane'))(s.slot(0), hArray, planeIdx);
   if (status !== 0) throw fail('cudaArrayGetPlane', status);
   return s.address(0) as T.cudaArray_t;
 }
 let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.cudaArray_t): void {
-  const status = (cudaArrayGetSparseProperties$c ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties, array);
+/** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
+  const sparseProperties$ = new Uint8Array(48);
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
+  const status = (cudaArrayGetSparseProperties$c ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties$, array);
   if (status !== 0) throw fail('cudaArrayGetSparseProperties', status);
+  return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
 }
 let cudaChooseDevice$: Scratch | undefined;
 let cudaChooseDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}. */
-export function cudaChooseDevice(prop: T.cudaDeviceProp | T.Pointer): number {
+/** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaChooseDevice(prop: T.cudaDeviceProp | Uint8Array): number {
   const s = (cudaChooseDevice$ ??= new Scratch(1));
-  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.slot(0), isPointerLike(prop) ? prop : encodeRecord(records.cudaDeviceProp(), prop));
+  s.u64[0] = 0n;
+  const prop$ = recordArg('cudaChooseDevice', 'prop', records.cudaDeviceProp(), prop, false);
+  const status = (cudaChooseDevice$c ??= binder.native('cudaChooseDevice'))(s.slot(0), prop$);
   if (status !== 0) throw fail('cudaChooseDevice', status);
   return s.i32[0];
 }
 let cudaCreateChannelDesc$c: NativeFunction | undefined;
 /** `struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number, f: T.cudaChannelFormatKind): T.cudaChannelFormatDesc {
-  return (cudaCreateChannelDesc$c ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
+  if ((x | 0) !== x) throw intError('cudaCreateChannelDesc', 'x', 'i32', x);
+  if ((y | 0) !== y) throw intError('cudaCreateChannelDesc', 'y', 'i32', y);
+  if ((z | 0) !== z) throw intError('cudaCreateChannelDesc', 'z', 'i32', z);
+  if ((w | 0) !== w) throw intError('cudaCreateChannelDesc', 'w', 'i32', w);
+  if ((f | 0) !== f) throw intError('cudaCreateChannelDesc', 'f', 'i32', f);
+  const result = (cudaCreateChannelDesc$c ??= binder.native('cudaCreateChannelDesc'))(x, y, z, w, f);
+  return result;
 }
 let cudaCreateSurfaceObject$: Scratch | undefined;
 let cudaCreateSurfaceObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `pSurfObject`. Throws {@link RuntimeError}. */
-export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | T.Pointer): bigint {
+/** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `pSurfObject`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaCreateSurfaceObject(pResDesc: T.cudaResourceDesc | Uint8Array): bigint {
   const s = (cudaCreateSurfaceObject$ ??= new Scratch(1));
-  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.slot(0), isPointerLike(pResDesc) ? pResDesc : encodeRecord(records.cudaResourceDesc(), pResDesc));
+  s.u64[0] = 0n;
+  const pResDesc$ = recordArg('cudaCreateSurfaceObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+  const status = (cudaCreateSurfaceObject$c ??= binder.native('cudaCreateSurfaceObject'))(s.slot(0), pResDesc$);
   if (status !== 0) throw fail('cudaCreateSurfaceObject', status);
   return s.u64[0];
 }
 let cudaCreateTextureObject$: Scratch | undefined;
 let cudaCreateTextureObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `pTexObject`. Throws {@link RuntimeError}. */
-export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | T.Pointer, pTexDesc: T.cudaTextureDesc | T.Pointer, pResViewDesc: T.cudaResourceViewDesc | T.Pointer): bigint {
+/** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `pTexObject`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaCreateTextureObject(pResDesc: T.cudaResourceDesc | Uint8Array, pTexDesc: T.cudaTextureDesc | Uint8Array, pResViewDesc: T.cudaResourceViewDesc | Uint8Array): bigint {
   const s = (cudaCreateTextureObject$ ??= new Scratch(1));
-  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.slot(0), isPointerLike(pResDesc) ? pResDesc : encodeRecord(records.cudaResourceDesc(), pResDesc), isPointerLike(pTexDesc) ? pTexDesc : encodeRecord(records.cudaTextureDesc(), pTexDesc), isPointerLike(pResViewDesc) ? pResViewDesc : encodeRecord(records.cudaResourceViewDesc(), pResViewDesc));
+  s.u64[0] = 0n;
+  const pResDesc$ = recordArg('cudaCreateTextureObject', 'pResDesc', records.cudaResourceDesc(), pResDesc, false);
+  const pTexDesc$ = recordArg('cudaCreateTextureObject', 'pTexDesc', records.cudaTextureDesc(), pTexDesc, false);
+  const pResViewDesc$ = recordArg('cudaCreateTextureObject', 'pResViewDesc', records.cudaResourceViewDesc(), pResViewDesc, false);
+  const status = (cudaCreateTextureObject$c ??= binder.native('cudaCreateTextureObject'))(s.slot(0), pResDesc$, pTexDesc$, pResViewDesc$);
   if (status !== 0) throw fail('cudaCreateTextureObject', status);
   return s.u64[0];
 }
 let cudaCtxResetPersistingL2Cache$c: NativeFunction | undefined;
-/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaCtxResetPersistingL2Cache(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaCtxResetPersistingL2Cache(): void {
   const status = (cudaCtxResetPersistingL2Cache$c ??= binder.native('cudaCtxResetPersistingL2Cache'))();
   if (status !== 0) throw fail('cudaCtxResetPersistingL2Cache', status);
 }
 let cudaDestroyExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t): void {
+/** `cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cudaDestroyExternalMemory$c ??= binder.native('cudaDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cudaDestroyExternalMemory', status);
 }
 let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t): void {
+/** `cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
+  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cudaDestroyExternalSemaphore$c ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cudaDestroyExternalSemaphore', status);
 }
 let cudaDestroySurfaceObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
   const status = (cudaDestroySurfaceObject$c ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
   if (status !== 0) throw fail('cudaDestroySurfaceObject', status);
 }
 let cudaDestroyTextureObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);
   if (status !== 0) throw fail('cudaDestroyTextureObject', status);
 }
 let cudaDeviceCanAccessPeer$: Scratch | undefined;
 let cudaDeviceCanAccessPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Returns `canAccessPeer`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Returns `canAccessPeer`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceCanAccessPeer(device: number, peerDevice: number): number {
   const s = (cudaDeviceCanAccessPeer$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((device | 0) !== device) throw intError('cudaDeviceCanAccessPeer', 'device', 'i32', device);
+  if ((peerDevice | 0) !== peerDevice) throw intError('cudaDeviceCanAccessPeer', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceCanAccessPeer$c ??= binder.native('cudaDeviceCanAccessPeer'))(s.slot(0), device, peerDevice);
   if (status !== 0) throw fail('cudaDeviceCanAccessPeer', status);
   return s.i32[0];
 }
 let cudaDeviceDisablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceDisablePeerAccess(peerDevice: number): void {
+  if ((peerDevice | 0) !== peerDevice) throw intError('cudaDeviceDisablePeerAccess', 'peerDevice', 'i32', peerDevice);
   const status = (cudaDeviceDisablePeerAccess$c ??= binder.native('cudaDeviceDisablePeerAccess'))(peerDevice);
   if (status !== 0) throw fail('cudaDeviceDisablePeerAccess', status);
 }
 let cudaDeviceEnablePeerAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceEnablePeerAccess(peerDevice: number, flags: number): void {
+  if ((peerDevice | 0) !== peerDevice) throw intError('cudaDeviceEnablePeerAccess', 'peerDevice', 'i32', peerDevice);
+  if ((flags >>> 0) !== flags) throw intError('cudaDeviceEnablePeerAccess', 'flags', 'u32', flags);
   const status = (cudaDeviceEnablePeerAccess$c ??= binder.native('cudaDeviceEnablePeerAccess'))(peerDevice, flags);
   if (status !== 0) throw fail('cudaDeviceEnablePeerAccess', status);
 }
 let cudaDeviceFlushGPUDirectRDMAWrites$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(enum cudaFlushGPUDirectRDMAWritesTarget target, enum cudaFlushGPUDirectRDMAWritesScope scope)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectRDMAWritesTarget, scope: T.cudaFlushGPUDirectRDMAWritesScope): void {
+  if ((target | 0) !== target) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'target', 'i32', target);
+  if ((scope | 0) !== scope) throw intError('cudaDeviceFlushGPUDirectRDMAWrites', 'scope', 'i32', scope);
   const status = (cudaDeviceFlushGPUDirectRDMAWrites$c ??= binder.native('cudaDeviceFlushGPUDirectRDMAWrites'))(target, scope);
   if (status !== 0) throw fail('cudaDeviceFlushGPUDirectRDMAWrites', status);
 }
 let cudaDeviceGetAttribute$: Scratch | undefined;
 let cudaDeviceGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `value`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetAttribute(attr: T.cudaDeviceAttr, device: number): number {
   const s = (cudaDeviceGetAttribute$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((attr | 0) !== attr) throw intError('cudaDeviceGetAttribute', 'attr', 'i32', attr);
+  if ((device | 0) !== device) throw intError('cudaDeviceGetAttribute', 'device', 'i32', device);
   const status = (cudaDeviceGetAttribute$c ??= binder.native('cudaDeviceGetAttribute'))(s.slot(0), attr, device);
   if (status !== 0) throw fail('cudaDeviceGetAttribute', status);
   return s.i32[0];
 }
 let cudaDeviceGetByPCIBusId$: Scratch | undefined;
 let cudaDeviceGetByPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}. */
-export function cudaDeviceGetByPCIBusId(pciBusId: string | T.Pointer): number {
+/** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceGetByPCIBusId(pciBusId: string): number {
   const s = (cudaDeviceGetByPCIBusId$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof pciBusId !== 'string') throw argError('cudaDeviceGetByPCIBusId', 'pciBusId', 'a string', pciBusId);
   const status = (cudaDeviceGetByPCIBusId$c ??= binder.native('cudaDeviceGetByPCIBusId'))(s.slot(0), pciBusId);
   if (status !== 0) throw fail('cudaDeviceGetByPCIBusId', status);
   return s.i32[0];
 }
 let cudaDeviceGetCacheConfig$: Scratch | undefined;
 let cudaDeviceGetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `pCacheConfig`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `pCacheConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetCacheConfig(): T.cudaFuncCache {
   const s = (cudaDeviceGetCacheConfig$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaDeviceGetCacheConfig$c ??= binder.native('cudaDeviceGetCacheConfig'))(s.slot(0));
   if (status !== 0) throw fail('cudaDeviceGetCacheConfig', status);
   return s.i32[0] as T.cudaFuncCache;
 }
 let cudaDeviceGetDefaultMemPool$: Scratch | undefined;
 let cudaDeviceGetDefaultMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetDefaultMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetDefaultMemPool$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((device | 0) !== device) throw intError('cudaDeviceGetDefaultMemPool', 'device', 'i32', device);
   const status = (cudaDeviceGetDefaultMemPool$c ??= binder.native('cudaDeviceGetDefaultMemPool'))(s.slot(0), device);
   if (status !== 0) throw fail('cudaDeviceGetDefaultMemPool', status);
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaDeviceGetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: T.Pointer): void {
-  const status = (cudaDeviceGetGraphMemAttribute$c ??= binder.native('cudaDeviceGetGraphMemAttribute'))(device, attr, value);
+/** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType): bigint {
+  if ((device | 0) !== device) throw intError('cudaDeviceGetGraphMemAttribute', 'device', 'i32', device);
+  if ((attr | 0) !== attr) throw intError('cudaDeviceGetGraphMemAttribute', 'attr', 'i32', attr);
+  const value$ = new Uint8Array(16);
+  const status = (cudaDeviceGetGraphMemAttribute$c ??= binder.native('cudaDeviceGetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cudaDeviceGetGraphMemAttribute', status);
+  function attrDecode(a: number, cell: Uint8Array): bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 0: return v.getBigUint64(0, true); case 1: return v.getBigUint64(0, true); case 2: return v.getBigUint64(0, true); case 3: return v.getBigUint64(0, true); default: throw new RangeError(`cudaDeviceGetGraphMemAttribute: attr ${a} has no known value type`); } }
+  return attrDecode(attr as number, value$);
 }
 let cudaDeviceGetHostAtomicCapabilities$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceGetHostAtomicCapabilities(capabilities: T.Pointer, operations: T.Pointer, count: number, device: number): void {
-  const status = (cudaDeviceGetHostAtomicCapabilities$c ??= binder.native('cudaDeviceGetHostAtomicCapabilities'))(capabilities, operations, count, device);
+/** `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `capabilities`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceGetHostAtomicCapabilities(operations: readonly (T.cudaAtomicOperation)[] | Int32Array, count: number, device: number): Uint32Array {
+  const capabilities$ = new Uint32Array(Math.max(1, allocLength('cudaDeviceGetHostAtomicCapabilities', 'count', count)));
+  const operations$ = scalarArrayArg('cudaDeviceGetHostAtomicCapabilities', 'operations', 'i32', operations, false);
+  if ((count >>> 0) !== count) throw intError('cudaDeviceGetHostAtomicCapabilities', 'count', 'u32', count);
+  if ((device | 0) !== device) throw intError('cudaDeviceGetHostAtomicCapabilities', 'device', 'i32', device);
+  if (operations !== null) coversCount('cudaDeviceGetHostAtomicCapabilities', 'operations', operations$.count, count, 'count');
+  const status = (cudaDeviceGetHostAtomicCapabilities$c ??= binder.native('cudaDeviceGetHostAtomicCapabilities'))(capabilities$, operations$.data, count, device);
   if (status !== 0) throw fail('cudaDeviceGetHostAtomicCapabilities', status);
+  return capabilities$.slice(0, Number(count));
 }
 let cudaDeviceGetLimit$: Scratch | undefined;
 let cudaDeviceGetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0 Returns `pValue`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0 Returns `pValue`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetLimit(limit: T.cudaLimit): number {
   const s = (cudaDeviceGetLimit$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((limit | 0) !== limit) throw intError('cudaDeviceGetLimit', 'limit', 'i32', limit);
   const status = (cudaDeviceGetLimit$c ??= binder.native('cudaDeviceGetLimit'))(s.slot(0), limit);
   if (status !== 0) throw fail('cudaDeviceGetLimit', status);
   return s.size(0);
 }
 let cudaDeviceGetMemPool$: Scratch | undefined;
 let cudaDeviceGetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetMemPool(device: number): T.cudaMemPool_t {
   const s = (cudaDeviceGetMemPool$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((device | 0) !== device) throw intError('cudaDeviceGetMemPool', 'device', 'i32', device);
   const status = (cudaDeviceGetMemPool$c ??= binder.native('cudaDeviceGetMemPool'))(s.slot(0), device);
   if (status !== 0) throw fail('cudaDeviceGetMemPool', status);
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaDeviceGetNvSciSyncAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, device: number, flags: number): void {
+  pointerArg('cudaDeviceGetNvSciSyncAttributes', 'nvSciSyncAttrList', nvSciSyncAttrList, true);
+  if ((device | 0) !== device) throw intError('cudaDeviceGetNvSciSyncAttributes', 'device', 'i32', device);
+  if ((flags | 0) !== flags) throw intError('cudaDeviceGetNvSciSyncAttributes', 'flags', 'i32', flags);
   const status = (cudaDeviceGetNvSciSyncAttributes$c ??= binder.native('cudaDeviceGetNvSciSyncAttributes'))(nvSciSyncAttrList, device, flags);
   if (status !== 0) throw fail('cudaDeviceGetNvSciSyncAttributes', status);
 }
 let cudaDeviceGetP2PAtomicCapabilities$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceGetP2PAtomicCapabilities(capabilities: T.Pointer, operations: T.Pointer, count: number, srcDevice: number, dstDevice: number): void {
-  const status = (cudaDeviceGetP2PAtomicCapabilities$c ??= binder.native('cudaDeviceGetP2PAtomicCapabilities'))(capabilities, operations, count, srcDevice, dstDevice);
+/** `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Returns `capabilities`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceGetP2PAtomicCapabilities(operations: readonly (T.cudaAtomicOperation)[] | Int32Array, count: number, srcDevice: number, dstDevice: number): Uint32Array {
+  const capabilities$ = new Uint32Array(Math.max(1, allocLength('cudaDeviceGetP2PAtomicCapabilities', 'count', count)));
+  const operations$ = scalarArrayArg('cudaDeviceGetP2PAtomicCapabilities', 'operations', 'i32', operations, false);
+  if ((count >>> 0) !== count) throw intError('cudaDeviceGetP2PAtomicCapabilities', 'count', 'u32', count);
+  if ((srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAtomicCapabilities', 'srcDevice', 'i32', srcDevice);
+  if ((dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAtomicCapabilities', 'dstDevice', 'i32', dstDevice);
+  if (operations !== null) coversCount('cudaDeviceGetP2PAtomicCapabilities', 'operations', operations$.count, count, 'count');
+  const status = (cudaDeviceGetP2PAtomicCapabilities$c ??= binder.native('cudaDeviceGetP2PAtomicCapabilities'))(capabilities$, operations$.data, count, srcDevice, dstDevice);
   if (status !== 0) throw fail('cudaDeviceGetP2PAtomicCapabilities', status);
+  return capabilities$.slice(0, Number(count));
 }
 let cudaDeviceGetP2PAttribute$: Scratch | undefined;
 let cudaDeviceGetP2PAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Returns `value`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetP2PAttribute(attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): number {
   const s = (cudaDeviceGetP2PAttribute$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((attr | 0) !== attr) throw intError('cudaDeviceGetP2PAttribute', 'attr', 'i32', attr);
+  if ((srcDevice | 0) !== srcDevice) throw intError('cudaDeviceGetP2PAttribute', 'srcDevice', 'i32', srcDevice);
+  if ((dstDevice | 0) !== dstDevice) throw intError('cudaDeviceGetP2PAttribute', 'dstDevice', 'i32', dstDevice);
   const status = (cudaDeviceGetP2PAttribute$c ??= binder.native('cudaDeviceGetP2PAttribute'))(s.slot(0), attr, srcDevice, dstDevice);
   if (status !== 0) throw fail('cudaDeviceGetP2PAttribute', status);
   return s.i32[0];
 }
 let cudaDeviceGetPCIBusId$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `pciBusId`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `pciBusId`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetPCIBusId(len: number, device: number): string {
-  const pciBusId$ = new Uint8Array(Math.max(0, len));
+  const pciBusId$ = new Uint8Array(Math.max(1, allocLength('cudaDeviceGetPCIBusId', 'pciBusId', len)));
+  if ((len | 0) !== len) throw intError('cudaDeviceGetPCIBusId', 'len', 'i32', len);
+  if ((device | 0) !== device) throw intError('cudaDeviceGetPCIBusId', 'device', 'i32', device);
   const status = (cudaDeviceGetPCIBusId$c ??= binder.native('cudaDeviceGetPCIBusId'))(pciBusId$, len, device);
   if (status !== 0) throw fail('cudaDeviceGetPCIBusId', status);
   return textFrom(pciBusId$);
 }
 let cudaDeviceGetSharedMemConfig$: Scratch | undefined;
 let cudaDeviceGetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `pConfig`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `pConfig`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetSharedMemConfig(): T.cudaSharedMemConfig {
   const s = (cudaDeviceGetSharedMemConfig$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaDeviceGetSharedMemConfig$c ??= binder.native('cudaDeviceGetSharedMemConfig'))(s.slot(0));
   if (status !== 0) throw fail('cudaDeviceGetSharedMemConfig', status);
   return s.i32[0] as T.cudaSharedMemConfig;
 }
 let cudaDeviceGetStreamPriorityRange$: Scratch | undefined;
 let cudaDeviceGetStreamPriorityRange$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 13.0 Returns `leastPriority`, `greatestPriority`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 13.0 Returns `leastPriority`, `greatestPriority`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGetStreamPriorityRange(): { leastPriority: number; greatestPriority: number } {
   const s = (cudaDeviceGetStreamPriorityRange$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cudaDeviceGetStreamPriorityRange$c ??= binder.native('cudaDeviceGetStreamPriorityRange'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaDeviceGetStreamPriorityRange', status);
   return { leastPriority: s.i32[0], greatestPriority: s.i32[2] };
 }
+let cudaDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
 let cudaDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, fmtDesc: T.cudaChannelFormatDesc | T.Pointer, device: number): void {
-  const status = (cudaDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(maxWidthInElements, isPointerLike(fmtDesc) ? fmtDesc : encodeRecord(records.cudaChannelFormatDesc(), fmtDesc), device);
+/** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `maxWidthInElements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: T.cudaChannelFormatDesc | Uint8Array, device: number): number {
+  const s = (cudaDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  const fmtDesc$ = recordArg('cudaDeviceGetTexture1DLinearMaxWidth', 'fmtDesc', records.cudaChannelFormatDesc(), fmtDesc, false);
+  if ((device | 0) !== device) throw intError('cudaDeviceGetTexture1DLinearMaxWidth', 'device', 'i32', device);
+  const status = (cudaDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), fmtDesc$, device);
   if (status !== 0) throw fail('cudaDeviceGetTexture1DLinearMaxWidth', status);
+  return s.size(0);
 }
 let cudaDeviceGraphMemTrim$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceGraphMemTrim(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceGraphMemTrim(device: number): void {
+  if ((device | 0) !== device) throw intError('cudaDeviceGraphMemTrim', 'device', 'i32', device);
   const status = (cudaDeviceGraphMemTrim$c ??= binder.native('cudaDeviceGraphMemTrim'))(device);
   if (status !== 0) throw fail('cudaDeviceGraphMemTrim', status);
 }
 let cudaDeviceRegisterAsyncNotification$: Scratch | undefined;
 let cudaDeviceRegisterAsyncNotification$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback`. Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer): T.cudaAsyncCallbackHandle_t {
   const s = (cudaDeviceRegisterAsyncNotification$ ??= new Scratch(1));
+  if ((device | 0) !== device) throw intError('cudaDeviceRegisterAsyncNotification', 'device', 'i32', device);
+  callbackArg('cudaDeviceRegisterAsyncNotification', 'callbackFunc', callbackFunc, true);
+  pointerArg('cudaDeviceRegisterAsyncNotification', 'userData', userData, true);
+  s.u64[0] = 0n;
   const status = (cudaDeviceRegisterAsyncNotification$c ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, s.slot(0));
   if (status !== 0) throw fail('cudaDeviceRegisterAsyncNotification', status);
   return s.address(0) as T.cudaAsyncCallbackHandle_t;
 }
 let cudaDeviceReset$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceReset(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceReset(): void {
   assertMayBlock('cudaDeviceReset');
   const status = (cudaDeviceReset$c ??= binder.native('cudaDeviceReset'))();
   if (status !== 0) throw fail('cudaDeviceReset', status);
 }
 let cudaDeviceSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetCacheConfig(cacheConfig: T.cudaFuncCache): void {
+  if ((cacheConfig | 0) !== cacheConfig) throw intError('cudaDeviceSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaDeviceSetCacheConfig$c ??= binder.native('cudaDeviceSetCacheConfig'))(cacheConfig);
   if (status !== 0) throw fail('cudaDeviceSetCacheConfig', status);
 }
 let cudaDeviceSetGraphMemAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: T.Pointer): void {
-  const status = (cudaDeviceSetGraphMemAttribute$c ??= binder.native('cudaDeviceSetGraphMemAttribute'))(device, attr, value);
+/** `cudaError_t cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceSetGraphMemAttribute(device: number, attr: T.cudaGraphMemAttributeType, value: bigint): void {
+  if ((device | 0) !== device) throw intError('cudaDeviceSetGraphMemAttribute', 'device', 'i32', device);
+  if ((attr | 0) !== attr) throw intError('cudaDeviceSetGraphMemAttribute', 'attr', 'i32', attr);
+  const value$ = attrEncode(attr as number, value);
+  const status = (cudaDeviceSetGraphMemAttribute$c ??= binder.native('cudaDeviceSetGraphMemAttribute'))(device, attr, value$);
   if (status !== 0) throw fail('cudaDeviceSetGraphMemAttribute', status);
+  function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 0: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 1: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 2: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } case 3: { v.setBigUint64(0, BigInt(int64Arg('cudaDeviceSetGraphMemAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cudaDeviceSetGraphMemAttribute: attr ${a} has no known value type`); } }
 }
 let cudaDeviceSetLimit$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
+  if ((limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaDeviceSetLimit', 'value', value, false);
   const status = (cudaDeviceSetLimit$c ??= binder.native('cudaDeviceSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
 }
 let cudaDeviceSetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t): void {
+/** `cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
+  if ((device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaDeviceSetMemPool$c ??= binder.native('cudaDeviceSetMemPool'))(device, memPool);
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
 }
 let cudaDeviceSetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSetSharedMemConfig(config: T.cudaSharedMemConfig): void {
+  if ((config | 0) !== config) throw intError('cudaDeviceSetSharedMemConfig', 'config', 'i32', config);
   const status = (cudaDeviceSetSharedMemConfig$c ??= binder.native('cudaDeviceSetSharedMemConfig'))(config);
   if (status !== 0) throw fail('cudaDeviceSetSharedMemConfig', status);
 }
 let cudaDeviceSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDeviceSynchronize(void)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDeviceSynchronize(): void {
   assertMayBlock('cudaDeviceSynchronize');
   const status = (cudaDeviceSynchronize$c ??= binder.native('cudaDeviceSynchronize'))();
   if (status !== 0) throw fail('cudaDeviceSynchronize', status);
 }
 let cudaDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
-/** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t): void {
+/** `cudaError_t cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t | null): void {
+  if ((device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);
+  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cudaDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
   const status = (cudaDeviceUnregisterAsyncNotification$c ??= binder.native('cudaDeviceUnregisterAsyncNotification'))(device, callback);
   if (status !== 0) throw fail('cudaDeviceUnregisterAsyncNotification', status);
 }
 let cudaDriverGetVersion$: Scratch | undefined;
 let cudaDriverGetVersion$c: NativeFunction | undefined;
-/** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 13.0 Returns `driverVersion`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 13.0 Returns `driverVersion`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaDriverGetVersion(): number {
   const s = (cudaDriverGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaDriverGetVersion$c ??= binder.native('cudaDriverGetVersion'))(s.slot(0));
   if (status !== 0) throw fail('cudaDriverGetVersion', status);
   return s.i32[0];
 }
 let cudaEventCreate$: Scratch | undefined;
 let cudaEventCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 13.0 Returns `event`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 13.0 Returns `event`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaEventCreate(): T.cudaEvent_t {
   const s = (cudaEventCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaEventCreate$c ??= binder.native('cudaEventCreate'))(s.slot(0));
   if (status !== 0) throw fail('cudaEventCreate', status);
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaEventCreateWithFlags$: Scratch | undefined;
 let cudaEventCreateWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `event`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `event`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaEventCreateWithFlags(flags: number): T.cudaEvent_t {
   const s = (cudaEventCreateWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cudaEventCreateWithFlags', 'flags', 'u32', flags);
   const status = (cudaEventCreateWithFlags$c ??= binder.native('cudaEventCreateWithFlags'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaEventCreateWithFlags', status);
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaEventDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaEventDestroy(event: T.cudaEvent_t): void {
+/** `cudaError_t cudaEventDestroy(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventDestroy', 'event', event, true) as typeof event;
   const status = (cudaEventDestroy$c ??= binder.native('cudaEventDestroy'))(event);
   if (status !== 0) throw fail('cudaEventDestroy', status);
 }
+let cudaEventElapsedTime$: Scratch | undefined;
 let cudaEventElapsedTime$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaEventElapsedTime(ms: T.Pointer, start: T.cudaEvent_t, end: T.cudaEvent_t): void {
-  const status = (cudaEventElapsedTime$c ??= binder.native('cudaEventElapsedTime'))(ms, start, end);
+/** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 13.0 Returns `ms`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaEventElapsedTime(start: T.cudaEvent_t | null, end: T.cudaEvent_t | null): number {
+  const s = (cudaEventElapsedTime$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof start !== 'number' || !(start >= 0 && start <= 9007199254740991) || start % 1 !== 0) start = addressArg('cudaEventElapsedTime', 'start', start, true) as typeof start;
+  if (typeof end !== 'number' || !(end >= 0 && end <= 9007199254740991) || end % 1 !== 0) end = addressArg('cudaEventElapsedTime', 'end', end, true) as typeof end;
+  const status = (cudaEventElapsedTime$c ??= binder.native('cudaEventElapsedTime'))(s.slot(0), start, end);
   if (status !== 0) throw fail('cudaEventElapsedTime', status);
+  return s.f32[0];
 }
 let cudaEventQuery$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady. */
-export function cudaEventQuery(event: T.cudaEvent_t): T.cudaError_t {
+/** `cudaError_t cudaEventQuery(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call. */
+export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventQuery', 'event', event, true) as typeof event;
   const status = (cudaEventQuery$c ??= binder.native('cudaEventQuery'))(event);
   if (status !== 0 && status !== 600) throw fail('cudaEventQuery', status);
   return status;
 }
 let cudaEventRecord$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaEventRecord(event: T.cudaEvent_t, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecord', 'event', event, true) as typeof event;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecord', 'stream', stream, true) as typeof stream;
   const status = (cudaEventRecord$c ??= binder.native('cudaEventRecord'))(event, stream);
   if (status !== 0) throw fail('cudaEventRecord', status);
 }
 let cudaEventRecordWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaEventRecordWithFlags(event: T.cudaEvent_t, stream: T.cudaStream_t, flags: number): void {
+/** `cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null, flags: number): void {
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecordWithFlags', 'stream', stream, true) as typeof stream;
+  if ((flags >>> 0) !== flags) throw intError('cudaEventRecordWithFlags', 'flags', 'u32', flags);
   const status = (cudaEventRecordWithFlags$c ??= binder.native('cudaEventRecordWithFlags'))(event, stream, flags);
   if (status !== 0) throw fail('cudaEventRecordWithFlags', status);
 }
 let cudaEventSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaEventSynchronize(event: T.cudaEvent_t): void {
+/** `cudaError_t cudaEventSynchronize(cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaEventSynchronize(event: T.cudaEvent_t | null): void {
   assertMayBlock('cudaEventSynchronize');
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventSynchronize', 'event', event, true) as typeof event;
   const status = (cudaEventSynchronize$c ??= binder.native('cudaEventSynchronize'))(event);
   if (status !== 0) throw fail('cudaEventSynchronize', status);
 }
 let cudaExternalMemoryGetMappedBuffer$: Scratch | undefined;
 let cudaExternalMemoryGetMappedBuffer$c: NativeFunction | undefined;
-/** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}. */
-export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t, bufferDesc: T.cudaExternalMemoryBufferDesc | T.Pointer): number {
+/** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaExternalMemoryGetMappedBuffer(extMem: T.cudaExternalMemory_t | null, bufferDesc: T.cudaExternalMemoryBufferDesc | Uint8Array): T.DevicePointer {
   const s = (cudaExternalMemoryGetMappedBuffer$ ??= new Scratch(1));
-  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, isPointerLike(bufferDesc) ? bufferDesc : encodeRecord(records.cudaExternalMemoryBufferDesc(), bufferDesc));
+  s.u64[0] = 0n;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+  const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
+  const status = (cudaExternalMemoryGetMappedBuffer$c ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s.slot(0), extMem, bufferDesc$);
   if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: Scratch | undefined;
 let cudaExternalMemoryGetMappedMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmap`. Throws {@link RuntimeError}. */
-export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | T.Pointer): T.cudaMipmappedArray_t {
+/** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmap`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaExternalMemoryGetMappedMipmappedArray(extMem: T.cudaExternalMemory_t | null, mipmapDesc: T.cudaExternalMemoryMipmappedArrayDesc | Uint8Array): T.cudaMipmappedArray_t {
   const s = (cudaExternalMemoryGetMappedMipmappedArray$ ??= new Scratch(1));
-  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, isPointerLike(mipmapDesc) ? mipmapDesc : encodeRecord(records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc));
+  s.u64[0] = 0n;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+  const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
+  const status = (cudaExternalMemoryGetMappedMipmappedArray$c ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s.slot(0), extMem, mipmapDesc$);
   if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
   return s.address(0) as T.cudaMipmappedArray_t;
 }
 let cudaFree$c: NativeFunction | undefined;
-/** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFree(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFree(devPtr: T.Pointer): void {
   assertMayBlock('cudaFree');
+  pointerArg('cudaFree', 'devPtr', devPtr, true);
   const status = (cudaFree$c ??= binder.native('cudaFree'))(devPtr);
   if (status !== 0) throw fail('cudaFree', status);
 }
 let cudaFreeArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaFreeArray(array: T.cudaArray_t): void {
+/** `cudaError_t cudaFreeArray(cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaFreeArray(array: T.cudaArray_t | null): void {
   assertMayBlock('cudaFreeArray');
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaFreeArray', 'array', array, true) as typeof array;
   const status = (cudaFreeArray$c ??= binder.native('cudaFreeArray'))(array);
   if (status !== 0) throw fail('cudaFreeArray', status);
 }
 let cudaFreeAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t): void {
+/** `cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t | null): void {
+  pointerArg('cudaFreeAsync', 'devPtr', devPtr, true);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaFreeAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cudaFreeAsync$c ??= binder.native('cudaFreeAsync'))(devPtr, hStream);
   if (status !== 0) throw fail('cudaFreeAsync', status);
 }
 let cudaFreeHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFreeHost(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFreeHost(ptr: T.Pointer): void {
   assertMayBlock('cudaFreeHost');
+  pointerArg('cudaFreeHost', 'ptr', ptr, true);
   const status = (cudaFreeHost$c ??= binder.native('cudaFreeHost'))(ptr);
   if (status !== 0) throw fail('cudaFreeHost', status);
 }
 let cudaFreeMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t): void {
+/** `cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t | null): void {
   assertMayBlock('cudaFreeMipmappedArray');
+  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaFreeMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
   const status = (cudaFreeMipmappedArray$c ??= binder.native('cudaFreeMipmappedArray'))(mipmappedArray);
   if (status !== 0) throw fail('cudaFreeMipmappedArray', status);
 }
 let cudaFuncGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 13.0 Returns `attr`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 13.0 Returns `attr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncGetAttributes(func: T.Pointer): T.cudaFuncAttributes {
   const attr$ = new Uint8Array(144);
+  pointerArg('cudaFuncGetAttributes', 'func', func, true);
   const status = (cudaFuncGetAttributes$c ??= binder.native('cudaFuncGetAttributes'))(attr$, func);
   if (status !== 0) throw fail('cudaFuncGetAttributes', status);
   return decodeRecord<T.cudaFuncAttributes>(records.cudaFuncAttributes(), attr$);
 }
 let cudaFuncGetName$: Scratch | undefined;
 let cudaFuncGetName$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 13.0 Returns `name`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 13.0 Returns `name`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncGetName(func: T.Pointer): string | null {
   const s = (cudaFuncGetName$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaFuncGetName', 'func', func, true);
   const status = (cudaFuncGetName$c ??= binder.native('cudaFuncGetName'))(s.slot(0), func);
   if (status !== 0) throw fail('cudaFuncGetName', status);
   return readCString(s.address(0));
 }
+let cudaFuncGetParamInfo$: Scratch | undefined;
 let cudaFuncGetParamInfo$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaFuncGetParamInfo(func: T.Pointer, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): void {
-  const status = (cudaFuncGetParamInfo$c ??= binder.native('cudaFuncGetParamInfo'))(func, paramIndex, paramOffset, paramSize);
+/** `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 13.0 Returns `paramOffset`, `paramSize`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaFuncGetParamInfo(func: T.Pointer, paramIndex: T.Int64): { paramOffset: number; paramSize: number } {
+  const s = (cudaFuncGetParamInfo$ ??= new Scratch(2));
+  pointerArg('cudaFuncGetParamInfo', 'func', func, true);
+  if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cudaFuncGetParamInfo', 'paramIndex', paramIndex, false);
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  const status = (cudaFuncGetParamInfo$c ??= binder.native('cudaFuncGetParamInfo'))(func, paramIndex, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaFuncGetParamInfo', status);
+  return { paramOffset: s.size(0), paramSize: s.size(1) };
 }
 let cudaFuncSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncSetAttribute(func: T.Pointer, attr: T.cudaFuncAttribute, value: number): void {
+  pointerArg('cudaFuncSetAttribute', 'func', func, true);
+  if ((attr | 0) !== attr) throw intError('cudaFuncSetAttribute', 'attr', 'i32', attr);
+  if ((value | 0) !== value) throw intError('cudaFuncSetAttribute', 'value', 'i32', value);
   const status = (cudaFuncSetAttribute$c ??= binder.native('cudaFuncSetAttribute'))(func, attr, value);
   if (status !== 0) throw fail('cudaFuncSetAttribute', status);
 }
 let cudaFuncSetCacheConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncSetCacheConfig(func: T.Pointer, cacheConfig: T.cudaFuncCache): void {
+  pointerArg('cudaFuncSetCacheConfig', 'func', func, true);
+  if ((cacheConfig | 0) !== cacheConfig) throw intError('cudaFuncSetCacheConfig', 'cacheConfig', 'i32', cacheConfig);
   const status = (cudaFuncSetCacheConfig$c ??= binder.native('cudaFuncSetCacheConfig'))(func, cacheConfig);
   if (status !== 0) throw fail('cudaFuncSetCacheConfig', status);
 }
 let cudaFuncSetSharedMemConfig$c: NativeFunction | undefined;
-/** `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaFuncSetSharedMemConfig(func: T.Pointer, config: T.cudaSharedMemConfig): void {
+  pointerArg('cudaFuncSetSharedMemConfig', 'func', func, true);
+  if ((config | 0) !== config) throw intError('cudaFuncSetSharedMemConfig', 'config', 'i32', config);
   const status = (cudaFuncSetSharedMemConfig$c ??= binder.native('cudaFuncSetSharedMemConfig'))(func, config);
   if (status !== 0) throw fail('cudaFuncSetSharedMemConfig', status);
 }
 let cudaGetChannelDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `desc`. Throws {@link RuntimeError}. */
-export function cudaGetChannelDesc(array: T.cudaArray_const_t): T.cudaChannelFormatDesc {
+/** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 Returns `desc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaChannelFormatDesc {
   const desc$ = new Uint8Array(20);
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaGetChannelDesc', 'array', array, true) as typeof array;
   const status = (cudaGetChannelDesc$c ??= binder.native('cudaGetChannelDesc'))(desc$, array);
   if (status !== 0) throw fail('cudaGetChannelDesc', status);
   return decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$);
 }
 let cudaGetDevice$: Scratch | undefined;
 let cudaGetDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetDevice(): number {
   const s = (cudaGetDevice$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaGetDevice$c ??= binder.native('cudaGetDevice'))(s.slot(0));
   if (status !== 0) throw fail('cudaGetDevice', status);
   return s.i32[0];
 }
 let cudaGetDeviceCount$: Scratch | undefined;
 let cudaGetDeviceCount$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 Returns `count`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 Returns `count`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetDeviceCount(): number {
   const s = (cudaGetDeviceCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaGetDeviceCount$c ??= binder.native('cudaGetDeviceCount'))(s.slot(0));
   if (status !== 0) throw fail('cudaGetDeviceCount', status);
   return s.i32[0];
 }
 let cudaGetDeviceFlags$: Scratch | undefined;
 let cudaGetDeviceFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetDeviceFlags(): number {
   const s = (cudaGetDeviceFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaGetDeviceFlags$c ??= binder.native('cudaGetDeviceFlags'))(s.slot(0));
   if (status !== 0) throw fail('cudaGetDeviceFlags', status);
   return s.u32[0];
 }
 let cudaGetDeviceProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `prop`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `prop`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetDeviceProperties(device: number): T.cudaDeviceProp {
   const prop$ = new Uint8Array(1008);
+  if ((device | 0) !== device) throw intError('cudaGetDeviceProperties', 'device', 'i32', device);
   const status = (cudaGetDeviceProperties$c ??= binder.native('cudaGetDeviceProperties'))(prop$, device);
   if (status !== 0) throw fail('cudaGetDeviceProperties', status);
   return decodeRecord<T.cudaDeviceProp>(records.cudaDeviceProp(), prop$);
 }
 let cudaGetDriverEntryPoint$: Scratch | undefined;
 let cudaGetDriverEntryPoint$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `funcPtr`, `driverStatus`. Throws {@link RuntimeError}. */
-export function cudaGetDriverEntryPoint(symbol: string | T.Pointer, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
+/** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `funcPtr`, `driverStatus`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGetDriverEntryPoint(symbol: string, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   const s = (cudaGetDriverEntryPoint$ ??= new Scratch(2));
+  if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
+  s.u64[0] = 0n;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
+  s.u64[1] = 0n;
   const status = (cudaGetDriverEntryPoint$c ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s.slot(0), flags, s.slot(1));
   if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
   return { funcPtr: s.address(0), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
 }
 let cudaGetDriverEntryPointByVersion$: Scratch | undefined;
 let cudaGetDriverEntryPointByVersion$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `funcPtr`, `driverStatus`. Throws {@link RuntimeError}. */
-export function cudaGetDriverEntryPointByVersion(symbol: string | T.Pointer, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
+/** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `funcPtr`, `driverStatus`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGetDriverEntryPointByVersion(symbol: string, cudaVersion: number, flags: T.Int64): { funcPtr: number; driverStatus: T.cudaDriverEntryPointQueryResult } {
   const s = (cudaGetDriverEntryPointByVersion$ ??= new Scratch(2));
+  if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
+  s.u64[0] = 0n;
+  if ((cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
+  s.u64[1] = 0n;
   const status = (cudaGetDriverEntryPointByVersion$c ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, s.slot(0), cudaVersion, flags, s.slot(1));
   if (status !== 0) throw fail('cudaGetDriverEntryPointByVersion', status);
   return { funcPtr: s.address(0), driverStatus: s.i32[2] as T.cudaDriverEntryPointQueryResult };
@@ -564,871 +728,1279 @@ export function cudaGetDriverEntryPointByVersion(symbol: string | T.Pointer, cud
 let cudaGetErrorName$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorName(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetErrorName(error: T.cudaError_t): string | null {
-  return (cudaGetErrorName$c ??= binder.native('cudaGetErrorName'))(error);
+  if ((error | 0) !== error) throw intError('cudaGetErrorName', 'error', 'i32', error);
+  const result = (cudaGetErrorName$c ??= binder.native('cudaGetErrorName'))(error);
+  return result;
 }
 let cudaGetErrorString$c: NativeFunction | undefined;
 /** `const char *cudaGetErrorString(cudaError_t error)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetErrorString(error: T.cudaError_t): string | null {
-  return (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
+  if ((error | 0) !== error) throw intError('cudaGetErrorString', 'error', 'i32', error);
+  const result = (cudaGetErrorString$c ??= binder.native('cudaGetErrorString'))(error);
+  return result;
 }
 let cudaGetExportTable$: Scratch | undefined;
 let cudaGetExportTable$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0 Returns `ppExportTable`. Throws {@link RuntimeError}. */
-export function cudaGetExportTable(pExportTableId: T.CUuuid_st | T.Pointer): number {
+/** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0 Returns `ppExportTable`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGetExportTable(pExportTableId: T.CUuuid_st | Uint8Array): number {
   const s = (cudaGetExportTable$ ??= new Scratch(1));
-  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.slot(0), isPointerLike(pExportTableId) ? pExportTableId : encodeRecord(records.CUuuid_st(), pExportTableId));
+  s.u64[0] = 0n;
+  const pExportTableId$ = recordArg('cudaGetExportTable', 'pExportTableId', records.CUuuid_st(), pExportTableId, false);
+  const status = (cudaGetExportTable$c ??= binder.native('cudaGetExportTable'))(s.slot(0), pExportTableId$);
   if (status !== 0) throw fail('cudaGetExportTable', status);
   return s.address(0);
 }
 let cudaGetFuncBySymbol$: Scratch | undefined;
 let cudaGetFuncBySymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 Returns `functionPtr`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 Returns `functionPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetFuncBySymbol(symbolPtr: T.Pointer): T.cudaFunction_t {
   const s = (cudaGetFuncBySymbol$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaGetFuncBySymbol', 'symbolPtr', symbolPtr, true);
   const status = (cudaGetFuncBySymbol$c ??= binder.native('cudaGetFuncBySymbol'))(s.slot(0), symbolPtr);
   if (status !== 0) throw fail('cudaGetFuncBySymbol', status);
   return s.address(0) as T.cudaFunction_t;
 }
 let cudaGetKernel$: Scratch | undefined;
 let cudaGetKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 Returns `kernelPtr`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 Returns `kernelPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetKernel(entryFuncAddr: T.Pointer): T.cudaKernel_t {
   const s = (cudaGetKernel$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaGetKernel', 'entryFuncAddr', entryFuncAddr, true);
   const status = (cudaGetKernel$c ??= binder.native('cudaGetKernel'))(s.slot(0), entryFuncAddr);
   if (status !== 0) throw fail('cudaGetKernel', status);
   return s.address(0) as T.cudaKernel_t;
 }
 let cudaGetLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetLastError(): void {
   const status = (cudaGetLastError$c ??= binder.native('cudaGetLastError'))();
   if (status !== 0) throw fail('cudaGetLastError', status);
 }
 let cudaGetMipmappedArrayLevel$: Scratch | undefined;
 let cudaGetMipmappedArrayLevel$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 Returns `levelArray`. Throws {@link RuntimeError}. */
-export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t, level: number): T.cudaArray_t {
+/** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 Returns `levelArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGetMipmappedArrayLevel(mipmappedArray: T.cudaMipmappedArray_const_t | null, level: number): T.cudaArray_t {
   const s = (cudaGetMipmappedArrayLevel$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
+  if ((level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
   const status = (cudaGetMipmappedArrayLevel$c ??= binder.native('cudaGetMipmappedArrayLevel'))(s.slot(0), mipmappedArray, level);
   if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
   return s.address(0) as T.cudaArray_t;
 }
 let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResDesc`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(144);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaGetSurfaceObjectResourceDesc', 'surfObject', surfObject, false);
   const status = (cudaGetSurfaceObjectResourceDesc$c ??= binder.native('cudaGetSurfaceObjectResourceDesc'))(pResDesc$, surfObject);
   if (status !== 0) throw fail('cudaGetSurfaceObjectResourceDesc', status);
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetSymbolAddress$: Scratch | undefined;
 let cudaGetSymbolAddress$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}. */
-export function cudaGetSymbolAddress(symbol: T.Pointer): number {
+/** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGetSymbolAddress(symbol: T.Pointer): T.DevicePointer {
   const s = (cudaGetSymbolAddress$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaGetSymbolAddress', 'symbol', symbol, true);
   const status = (cudaGetSymbolAddress$c ??= binder.native('cudaGetSymbolAddress'))(s.slot(0), symbol);
   if (status !== 0) throw fail('cudaGetSymbolAddress', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaGetSymbolSize$: Scratch | undefined;
 let cudaGetSymbolSize$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `size`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `size`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetSymbolSize(symbol: T.Pointer): number {
   const s = (cudaGetSymbolSize$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaGetSymbolSize', 'symbol', symbol, true);
   const status = (cudaGetSymbolSize$c ??= binder.native('cudaGetSymbolSize'))(s.slot(0), symbol);
   if (status !== 0) throw fail('cudaGetSymbolSize', status);
   return s.size(0);
 }
 let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResDesc`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(144);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceDesc', 'texObject', texObject, false);
   const status = (cudaGetTextureObjectResourceDesc$c ??= binder.native('cudaGetTextureObjectResourceDesc'))(pResDesc$, texObject);
   if (status !== 0) throw fail('cudaGetTextureObjectResourceDesc', status);
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
 }
 let cudaGetTextureObjectResourceViewDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResViewDesc`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pResViewDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cudaResourceViewDesc {
   const pResViewDesc$ = new Uint8Array(112);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceViewDesc', 'texObject', texObject, false);
   const status = (cudaGetTextureObjectResourceViewDesc$c ??= binder.native('cudaGetTextureObjectResourceViewDesc'))(pResViewDesc$, texObject);
   if (status !== 0) throw fail('cudaGetTextureObjectResourceViewDesc', status);
   return decodeRecord<T.cudaResourceViewDesc>(records.cudaResourceViewDesc(), pResViewDesc$);
 }
 let cudaGetTextureObjectTextureDesc$c: NativeFunction | undefined;
-/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pTexDesc`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 Returns `pTexDesc`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextureDesc {
   const pTexDesc$ = new Uint8Array(72);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectTextureDesc', 'texObject', texObject, false);
   const status = (cudaGetTextureObjectTextureDesc$c ??= binder.native('cudaGetTextureObjectTextureDesc'))(pTexDesc$, texObject);
   if (status !== 0) throw fail('cudaGetTextureObjectTextureDesc', status);
   return decodeRecord<T.cudaTextureDesc>(records.cudaTextureDesc(), pTexDesc$);
 }
 let cudaGraphAddChildGraphNode$: Scratch | undefined;
 let cudaGraphAddChildGraphNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.cudaGraph_t): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddChildGraphNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, childGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddChildGraphNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddChildGraphNode$c ??= binder.native('cudaGraphAddChildGraphNode'))(s.slot(0), graph, pDependencies, numDependencies, childGraph);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddChildGraphNode', 'pDependencies', 'address', pDependencies, false);
+  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddChildGraphNode$c ??= binder.native('cudaGraphAddChildGraphNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, childGraph);
   if (status !== 0) throw fail('cudaGraphAddChildGraphNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphAddDependencies(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, edgeData: T.cudaGraphEdgeData_st | T.Pointer, numDependencies: T.Int64): void {
-  const status = (cudaGraphAddDependencies$c ??= binder.native('cudaGraphAddDependencies'))(graph, from, to, isPointerLike(edgeData) ? edgeData : encodeRecord(records.cudaGraphEdgeData_st(), edgeData), numDependencies);
+/** `cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddDependencies', 'graph', graph, true) as typeof graph;
+  const from$ = scalarArrayArg('cudaGraphAddDependencies', 'from', 'address', from, true);
+  const to$ = scalarArrayArg('cudaGraphAddDependencies', 'to', 'address', to, true);
+  const edgeData$ = recordArg('cudaGraphAddDependencies', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, true);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphAddDependencies', 'numDependencies', numDependencies, false);
+  const status = (cudaGraphAddDependencies$c ??= binder.native('cudaGraphAddDependencies'))(graph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cudaGraphAddDependencies', status);
 }
 let cudaGraphAddEmptyNode$: Scratch | undefined;
 let cudaGraphAddEmptyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddEmptyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddEmptyNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddEmptyNode$c ??= binder.native('cudaGraphAddEmptyNode'))(s.slot(0), graph, pDependencies, numDependencies);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddEmptyNode', 'pDependencies', 'address', pDependencies, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddEmptyNode$c ??= binder.native('cudaGraphAddEmptyNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n);
   if (status !== 0) throw fail('cudaGraphAddEmptyNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddEventRecordNode$: Scratch | undefined;
 let cudaGraphAddEventRecordNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddEventRecordNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddEventRecordNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddEventRecordNode$c ??= binder.native('cudaGraphAddEventRecordNode'))(s.slot(0), graph, pDependencies, numDependencies, event);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddEventRecordNode', 'pDependencies', 'address', pDependencies, false);
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventRecordNode', 'event', event, true) as typeof event;
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddEventRecordNode$c ??= binder.native('cudaGraphAddEventRecordNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cudaGraphAddEventRecordNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddEventWaitNode$: Scratch | undefined;
 let cudaGraphAddEventWaitNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddEventWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, event: T.cudaEvent_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphAddEventWaitNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddEventWaitNode$c ??= binder.native('cudaGraphAddEventWaitNode'))(s.slot(0), graph, pDependencies, numDependencies, event);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddEventWaitNode', 'pDependencies', 'address', pDependencies, false);
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventWaitNode', 'event', event, true) as typeof event;
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddEventWaitNode$c ??= binder.native('cudaGraphAddEventWaitNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, event);
   if (status !== 0) throw fail('cudaGraphAddEventWaitNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: Scratch | undefined;
 let cudaGraphAddExternalSemaphoresSignalNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddExternalSemaphoresSignalNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddExternalSemaphoresSignalNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s.slot(0), graph, pDependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', 'address', pDependencies, false);
+  const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddExternalSemaphoresSignalNode$c ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresSignalNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: Scratch | undefined;
 let cudaGraphAddExternalSemaphoresWaitNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddExternalSemaphoresWaitNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddExternalSemaphoresWaitNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s.slot(0), graph, pDependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', 'address', pDependencies, false);
+  const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddExternalSemaphoresWaitNode$c ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddExternalSemaphoresWaitNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddHostNode$: Scratch | undefined;
 let cudaGraphAddHostNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddHostNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddHostNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaHostNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddHostNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddHostNode$c ??= binder.native('cudaGraphAddHostNode'))(s.slot(0), graph, pDependencies, numDependencies, pNodeParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddHostNode', 'pDependencies', 'address', pDependencies, false);
+  const pNodeParams$ = recordArg('cudaGraphAddHostNode', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddHostNode$c ??= binder.native('cudaGraphAddHostNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphAddHostNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddKernelNode$: Scratch | undefined;
 let cudaGraphAddKernelNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddKernelNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddKernelNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pNodeParams: T.cudaKernelNodeParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddKernelNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddKernelNode$c ??= binder.native('cudaGraphAddKernelNode'))(s.slot(0), graph, pDependencies, numDependencies, pNodeParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddKernelNode', 'pDependencies', 'address', pDependencies, false);
+  const pNodeParams$ = recordArg('cudaGraphAddKernelNode', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddKernelNode$c ??= binder.native('cudaGraphAddKernelNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphAddKernelNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemAllocNode$: Scratch | undefined;
 let cudaGraphAddMemAllocNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`, `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemAllocNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaMemAllocNodeParams } {
   const s = (cudaGraphAddMemAllocNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemAllocNode$c ??= binder.native('cudaGraphAddMemAllocNode'))(s.slot(0), graph, pDependencies, numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemAllocNode', 'pDependencies', 'address', pDependencies, false);
+  const nodeParams$ = new Uint8Array(120);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemAllocNode$c ??= binder.native('cudaGraphAddMemAllocNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddMemAllocNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return { pGraphNode: s.address(0) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), nodeParams$) };
 }
 let cudaGraphAddMemFreeNode$: Scratch | undefined;
 let cudaGraphAddMemFreeNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dptr: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemFreeNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dptr: T.Pointer): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemFreeNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemFreeNode$c ??= binder.native('cudaGraphAddMemFreeNode'))(s.slot(0), graph, pDependencies, numDependencies, dptr);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemFreeNode', 'pDependencies', 'address', pDependencies, false);
+  pointerArg('cudaGraphAddMemFreeNode', 'dptr', dptr, true);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemFreeNode$c ??= binder.native('cudaGraphAddMemFreeNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dptr);
   if (status !== 0) throw fail('cudaGraphAddMemFreeNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNode$: Scratch | undefined;
 let cudaGraphAddMemcpyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pCopyParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemcpyNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pCopyParams: T.cudaMemcpy3DParms | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemcpyNode$c ??= binder.native('cudaGraphAddMemcpyNode'))(s.slot(0), graph, pDependencies, numDependencies, pCopyParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode', 'pDependencies', 'address', pDependencies, false);
+  const pCopyParams$ = recordArg('cudaGraphAddMemcpyNode', 'pCopyParams', records.cudaMemcpy3DParms(), pCopyParams, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemcpyNode$c ??= binder.native('cudaGraphAddMemcpyNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pCopyParams$);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNode1D$: Scratch | undefined;
 let cudaGraphAddMemcpyNode1D$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemcpyNode1D(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNode1D$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemcpyNode1D$c ??= binder.native('cudaGraphAddMemcpyNode1D'))(s.slot(0), graph, pDependencies, numDependencies, dst, src, count, kind);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode1D', 'pDependencies', 'address', pDependencies, false);
+  pointerArg('cudaGraphAddMemcpyNode1D', 'dst', dst, true, count);
+  pointerArg('cudaGraphAddMemcpyNode1D', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemcpyNode1D$c ??= binder.native('cudaGraphAddMemcpyNode1D'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNode1D', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: Scratch | undefined;
 let cudaGraphAddMemcpyNodeFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemcpyNodeFromSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNodeFromSymbol$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemcpyNodeFromSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s.slot(0), graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', 'address', pDependencies, false);
+  pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'dst', dst, true, count);
+  pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemcpyNodeFromSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNodeFromSymbol', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemcpyNodeToSymbol$: Scratch | undefined;
 let cudaGraphAddMemcpyNodeToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemcpyNodeToSymbol(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemcpyNodeToSymbol$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemcpyNodeToSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s.slot(0), graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', 'address', pDependencies, false);
+  pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'symbol', symbol, true, count);
+  pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemcpyNodeToSymbol$c ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphAddMemcpyNodeToSymbol', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddMemsetNode$: Scratch | undefined;
 let cudaGraphAddMemsetNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pMemsetParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddMemsetNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, pMemsetParams: T.cudaMemsetParams | Uint8Array): T.cudaGraphNode_t {
   const s = (cudaGraphAddMemsetNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddMemsetNode$c ??= binder.native('cudaGraphAddMemsetNode'))(s.slot(0), graph, pDependencies, numDependencies, pMemsetParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddMemsetNode', 'pDependencies', 'address', pDependencies, false);
+  const pMemsetParams$ = recordArg('cudaGraphAddMemsetNode', 'pMemsetParams', records.cudaMemsetParams(), pMemsetParams, false);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddMemsetNode$c ??= binder.native('cudaGraphAddMemsetNode'))(s.slot(0), graph, pDependencies$.data, numDependencies$n, pMemsetParams$);
   if (status !== 0) throw fail('cudaGraphAddMemsetNode', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
 let cudaGraphAddNode$: Scratch | undefined;
 let cudaGraphAddNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`. Throws {@link RuntimeError}. */
-export function cudaGraphAddNode(graph: T.cudaGraph_t, pDependencies: T.Pointer, dependencyData: T.cudaGraphEdgeData_st | T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphNode`, `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array | null): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   const s = (cudaGraphAddNode$ ??= new Scratch(1));
-  const status = (cudaGraphAddNode$c ??= binder.native('cudaGraphAddNode'))(s.slot(0), graph, pDependencies, isPointerLike(dependencyData) ? dependencyData : encodeRecord(records.cudaGraphEdgeData_st(), dependencyData), numDependencies, nodeParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode', 'graph', graph, true) as typeof graph;
+  const pDependencies$ = scalarArrayArg('cudaGraphAddNode', 'pDependencies', 'address', pDependencies, false);
+  const dependencyData$ = recordArg('cudaGraphAddNode', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
+  const nodeParams$ = new Uint8Array(256);
+  const numDependencies$n = pDependencies$.count;
+  const status = (cudaGraphAddNode$c ??= binder.native('cudaGraphAddNode'))(s.slot(0), graph, pDependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
   if (status !== 0) throw fail('cudaGraphAddNode', status);
-  return s.address(0) as T.cudaGraphNode_t;
+  return { pGraphNode: s.address(0) as T.cudaGraphNode_t, nodeParams: decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$) };
 }
 let cudaGraphChildGraphNodeGetGraph$: Scratch | undefined;
 let cudaGraphChildGraphNodeGetGraph$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraph`. Throws {@link RuntimeError}. */
-export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t): T.cudaGraph_t {
+/** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraph`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t | null): T.cudaGraph_t {
   const s = (cudaGraphChildGraphNodeGetGraph$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
+  s.u64[0] = 0n;
   const status = (cudaGraphChildGraphNodeGetGraph$c ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s.slot(0));
   if (status !== 0) throw fail('cudaGraphChildGraphNodeGetGraph', status);
   return s.address(0) as T.cudaGraph_t;
 }
 let cudaGraphClone$: Scratch | undefined;
 let cudaGraphClone$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphClone`. Throws {@link RuntimeError}. */
-export function cudaGraphClone(originalGraph: T.cudaGraph_t): T.cudaGraph_t {
+/** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphClone`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphClone(originalGraph: T.cudaGraph_t | null): T.cudaGraph_t {
   const s = (cudaGraphClone$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
   const status = (cudaGraphClone$c ??= binder.native('cudaGraphClone'))(s.slot(0), originalGraph);
   if (status !== 0) throw fail('cudaGraphClone', status);
   return s.address(0) as T.cudaGraph_t;
 }
 let cudaGraphConditionalHandleCreate$: Scratch | undefined;
 let cudaGraphConditionalHandleCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pHandle_out`. Throws {@link RuntimeError}. */
-export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t, defaultLaunchValue: number, flags: number): bigint {
+/** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pHandle_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphConditionalHandleCreate(graph: T.cudaGraph_t | null, defaultLaunchValue: number, flags: number): bigint {
   const s = (cudaGraphConditionalHandleCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
+  if ((defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
+  if ((flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
   const status = (cudaGraphConditionalHandleCreate$c ??= binder.native('cudaGraphConditionalHandleCreate'))(s.slot(0), graph, defaultLaunchValue, flags);
   if (status !== 0) throw fail('cudaGraphConditionalHandleCreate', status);
   return s.u64[0];
 }
 let cudaGraphCreate$: Scratch | undefined;
 let cudaGraphCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraph`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraph`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaGraphCreate(flags: number): T.cudaGraph_t {
   const s = (cudaGraphCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cudaGraphCreate', 'flags', 'u32', flags);
   const status = (cudaGraphCreate$c ??= binder.native('cudaGraphCreate'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaGraphCreate', status);
   return s.address(0) as T.cudaGraph_t;
 }
 let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t, path: string | T.Pointer, flags: number): void {
+/** `cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string, flags: number): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
+  if (typeof path !== 'string') throw argError('cudaGraphDebugDotPrint', 'path', 'a string', path);
+  if ((flags >>> 0) !== flags) throw intError('cudaGraphDebugDotPrint', 'flags', 'u32', flags);
   const status = (cudaGraphDebugDotPrint$c ??= binder.native('cudaGraphDebugDotPrint'))(graph, path, flags);
   if (status !== 0) throw fail('cudaGraphDebugDotPrint', status);
 }
 let cudaGraphDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphDestroy(graph: T.cudaGraph_t): void {
+/** `cudaError_t cudaGraphDestroy(cudaGraph_t graph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphDestroy(graph: T.cudaGraph_t | null): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDestroy', 'graph', graph, true) as typeof graph;
   const status = (cudaGraphDestroy$c ??= binder.native('cudaGraphDestroy'))(graph);
   if (status !== 0) throw fail('cudaGraphDestroy', status);
 }
 let cudaGraphDestroyNode$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphDestroyNode(node: T.cudaGraphNode_t): void {
+/** `cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphDestroyNode', 'node', node, true) as typeof node;
   const status = (cudaGraphDestroyNode$c ??= binder.native('cudaGraphDestroyNode'))(node);
   if (status !== 0) throw fail('cudaGraphDestroyNode', status);
 }
 let cudaGraphEventRecordNodeGetEvent$: Scratch | undefined;
 let cudaGraphEventRecordNodeGetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `event_out`. Throws {@link RuntimeError}. */
-export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t): T.cudaEvent_t {
+/** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `event_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   const s = (cudaGraphEventRecordNodeGetEvent$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
+  s.u64[0] = 0n;
   const status = (cudaGraphEventRecordNodeGetEvent$c ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s.slot(0));
   if (status !== 0) throw fail('cudaGraphEventRecordNodeGetEvent', status);
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t, event: T.cudaEvent_t): void {
+/** `cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeSetEvent', 'node', node, true) as typeof node;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphEventRecordNodeSetEvent$c ??= binder.native('cudaGraphEventRecordNodeSetEvent'))(node, event);
   if (status !== 0) throw fail('cudaGraphEventRecordNodeSetEvent', status);
 }
 let cudaGraphEventWaitNodeGetEvent$: Scratch | undefined;
 let cudaGraphEventWaitNodeGetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `event_out`. Throws {@link RuntimeError}. */
-export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t): T.cudaEvent_t {
+/** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `event_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t | null): T.cudaEvent_t {
   const s = (cudaGraphEventWaitNodeGetEvent$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
+  s.u64[0] = 0n;
   const status = (cudaGraphEventWaitNodeGetEvent$c ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s.slot(0));
   if (status !== 0) throw fail('cudaGraphEventWaitNodeGetEvent', status);
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t, event: T.cudaEvent_t): void {
+/** `cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeSetEvent', 'node', node, true) as typeof node;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphEventWaitNodeSetEvent$c ??= binder.native('cudaGraphEventWaitNodeSetEvent'))(node, event);
   if (status !== 0) throw fail('cudaGraphEventWaitNodeSetEvent', status);
 }
 let cudaGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, childGraph: T.cudaGraph_t): void {
+/** `cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, childGraph: T.cudaGraph_t | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecChildGraphNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphExecChildGraphNodeSetParams', 'childGraph', childGraph, true) as typeof childGraph;
   const status = (cudaGraphExecChildGraphNodeSetParams$c ??= binder.native('cudaGraphExecChildGraphNodeSetParams'))(hGraphExec, node, childGraph);
   if (status !== 0) throw fail('cudaGraphExecChildGraphNodeSetParams', status);
 }
 let cudaGraphExecDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t): void {
+/** `cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t | null): void {
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecDestroy', 'graphExec', graphExec, true) as typeof graphExec;
   const status = (cudaGraphExecDestroy$c ??= binder.native('cudaGraphExecDestroy'))(graphExec);
   if (status !== 0) throw fail('cudaGraphExecDestroy', status);
 }
 let cudaGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, event: T.cudaEvent_t): void {
+/** `cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphExecEventRecordNodeSetEvent$c ??= binder.native('cudaGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cudaGraphExecEventRecordNodeSetEvent', status);
 }
 let cudaGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, event: T.cudaEvent_t): void {
+/** `cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphExecEventWaitNodeSetEvent$c ??= binder.native('cudaGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cudaGraphExecEventWaitNodeSetEvent', status);
 }
 let cudaGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): void {
-  const status = (cudaGraphExecExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `cudaError_t cudaGraphExecExternalSemaphoresSignalNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
+  const status = (cudaGraphExecExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresSignalNodeSetParams', status);
 }
 let cudaGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): void {
-  const status = (cudaGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams);
+/** `cudaError_t cudaGraphExecExternalSemaphoresWaitNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
+  const status = (cudaGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresWaitNodeSetParams', status);
 }
 let cudaGraphExecGetFlags$: Scratch | undefined;
 let cudaGraphExecGetFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}. */
-export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t): bigint {
+/** `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t | null): bigint {
   const s = (cudaGraphExecGetFlags$ ??= new Scratch(1));
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecGetFlags', 'graphExec', graphExec, true) as typeof graphExec;
+  s.u64[0] = 0n;
   const status = (cudaGraphExecGetFlags$c ??= binder.native('cudaGraphExecGetFlags'))(graphExec, s.slot(0));
   if (status !== 0) throw fail('cudaGraphExecGetFlags', status);
   return s.u64[0];
 }
 let cudaGraphExecHostNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphExecHostNodeSetParams$c ??= binder.native('cudaGraphExecHostNodeSetParams'))(hGraphExec, node, pNodeParams);
+/** `cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecHostNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphExecHostNodeSetParams', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
+  const status = (cudaGraphExecHostNodeSetParams$c ??= binder.native('cudaGraphExecHostNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecHostNodeSetParams', status);
 }
 let cudaGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphExecKernelNodeSetParams$c ??= binder.native('cudaGraphExecKernelNodeSetParams'))(hGraphExec, node, pNodeParams);
+/** `cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecKernelNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphExecKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
+  const status = (cudaGraphExecKernelNodeSetParams$c ??= binder.native('cudaGraphExecKernelNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecKernelNodeSetParams', status);
 }
 let cudaGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphExecMemcpyNodeSetParams$c ??= binder.native('cudaGraphExecMemcpyNodeSetParams'))(hGraphExec, node, pNodeParams);
+/** `cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphExecMemcpyNodeSetParams', 'pNodeParams', records.cudaMemcpy3DParms(), pNodeParams, false);
+  const status = (cudaGraphExecMemcpyNodeSetParams$c ??= binder.native('cudaGraphExecMemcpyNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams', status);
 }
 let cudaGraphExecMemcpyNodeSetParams1D$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphExecMemcpyNodeSetParams1D', 'dst', dst, true, count);
+  pointerArg('cudaGraphExecMemcpyNodeSetParams1D', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParams1D', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParams1D$c ??= binder.native('cudaGraphExecMemcpyNodeSetParams1D'))(hGraphExec, node, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams1D', status);
 }
 let cudaGraphExecMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'dst', dst, true, count);
+  pointerArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParamsFromSymbol$c ??= binder.native('cudaGraphExecMemcpyNodeSetParamsFromSymbol'))(hGraphExec, node, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsFromSymbol', status);
 }
 let cudaGraphExecMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'symbol', symbol, true, count);
+  pointerArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParamsToSymbol$c ??= binder.native('cudaGraphExecMemcpyNodeSetParamsToSymbol'))(hGraphExec, node, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsToSymbol', status);
 }
 let cudaGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphExecMemsetNodeSetParams$c ??= binder.native('cudaGraphExecMemsetNodeSetParams'))(hGraphExec, node, pNodeParams);
+/** `cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemsetNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphExecMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);
+  const status = (cudaGraphExecMemsetNodeSetParams$c ??= binder.native('cudaGraphExecMemsetNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecMemsetNodeSetParams', status);
 }
 let cudaGraphExecNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, nodeParams: T.Pointer): void {
-  const status = (cudaGraphExecNodeSetParams$c ??= binder.native('cudaGraphExecNodeSetParams'))(graphExec, node, nodeParams);
+/** `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null): T.cudaGraphNodeParams {
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecNodeSetParams', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecNodeSetParams', 'node', node, true) as typeof node;
+  const nodeParams$ = new Uint8Array(256);
+  const status = (cudaGraphExecNodeSetParams$c ??= binder.native('cudaGraphExecNodeSetParams'))(graphExec, node, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecNodeSetParams', status);
+  return decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$);
 }
 let cudaGraphExecUpdate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 13.0 Returns `resultInfo`. Throws {@link RuntimeError}. */
-export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t, hGraph: T.cudaGraph_t): T.cudaGraphExecUpdateResultInfo_st {
+/** `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 13.0 Returns `resultInfo`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t | null, hGraph: T.cudaGraph_t | null): T.cudaGraphExecUpdateResultInfo_st {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
   const resultInfo$ = new Uint8Array(24);
   const status = (cudaGraphExecUpdate$c ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, resultInfo$);
   if (status !== 0) throw fail('cudaGraphExecUpdate', status);
   return decodeRecord<T.cudaGraphExecUpdateResultInfo_st>(records.cudaGraphExecUpdateResultInfo_st(), resultInfo$);
 }
 let cudaGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `params_out`. Throws {@link RuntimeError}. */
-export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t): T.cudaExternalSemaphoreSignalNodeParams {
+/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `params_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreSignalNodeParams {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cudaGraphExternalSemaphoresSignalNodeGetParams$c ??= binder.native('cudaGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresSignalNodeGetParams', status);
   return decodeRecord<T.cudaExternalSemaphoreSignalNodeParams>(records.cudaExternalSemaphoreSignalNodeParams(), params_out$);
 }
 let cudaGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): void {
-  const status = (cudaGraphExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams);
+/** `cudaError_t cudaGraphExternalSemaphoresSignalNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
+  const status = (cudaGraphExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresSignalNodeSetParams', status);
 }
 let cudaGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `params_out`. Throws {@link RuntimeError}. */
-export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t): T.cudaExternalSemaphoreWaitNodeParams {
+/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `params_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreWaitNodeParams {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cudaGraphExternalSemaphoresWaitNodeGetParams$c ??= binder.native('cudaGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresWaitNodeGetParams', status);
   return decodeRecord<T.cudaExternalSemaphoreWaitNodeParams>(records.cudaExternalSemaphoreWaitNodeParams(), params_out$);
 }
 let cudaGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphNode_t, nodeParams: T.Pointer): void {
-  const status = (cudaGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams);
+/** `cudaError_t cudaGraphExternalSemaphoresWaitNodeSetParams(cudaGraphNode_t hNode, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  const nodeParams$ = recordArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
+  const status = (cudaGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresWaitNodeSetParams', status);
 }
 let cudaGraphGetEdges$: Scratch | undefined;
 let cudaGraphGetEdges$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 13.0 Returns `from`, `to`. Throws {@link RuntimeError}. */
-export function cudaGraphGetEdges(graph: T.cudaGraph_t, edgeData: T.Pointer, numEdges: T.Pointer): { from: T.cudaGraphNode_t; to: T.cudaGraphNode_t } {
-  const s = (cudaGraphGetEdges$ ??= new Scratch(2));
-  const status = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, s.slot(0), s.slot(1), edgeData, numEdges);
-  if (status !== 0) throw fail('cudaGraphGetEdges', status);
-  return { from: s.address(0) as T.cudaGraphNode_t, to: s.address(1) as T.cudaGraphNode_t };
+/** `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 13.0 Returns `from`, `to`, `edgeData`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphGetEdges(graph: T.cudaGraph_t | null): { from: T.cudaGraphNode_t[]; to: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st[] } {
+  const s = (cudaGraphGetEdges$ ??= new Scratch(1));
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetEdges', 'graph', graph, true) as typeof graph;
+  s.u64[0] = BigInt(0);
+  const asked = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, null, null, null, s.slot(0));
+  if (asked !== 0) throw fail('cudaGraphGetEdges', asked);
+  let n = Number(s.size(0));
+  const from$ = new BigUint64Array(Math.max(1, n));
+  const to$ = new BigUint64Array(Math.max(1, n));
+  const edgeData$ = new Uint8Array(Math.max(1, n) * 8);
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cudaGraphGetEdges$c ??= binder.native('cudaGraphGetEdges'))(graph, from$, to$, edgeData$, s.slot(0));
+    if (status !== 0) throw fail('cudaGraphGetEdges', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { from: Array.from(from$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), to: Array.from(to$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), edgeData: decodeRecords<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$, n) };
 }
+let cudaGraphGetNodes$: Scratch | undefined;
 let cudaGraphGetNodes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphGetNodes(graph: T.cudaGraph_t, nodes: T.Pointer, numNodes: T.Pointer): void {
-  const status = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, nodes, numNodes);
-  if (status !== 0) throw fail('cudaGraphGetNodes', status);
+/** `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 13.0 Returns `nodes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphGetNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
+  const s = (cudaGraphGetNodes$ ??= new Scratch(1));
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetNodes', 'graph', graph, true) as typeof graph;
+  s.u64[0] = BigInt(0);
+  const asked = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, null, s.slot(0));
+  if (asked !== 0) throw fail('cudaGraphGetNodes', asked);
+  let n = Number(s.size(0));
+  const nodes$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cudaGraphGetNodes$c ??= binder.native('cudaGraphGetNodes'))(graph, nodes$, s.slot(0));
+    if (status !== 0) throw fail('cudaGraphGetNodes', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(nodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
 }
+let cudaGraphGetRootNodes$: Scratch | undefined;
 let cudaGraphGetRootNodes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphGetRootNodes(graph: T.cudaGraph_t, pRootNodes: T.Pointer, pNumRootNodes: T.Pointer): void {
-  const status = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes, pNumRootNodes);
-  if (status !== 0) throw fail('cudaGraphGetRootNodes', status);
+/** `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 13.0 Returns `pRootNodes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphGetRootNodes(graph: T.cudaGraph_t | null): T.cudaGraphNode_t[] {
+  const s = (cudaGraphGetRootNodes$ ??= new Scratch(1));
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetRootNodes', 'graph', graph, true) as typeof graph;
+  s.u64[0] = BigInt(0);
+  const asked = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, null, s.slot(0));
+  if (asked !== 0) throw fail('cudaGraphGetRootNodes', asked);
+  let n = Number(s.size(0));
+  const pRootNodes$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cudaGraphGetRootNodes$c ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes$, s.slot(0));
+    if (status !== 0) throw fail('cudaGraphGetRootNodes', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return Array.from(pRootNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t);
 }
 let cudaGraphHostNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphHostNodeGetParams$c ??= binder.native('cudaGraphHostNodeGetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaHostNodeParams {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphHostNodeGetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = new Uint8Array(16);
+  const status = (cudaGraphHostNodeGetParams$c ??= binder.native('cudaGraphHostNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphHostNodeGetParams', status);
+  return decodeRecord<T.cudaHostNodeParams>(records.cudaHostNodeParams(), pNodeParams$);
 }
 let cudaGraphHostNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphHostNodeSetParams$c ??= binder.native('cudaGraphHostNodeSetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphHostNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphHostNodeSetParams', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
+  const status = (cudaGraphHostNodeSetParams$c ??= binder.native('cudaGraphHostNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphHostNodeSetParams', status);
 }
 let cudaGraphInstantiate$: Scratch | undefined;
 let cudaGraphInstantiate$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphExec`. Throws {@link RuntimeError}. */
-export function cudaGraphInstantiate(graph: T.cudaGraph_t, flags: T.Int64): T.cudaGraphExec_t {
+/** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphExec`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphInstantiate(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiate', 'flags', flags, false);
   const status = (cudaGraphInstantiate$c ??= binder.native('cudaGraphInstantiate'))(s.slot(0), graph, flags);
   if (status !== 0) throw fail('cudaGraphInstantiate', status);
   return s.address(0) as T.cudaGraphExec_t;
 }
 let cudaGraphInstantiateWithFlags$: Scratch | undefined;
 let cudaGraphInstantiateWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphExec`. Throws {@link RuntimeError}. */
-export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t, flags: T.Int64): T.cudaGraphExec_t {
+/** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphExec`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphInstantiateWithFlags(graph: T.cudaGraph_t | null, flags: T.Int64): T.cudaGraphExec_t {
   const s = (cudaGraphInstantiateWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
   const status = (cudaGraphInstantiateWithFlags$c ??= binder.native('cudaGraphInstantiateWithFlags'))(s.slot(0), graph, flags);
   if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
   return s.address(0) as T.cudaGraphExec_t;
 }
 let cudaGraphInstantiateWithParams$: Scratch | undefined;
 let cudaGraphInstantiateWithParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphExec`. Throws {@link RuntimeError}. */
-export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t, instantiateParams: T.Pointer): T.cudaGraphExec_t {
+/** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraphExec`, `instantiateParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphInstantiateWithParams(graph: T.cudaGraph_t | null): { pGraphExec: T.cudaGraphExec_t; instantiateParams: T.cudaGraphInstantiateParams_st } {
   const s = (cudaGraphInstantiateWithParams$ ??= new Scratch(1));
-  const status = (cudaGraphInstantiateWithParams$c ??= binder.native('cudaGraphInstantiateWithParams'))(s.slot(0), graph, instantiateParams);
+  s.u64[0] = 0n;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
+  const instantiateParams$ = new Uint8Array(32);
+  const status = (cudaGraphInstantiateWithParams$c ??= binder.native('cudaGraphInstantiateWithParams'))(s.slot(0), graph, instantiateParams$);
   if (status !== 0) throw fail('cudaGraphInstantiateWithParams', status);
-  return s.address(0) as T.cudaGraphExec_t;
+  return { pGraphExec: s.address(0) as T.cudaGraphExec_t, instantiateParams: decodeRecord<T.cudaGraphInstantiateParams_st>(records.cudaGraphInstantiateParams_st(), instantiateParams$) };
 }
 let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphKernelNodeCopyAttributes(hDst: T.cudaGraphNode_t, hSrc: T.cudaGraphNode_t): void {
+/** `cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphKernelNodeCopyAttributes(hDst: T.cudaGraphNode_t | null, hSrc: T.cudaGraphNode_t | null): void {
+  if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || hDst % 1 !== 0) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
+  if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || hSrc % 1 !== 0) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
   const status = (cudaGraphKernelNodeCopyAttributes$c ??= binder.native('cudaGraphKernelNodeCopyAttributes'))(hDst, hSrc);
   if (status !== 0) throw fail('cudaGraphKernelNodeCopyAttributes', status);
 }
 let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `value_out`. Throws {@link RuntimeError}. */
-export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
+/** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `value_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if ((attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaGraphKernelNodeGetAttribute$c ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
   if (status !== 0) throw fail('cudaGraphKernelNodeGetAttribute', status);
   return decodeRecord<T.cudaLaunchAttributeValue>(records.cudaLaunchAttributeValue(), value_out$);
 }
 let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphKernelNodeGetParams$c ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = new Uint8Array(56);
+  const status = (cudaGraphKernelNodeGetParams$c ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphKernelNodeGetParams', status);
+  return decodeRecord<T.cudaKernelNodeParams>(records.cudaKernelNodeParams(), pNodeParams$);
 }
 let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | T.Pointer): void {
-  const status = (cudaGraphKernelNodeSetAttribute$c ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, isPointerLike(value) ? value : encodeRecord(records.cudaLaunchAttributeValue(), value));
+/** `cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if ((attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
+  const value$ = recordArg('cudaGraphKernelNodeSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
+  const status = (cudaGraphKernelNodeSetAttribute$c ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, value$);
   if (status !== 0) throw fail('cudaGraphKernelNodeSetAttribute', status);
 }
 let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphKernelNodeSetParams$c ??= binder.native('cudaGraphKernelNodeSetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
+  const status = (cudaGraphKernelNodeSetParams$c ??= binder.native('cudaGraphKernelNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphKernelNodeSetParams', status);
 }
 let cudaGraphLaunch$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphLaunch', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphLaunch', 'stream', stream, true) as typeof stream;
   const status = (cudaGraphLaunch$c ??= binder.native('cudaGraphLaunch'))(graphExec, stream);
   if (status !== 0) throw fail('cudaGraphLaunch', status);
 }
 let cudaGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `params_out`. Throws {@link RuntimeError}. */
-export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t): T.cudaMemAllocNodeParams {
+/** `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `params_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemAllocNodeParams {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemAllocNodeGetParams', 'node', node, true) as typeof node;
   const params_out$ = new Uint8Array(120);
   const status = (cudaGraphMemAllocNodeGetParams$c ??= binder.native('cudaGraphMemAllocNodeGetParams'))(node, params_out$);
   if (status !== 0) throw fail('cudaGraphMemAllocNodeGetParams', status);
   return decodeRecord<T.cudaMemAllocNodeParams>(records.cudaMemAllocNodeParams(), params_out$);
 }
 let cudaGraphMemFreeNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t, dptr_out: T.Pointer): void {
+/** `cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t | null, dptr_out: T.Pointer): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphMemFreeNodeGetParams', 'dptr_out', dptr_out, true);
   const status = (cudaGraphMemFreeNodeGetParams$c ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, dptr_out);
   if (status !== 0) throw fail('cudaGraphMemFreeNodeGetParams', status);
 }
 let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphMemcpyNodeGetParams$c ??= binder.native('cudaGraphMemcpyNodeGetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemcpy3DParms {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeGetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = new Uint8Array(160);
+  const status = (cudaGraphMemcpyNodeGetParams$c ??= binder.native('cudaGraphMemcpyNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeGetParams', status);
+  return decodeRecord<T.cudaMemcpy3DParms>(records.cudaMemcpy3DParms(), pNodeParams$);
 }
 let cudaGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphMemcpyNodeSetParams$c ??= binder.native('cudaGraphMemcpyNodeSetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphMemcpyNodeSetParams', 'pNodeParams', records.cudaMemcpy3DParms(), pNodeParams, false);
+  const status = (cudaGraphMemcpyNodeSetParams$c ??= binder.native('cudaGraphMemcpyNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams', status);
 }
 let cudaGraphMemcpyNodeSetParams1D$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphMemcpyNodeSetParams1D', 'dst', dst, true, count);
+  pointerArg('cudaGraphMemcpyNodeSetParams1D', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParams1D', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParams1D$c ??= binder.native('cudaGraphMemcpyNodeSetParams1D'))(node, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams1D', status);
 }
 let cudaGraphMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'dst', dst, true, count);
+  pointerArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParamsFromSymbol$c ??= binder.native('cudaGraphMemcpyNodeSetParamsFromSymbol'))(node, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsFromSymbol', status);
 }
 let cudaGraphMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
+  pointerArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'symbol', symbol, true, count);
+  pointerArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParamsToSymbol$c ??= binder.native('cudaGraphMemcpyNodeSetParamsToSymbol'))(node, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsToSymbol', status);
 }
 let cudaGraphMemsetNodeGetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphMemsetNodeGetParams$c ??= binder.native('cudaGraphMemsetNodeGetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `pNodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemsetParams {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemsetNodeGetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = new Uint8Array(40);
+  const status = (cudaGraphMemsetNodeGetParams$c ??= binder.native('cudaGraphMemsetNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemsetNodeGetParams', status);
+  return decodeRecord<T.cudaMemsetParams>(records.cudaMemsetParams(), pNodeParams$);
 }
 let cudaGraphMemsetNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): void {
-  const status = (cudaGraphMemsetNodeSetParams$c ??= binder.native('cudaGraphMemsetNodeSetParams'))(node, pNodeParams);
+/** `cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemsetNodeSetParams', 'node', node, true) as typeof node;
+  const pNodeParams$ = recordArg('cudaGraphMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);
+  const status = (cudaGraphMemsetNodeSetParams$c ??= binder.native('cudaGraphMemsetNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemsetNodeSetParams', status);
 }
 let cudaGraphNodeFindInClone$: Scratch | undefined;
 let cudaGraphNodeFindInClone$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pNode`. Throws {@link RuntimeError}. */
-export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t, clonedGraph: T.cudaGraph_t): T.cudaGraphNode_t {
+/** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pNode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeFindInClone(originalNode: T.cudaGraphNode_t | null, clonedGraph: T.cudaGraph_t | null): T.cudaGraphNode_t {
   const s = (cudaGraphNodeFindInClone$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
+  if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
   const status = (cudaGraphNodeFindInClone$c ??= binder.native('cudaGraphNodeFindInClone'))(s.slot(0), originalNode, clonedGraph);
   if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
   return s.address(0) as T.cudaGraphNode_t;
 }
+let cudaGraphNodeGetDependencies$: Scratch | undefined;
 let cudaGraphNodeGetDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 13.0 Returns `edgeData`. Throws {@link RuntimeError}. */
-export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t, pDependencies: T.Pointer, pNumDependencies: T.Pointer): T.cudaGraphEdgeData_st {
-  const edgeData$ = new Uint8Array(8);
-  const status = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies, edgeData$, pNumDependencies);
-  if (status !== 0) throw fail('cudaGraphNodeGetDependencies', status);
-  return decodeRecord<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$);
+/** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 13.0 Returns `pDependencies`, `edgeData`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t | null): { pDependencies: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st[] } {
+  const s = (cudaGraphNodeGetDependencies$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
+  s.u64[0] = BigInt(0);
+  const asked = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, null, s.slot(0));
+  if (asked !== 0) throw fail('cudaGraphNodeGetDependencies', asked);
+  let n = Number(s.size(0));
+  const pDependencies$ = new BigUint64Array(Math.max(1, n));
+  const edgeData$ = new Uint8Array(Math.max(1, n) * 8);
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cudaGraphNodeGetDependencies$c ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies$, edgeData$, s.slot(0));
+    if (status !== 0) throw fail('cudaGraphNodeGetDependencies', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { pDependencies: Array.from(pDependencies$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), edgeData: decodeRecords<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$, n) };
 }
+let cudaGraphNodeGetDependentNodes$: Scratch | undefined;
 let cudaGraphNodeGetDependentNodes$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 13.0 Returns `edgeData`. Throws {@link RuntimeError}. */
-export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t, pDependentNodes: T.Pointer, pNumDependentNodes: T.Pointer): T.cudaGraphEdgeData_st {
-  const edgeData$ = new Uint8Array(8);
-  const status = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes, edgeData$, pNumDependentNodes);
-  if (status !== 0) throw fail('cudaGraphNodeGetDependentNodes', status);
-  return decodeRecord<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$);
+/** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 13.0 Returns `pDependentNodes`, `edgeData`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t | null): { pDependentNodes: T.cudaGraphNode_t[]; edgeData: T.cudaGraphEdgeData_st[] } {
+  const s = (cudaGraphNodeGetDependentNodes$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
+  s.u64[0] = BigInt(0);
+  const asked = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, null, s.slot(0));
+  if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes', asked);
+  let n = Number(s.size(0));
+  const pDependentNodes$ = new BigUint64Array(Math.max(1, n));
+  const edgeData$ = new Uint8Array(Math.max(1, n) * 8);
+  if (n > 0) {
+    s.u64[0] = BigInt(n as number | bigint);
+    const status = (cudaGraphNodeGetDependentNodes$c ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes$, edgeData$, s.slot(0));
+    if (status !== 0) throw fail('cudaGraphNodeGetDependentNodes', status);
+    n = Math.min(n, Number(s.size(0)));
+  }
+  return { pDependentNodes: Array.from(pDependentNodes$.subarray(0, n), (x) => Number(x) as T.cudaGraphNode_t), edgeData: decodeRecords<T.cudaGraphEdgeData_st>(records.cudaGraphEdgeData_st(), edgeData$, n) };
 }
 let cudaGraphNodeGetEnabled$: Scratch | undefined;
 let cudaGraphNodeGetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Returns `isEnabled`. Throws {@link RuntimeError}. */
-export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t): number {
+/** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Returns `isEnabled`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null): number {
   const s = (cudaGraphNodeGetEnabled$ ??= new Scratch(1));
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+  s.u64[0] = 0n;
   const status = (cudaGraphNodeGetEnabled$c ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s.slot(0));
   if (status !== 0) throw fail('cudaGraphNodeGetEnabled', status);
   return s.u32[0];
 }
 let cudaGraphNodeGetType$: Scratch | undefined;
 let cudaGraphNodeGetType$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 13.0 Returns `pType`. Throws {@link RuntimeError}. */
-export function cudaGraphNodeGetType(node: T.cudaGraphNode_t): T.cudaGraphNodeType {
+/** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 13.0 Returns `pType`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeGetType(node: T.cudaGraphNode_t | null): T.cudaGraphNodeType {
   const s = (cudaGraphNodeGetType$ ??= new Scratch(1));
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
+  s.u64[0] = 0n;
   const status = (cudaGraphNodeGetType$c ??= binder.native('cudaGraphNodeGetType'))(node, s.slot(0));
   if (status !== 0) throw fail('cudaGraphNodeGetType', status);
   return s.i32[0] as T.cudaGraphNodeType;
 }
 let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, isEnabled: number): void {
+/** `cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
+  if ((isEnabled >>> 0) !== isEnabled) throw intError('cudaGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cudaGraphNodeSetEnabled$c ??= binder.native('cudaGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
 }
 let cudaGraphNodeSetParams$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t, nodeParams: T.Pointer): void {
-  const status = (cudaGraphNodeSetParams$c ??= binder.native('cudaGraphNodeSetParams'))(node, nodeParams);
+/** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 Returns `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null): T.cudaGraphNodeParams {
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeSetParams', 'node', node, true) as typeof node;
+  const nodeParams$ = new Uint8Array(256);
+  const status = (cudaGraphNodeSetParams$c ??= binder.native('cudaGraphNodeSetParams'))(node, nodeParams$);
   if (status !== 0) throw fail('cudaGraphNodeSetParams', status);
+  return decodeRecord<T.cudaGraphNodeParams>(records.cudaGraphNodeParams(), nodeParams$);
 }
 let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t, object: T.cudaUserObject_t, count: number): void {
+/** `cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cudaGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cudaGraphReleaseUserObject$c ??= binder.native('cudaGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cudaGraphReleaseUserObject', status);
 }
 let cudaGraphRemoveDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, edgeData: T.cudaGraphEdgeData_st | T.Pointer, numDependencies: T.Int64): void {
-  const status = (cudaGraphRemoveDependencies$c ??= binder.native('cudaGraphRemoveDependencies'))(graph, from, to, isPointerLike(edgeData) ? edgeData : encodeRecord(records.cudaGraphEdgeData_st(), edgeData), numDependencies);
+/** `cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
+  const from$ = scalarArrayArg('cudaGraphRemoveDependencies', 'from', 'address', from, true);
+  const to$ = scalarArrayArg('cudaGraphRemoveDependencies', 'to', 'address', to, true);
+  const edgeData$ = recordArg('cudaGraphRemoveDependencies', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, true);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphRemoveDependencies', 'numDependencies', numDependencies, false);
+  const status = (cudaGraphRemoveDependencies$c ??= binder.native('cudaGraphRemoveDependencies'))(graph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cudaGraphRemoveDependencies', status);
 }
 let cudaGraphRetainUserObject$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphRetainUserObject(graph: T.cudaGraph_t, object: T.cudaUserObject_t, count: number, flags: number): void {
+/** `cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number, flags: number): void {
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRetainUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphRetainUserObject', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cudaGraphRetainUserObject', 'count', 'u32', count);
+  if ((flags >>> 0) !== flags) throw intError('cudaGraphRetainUserObject', 'flags', 'u32', flags);
   const status = (cudaGraphRetainUserObject$c ??= binder.native('cudaGraphRetainUserObject'))(graph, object, count, flags);
   if (status !== 0) throw fail('cudaGraphRetainUserObject', status);
 }
 let cudaGraphUpload$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphUpload(graphExec: T.cudaGraphExec_t, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphUpload(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphUpload', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphUpload', 'stream', stream, true) as typeof stream;
   const status = (cudaGraphUpload$c ??= binder.native('cudaGraphUpload'))(graphExec, stream);
   if (status !== 0) throw fail('cudaGraphUpload', status);
 }
 let cudaGraphicsMapResources$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphicsMapResources(count: number, resources: T.Pointer, stream: T.cudaStream_t): void {
-  const status = (cudaGraphicsMapResources$c ??= binder.native('cudaGraphicsMapResources'))(count, resources, stream);
+/** `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
+  const resources$ = scalarArrayArg('cudaGraphicsMapResources', 'resources', 'address', resources, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphicsMapResources', 'stream', stream, true) as typeof stream;
+  const count$n = resources$.count;
+  const status = (cudaGraphicsMapResources$c ??= binder.native('cudaGraphicsMapResources'))(count$n, resources$.data, stream);
   if (status !== 0) throw fail('cudaGraphicsMapResources', status);
 }
 let cudaGraphicsResourceGetMappedMipmappedArray$: Scratch | undefined;
 let cudaGraphicsResourceGetMappedMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmappedArray`. Throws {@link RuntimeError}. */
-export function cudaGraphicsResourceGetMappedMipmappedArray(resource: T.cudaGraphicsResource_t): T.cudaMipmappedArray_t {
+/** `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmappedArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsResourceGetMappedMipmappedArray(resource: T.cudaGraphicsResource_t | null): T.cudaMipmappedArray_t {
   const s = (cudaGraphicsResourceGetMappedMipmappedArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
   const status = (cudaGraphicsResourceGetMappedMipmappedArray$c ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s.slot(0), resource);
   if (status !== 0) throw fail('cudaGraphicsResourceGetMappedMipmappedArray', status);
   return s.address(0) as T.cudaMipmappedArray_t;
 }
 let cudaGraphicsResourceGetMappedPointer$: Scratch | undefined;
 let cudaGraphicsResourceGetMappedPointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`, `size`. Throws {@link RuntimeError}. */
-export function cudaGraphicsResourceGetMappedPointer(resource: T.cudaGraphicsResource_t): { devPtr: number; size: number } {
+/** `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`, `size`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsResourceGetMappedPointer(resource: T.cudaGraphicsResource_t | null): { devPtr: T.DevicePointer; size: number } {
   const s = (cudaGraphicsResourceGetMappedPointer$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
   const status = (cudaGraphicsResourceGetMappedPointer$c ??= binder.native('cudaGraphicsResourceGetMappedPointer'))(s.slot(0), s.slot(1), resource);
   if (status !== 0) throw fail('cudaGraphicsResourceGetMappedPointer', status);
-  return { devPtr: s.address(0), size: s.size(1) };
+  return { devPtr: s.address(0) as T.DevicePointer, size: s.size(1) };
 }
 let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t, flags: number): void {
+/** `cudaError_t cudaGraphicsResourceSetMapFlags(cudaGraphicsResource_t resource, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t | null, flags: number): void {
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
+  if ((flags >>> 0) !== flags) throw intError('cudaGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
   const status = (cudaGraphicsResourceSetMapFlags$c ??= binder.native('cudaGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cudaGraphicsResourceSetMapFlags', status);
 }
 let cudaGraphicsSubResourceGetMappedArray$: Scratch | undefined;
 let cudaGraphicsSubResourceGetMappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}. */
-export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsResource_t, arrayIndex: number, mipLevel: number): T.cudaArray_t {
+/** `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsSubResourceGetMappedArray(resource: T.cudaGraphicsResource_t | null, arrayIndex: number, mipLevel: number): T.cudaArray_t {
   const s = (cudaGraphicsSubResourceGetMappedArray$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
+  if ((arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
+  if ((mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
   const status = (cudaGraphicsSubResourceGetMappedArray$c ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s.slot(0), resource, arrayIndex, mipLevel);
   if (status !== 0) throw fail('cudaGraphicsSubResourceGetMappedArray', status);
   return s.address(0) as T.cudaArray_t;
 }
 let cudaGraphicsUnmapResources$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphicsUnmapResources(count: number, resources: T.Pointer, stream: T.cudaStream_t): void {
-  const status = (cudaGraphicsUnmapResources$c ??= binder.native('cudaGraphicsUnmapResources'))(count, resources, stream);
+/** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsUnmapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
+  const resources$ = scalarArrayArg('cudaGraphicsUnmapResources', 'resources', 'address', resources, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphicsUnmapResources', 'stream', stream, true) as typeof stream;
+  const count$n = resources$.count;
+  const status = (cudaGraphicsUnmapResources$c ??= binder.native('cudaGraphicsUnmapResources'))(count$n, resources$.data, stream);
   if (status !== 0) throw fail('cudaGraphicsUnmapResources', status);
 }
 let cudaGraphicsUnregisterResource$c: NativeFunction | undefined;
-/** `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_t): void {
+/** `cudaError_t cudaGraphicsUnregisterResource(cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_t | null): void {
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cudaGraphicsUnregisterResource$c ??= binder.native('cudaGraphicsUnregisterResource'))(resource);
   if (status !== 0) throw fail('cudaGraphicsUnregisterResource', status);
 }
 let cudaHostAlloc$: Scratch | undefined;
 let cudaHostAlloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pHost`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pHost`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaHostAlloc(size: T.Int64, flags: number): number {
   const s = (cudaHostAlloc$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
+  if ((flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
   const status = (cudaHostAlloc$c ??= binder.native('cudaHostAlloc'))(s.slot(0), size, flags);
   if (status !== 0) throw fail('cudaHostAlloc', status);
   return s.address(0);
 }
 let cudaHostGetDevicePointer$: Scratch | undefined;
 let cudaHostGetDevicePointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pDevice`. Throws {@link RuntimeError}. */
-export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): number {
+/** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pDevice`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaHostGetDevicePointer(pHost: T.Pointer, flags: number): T.DevicePointer {
   const s = (cudaHostGetDevicePointer$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaHostGetDevicePointer', 'pHost', pHost, true);
+  if ((flags >>> 0) !== flags) throw intError('cudaHostGetDevicePointer', 'flags', 'u32', flags);
   const status = (cudaHostGetDevicePointer$c ??= binder.native('cudaHostGetDevicePointer'))(s.slot(0), pHost, flags);
   if (status !== 0) throw fail('cudaHostGetDevicePointer', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaHostGetFlags$: Scratch | undefined;
 let cudaHostGetFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 13.0 Returns `pFlags`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 13.0 Returns `pFlags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaHostGetFlags(pHost: T.Pointer): number {
   const s = (cudaHostGetFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaHostGetFlags', 'pHost', pHost, true);
   const status = (cudaHostGetFlags$c ??= binder.native('cudaHostGetFlags'))(s.slot(0), pHost);
   if (status !== 0) throw fail('cudaHostGetFlags', status);
   return s.u32[0];
 }
 let cudaHostRegister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
+  pointerArg('cudaHostRegister', 'ptr', ptr, true, size);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
+  if ((flags >>> 0) !== flags) throw intError('cudaHostRegister', 'flags', 'u32', flags);
   const status = (cudaHostRegister$c ??= binder.native('cudaHostRegister'))(ptr, size, flags);
   if (status !== 0) throw fail('cudaHostRegister', status);
 }
 let cudaHostUnregister$c: NativeFunction | undefined;
-/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaHostUnregister(void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaHostUnregister(ptr: T.Pointer): void {
+  pointerArg('cudaHostUnregister', 'ptr', ptr, true);
   const status = (cudaHostUnregister$c ??= binder.native('cudaHostUnregister'))(ptr);
   if (status !== 0) throw fail('cudaHostUnregister', status);
 }
 let cudaImportExternalMemory$: Scratch | undefined;
 let cudaImportExternalMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `extMem_out`. Throws {@link RuntimeError}. */
-export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | T.Pointer): T.cudaExternalMemory_t {
+/** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `extMem_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaImportExternalMemory(memHandleDesc: T.cudaExternalMemoryHandleDesc | Uint8Array): T.cudaExternalMemory_t {
   const s = (cudaImportExternalMemory$ ??= new Scratch(1));
-  const status = (cudaImportExternalMemory$c ??= binder.native('cudaImportExternalMemory'))(s.slot(0), isPointerLike(memHandleDesc) ? memHandleDesc : encodeRecord(records.cudaExternalMemoryHandleDesc(), memHandleDesc));
+  s.u64[0] = 0n;
+  const memHandleDesc$ = recordArg('cudaImportExternalMemory', 'memHandleDesc', records.cudaExternalMemoryHandleDesc(), memHandleDesc, false);
+  const status = (cudaImportExternalMemory$c ??= binder.native('cudaImportExternalMemory'))(s.slot(0), memHandleDesc$);
   if (status !== 0) throw fail('cudaImportExternalMemory', status);
   return s.address(0) as T.cudaExternalMemory_t;
 }
 let cudaImportExternalSemaphore$: Scratch | undefined;
 let cudaImportExternalSemaphore$c: NativeFunction | undefined;
-/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `extSem_out`. Throws {@link RuntimeError}. */
-export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | T.Pointer): T.cudaExternalSemaphore_t {
+/** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 Returns `extSem_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaImportExternalSemaphore(semHandleDesc: T.cudaExternalSemaphoreHandleDesc | Uint8Array): T.cudaExternalSemaphore_t {
   const s = (cudaImportExternalSemaphore$ ??= new Scratch(1));
-  const status = (cudaImportExternalSemaphore$c ??= binder.native('cudaImportExternalSemaphore'))(s.slot(0), isPointerLike(semHandleDesc) ? semHandleDesc : encodeRecord(records.cudaExternalSemaphoreHandleDesc(), semHandleDesc));
+  s.u64[0] = 0n;
+  const semHandleDesc$ = recordArg('cudaImportExternalSemaphore', 'semHandleDesc', records.cudaExternalSemaphoreHandleDesc(), semHandleDesc, false);
+  const status = (cudaImportExternalSemaphore$c ??= binder.native('cudaImportExternalSemaphore'))(s.slot(0), semHandleDesc$);
   if (status !== 0) throw fail('cudaImportExternalSemaphore', status);
   return s.address(0) as T.cudaExternalSemaphore_t;
 }
 let cudaInitDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaInitDevice(device: number, deviceFlags: number, flags: number): void {
+  if ((device | 0) !== device) throw intError('cudaInitDevice', 'device', 'i32', device);
+  if ((deviceFlags >>> 0) !== deviceFlags) throw intError('cudaInitDevice', 'deviceFlags', 'u32', deviceFlags);
+  if ((flags >>> 0) !== flags) throw intError('cudaInitDevice', 'flags', 'u32', flags);
   const status = (cudaInitDevice$c ??= binder.native('cudaInitDevice'))(device, deviceFlags, flags);
   if (status !== 0) throw fail('cudaInitDevice', status);
 }
 let cudaIpcCloseMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaIpcCloseMemHandle(void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaIpcCloseMemHandle(devPtr: T.Pointer): void {
+  pointerArg('cudaIpcCloseMemHandle', 'devPtr', devPtr, true);
   const status = (cudaIpcCloseMemHandle$c ??= binder.native('cudaIpcCloseMemHandle'))(devPtr);
   if (status !== 0) throw fail('cudaIpcCloseMemHandle', status);
 }
 let cudaIpcGetEventHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Returns `handle`. Throws {@link RuntimeError}. */
-export function cudaIpcGetEventHandle(event: T.cudaEvent_t): T.cudaIpcEventHandle_st {
+/** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 Returns `handle`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   const handle$ = new Uint8Array(64);
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaIpcGetEventHandle', 'event', event, true) as typeof event;
   const status = (cudaIpcGetEventHandle$c ??= binder.native('cudaIpcGetEventHandle'))(handle$, event);
   if (status !== 0) throw fail('cudaIpcGetEventHandle', status);
-  return decodeRecord<T.cudaIpcEventHandle_st>(records.cudaIpcEventHandle_st(), handle$);
+  return handle$;
 }
 let cudaIpcGetMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Returns `handle`. Throws {@link RuntimeError}. */
-export function cudaIpcGetMemHandle(devPtr: T.Pointer): T.cudaIpcMemHandle_st {
+/** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 Returns `handle`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaIpcGetMemHandle(devPtr: T.Pointer): Uint8Array {
   const handle$ = new Uint8Array(64);
+  pointerArg('cudaIpcGetMemHandle', 'devPtr', devPtr, true);
   const status = (cudaIpcGetMemHandle$c ??= binder.native('cudaIpcGetMemHandle'))(handle$, devPtr);
   if (status !== 0) throw fail('cudaIpcGetMemHandle', status);
-  return decodeRecord<T.cudaIpcMemHandle_st>(records.cudaIpcMemHandle_st(), handle$);
+  return handle$;
 }
 let cudaIpcOpenEventHandle$: Scratch | undefined;
 let cudaIpcOpenEventHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 13.0 Returns `event`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 13.0 Returns `event`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaIpcOpenEventHandle(handle: T.cudaIpcEventHandle_st): T.cudaEvent_t {
   const s = (cudaIpcOpenEventHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
   const status = (cudaIpcOpenEventHandle$c ??= binder.native('cudaIpcOpenEventHandle'))(s.slot(0), handle);
   if (status !== 0) throw fail('cudaIpcOpenEventHandle', status);
   return s.address(0) as T.cudaEvent_t;
 }
 let cudaIpcOpenMemHandle$: Scratch | undefined;
 let cudaIpcOpenMemHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}. */
-export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): number {
+/** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaIpcOpenMemHandle(handle: T.cudaIpcMemHandle_st, flags: number): T.DevicePointer {
   const s = (cudaIpcOpenMemHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
+  if ((flags >>> 0) !== flags) throw intError('cudaIpcOpenMemHandle', 'flags', 'u32', flags);
   const status = (cudaIpcOpenMemHandle$c ??= binder.native('cudaIpcOpenMemHandle'))(s.slot(0), handle, flags);
   if (status !== 0) throw fail('cudaIpcOpenMemHandle', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaKernelSetAttributeForDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaKernelSetAttributeForDevice(kernel: T.cudaKernel_t, attr: T.cudaFuncAttribute, value: number, device: number): void {
+/** `cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaKernelSetAttributeForDevice(kernel: T.cudaKernel_t | null, attr: T.cudaFuncAttribute, value: number, device: number): void {
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cudaKernelSetAttributeForDevice', 'kernel', kernel, true) as typeof kernel;
+  if ((attr | 0) !== attr) throw intError('cudaKernelSetAttributeForDevice', 'attr', 'i32', attr);
+  if ((value | 0) !== value) throw intError('cudaKernelSetAttributeForDevice', 'value', 'i32', value);
+  if ((device | 0) !== device) throw intError('cudaKernelSetAttributeForDevice', 'device', 'i32', device);
   const status = (cudaKernelSetAttributeForDevice$c ??= binder.native('cudaKernelSetAttributeForDevice'))(kernel, attr, value, device);
   if (status !== 0) throw fail('cudaKernelSetAttributeForDevice', status);
 }
 let cudaLaunchCooperativeKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaLaunchCooperativeKernel', 'func', func, true);
+  checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
+  checkRecord('cudaLaunchCooperativeKernel', 'blockDim', records.dim3(), blockDim);
+  pointerArg('cudaLaunchCooperativeKernel', 'args', args, true);
+  if (typeof sharedMem !== 'number' || !(sharedMem >= 0 && sharedMem <= 9007199254740991) || sharedMem % 1 !== 0) int64Arg('cudaLaunchCooperativeKernel', 'sharedMem', sharedMem, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchCooperativeKernel', 'stream', stream, true) as typeof stream;
   const status = (cudaLaunchCooperativeKernel$c ??= binder.native('cudaLaunchCooperativeKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `fn` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}. */
-export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
+/** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
+  if (typeof fn !== 'function') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
   const fn$cb = typeof fn === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), fn) : undefined;
+  pointerArg('cudaLaunchHostFunc', 'userData', userData, true);
   const status = (cudaLaunchHostFunc$c ??= binder.native('cudaLaunchHostFunc'))(stream, fn$cb ? fn$cb.pointer : fn, userData);
   if (status !== 0) {
     fn$cb?.cancel(); // refused: it will never run
@@ -1436,709 +2008,1098 @@ export function cudaLaunchHostFunc(stream: T.cudaStream_t, fn: T.Pointer | JsCal
   }
 }
 let cudaLaunchKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaLaunchKernel', 'func', func, true);
+  checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
+  checkRecord('cudaLaunchKernel', 'blockDim', records.dim3(), blockDim);
+  pointerArg('cudaLaunchKernel', 'args', args, true);
+  if (typeof sharedMem !== 'number' || !(sharedMem >= 0 && sharedMem <= 9007199254740991) || sharedMem % 1 !== 0) int64Arg('cudaLaunchKernel', 'sharedMem', sharedMem, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchKernel', 'stream', stream, true) as typeof stream;
   const status = (cudaLaunchKernel$c ??= binder.native('cudaLaunchKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
   if (status !== 0) throw fail('cudaLaunchKernel', status);
 }
 let cudaLaunchKernelExC$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | T.Pointer, func: T.Pointer, args: T.Pointer): void {
-  const status = (cudaLaunchKernelExC$c ??= binder.native('cudaLaunchKernelExC'))(isPointerLike(config) ? config : encodeRecord(records.cudaLaunchConfig_st(), config), func, args);
+/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, func: T.Pointer, args: T.Pointer): void {
+  const config$ = recordArg('cudaLaunchKernelExC', 'config', records.cudaLaunchConfig_st(), config, false);
+  pointerArg('cudaLaunchKernelExC', 'func', func, true);
+  pointerArg('cudaLaunchKernelExC', 'args', args, true);
+  const status = (cudaLaunchKernelExC$c ??= binder.native('cudaLaunchKernelExC'))(config$, func, args);
   if (status !== 0) throw fail('cudaLaunchKernelExC', status);
 }
 let cudaLibraryEnumerateKernels$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.cudaLibrary_t): void {
-  const status = (cudaLibraryEnumerateKernels$c ??= binder.native('cudaLibraryEnumerateKernels'))(kernels, numKernels, lib);
+/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryEnumerateKernels(kernels: readonly (T.cudaKernel_t)[] | BigUint64Array, lib: T.cudaLibrary_t | null): void {
+  const kernels$ = scalarArrayArg('cudaLibraryEnumerateKernels', 'kernels', 'address', kernels, false);
+  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
+  const numKernels$n = kernels$.count;
+  const status = (cudaLibraryEnumerateKernels$c ??= binder.native('cudaLibraryEnumerateKernels'))(kernels$.data, numKernels$n, lib);
   if (status !== 0) throw fail('cudaLibraryEnumerateKernels', status);
 }
 let cudaLibraryGetGlobal$: Scratch | undefined;
 let cudaLibraryGetGlobal$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link RuntimeError}. */
-export function cudaLibraryGetGlobal(library: T.cudaLibrary_t, name: string | T.Pointer): { dptr: number; bytes: number } {
+/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryGetGlobal(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   const s = (cudaLibraryGetGlobal$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetGlobal', 'library', library, true) as typeof library;
+  if (typeof name !== 'string') throw argError('cudaLibraryGetGlobal', 'name', 'a string', name);
   const status = (cudaLibraryGetGlobal$c ??= binder.native('cudaLibraryGetGlobal'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cudaLibraryGetGlobal', status);
-  return { dptr: s.address(0), bytes: s.size(1) };
+  return { dptr: s.address(0) as T.DevicePointer, bytes: s.size(1) };
 }
 let cudaLibraryGetKernel$: Scratch | undefined;
 let cudaLibraryGetKernel$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `pKernel`. Throws {@link RuntimeError}. */
-export function cudaLibraryGetKernel(library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaKernel_t {
+/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `pKernel`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryGetKernel(library: T.cudaLibrary_t | null, name: string): T.cudaKernel_t {
   const s = (cudaLibraryGetKernel$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
+  if (typeof name !== 'string') throw argError('cudaLibraryGetKernel', 'name', 'a string', name);
   const status = (cudaLibraryGetKernel$c ??= binder.native('cudaLibraryGetKernel'))(s.slot(0), library, name);
   if (status !== 0) throw fail('cudaLibraryGetKernel', status);
   return s.address(0) as T.cudaKernel_t;
 }
 let cudaLibraryGetKernelCount$: Scratch | undefined;
 let cudaLibraryGetKernelCount$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Returns `count`. Throws {@link RuntimeError}. */
-export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t): number {
+/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 Returns `count`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryGetKernelCount(lib: T.cudaLibrary_t | null): number {
   const s = (cudaLibraryGetKernelCount$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
   const status = (cudaLibraryGetKernelCount$c ??= binder.native('cudaLibraryGetKernelCount'))(s.slot(0), lib);
   if (status !== 0) throw fail('cudaLibraryGetKernelCount', status);
   return s.u32[0];
 }
 let cudaLibraryGetManaged$: Scratch | undefined;
 let cudaLibraryGetManaged$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link RuntimeError}. */
-export function cudaLibraryGetManaged(library: T.cudaLibrary_t, name: string | T.Pointer): { dptr: number; bytes: number } {
+/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 Returns `dptr`, `bytes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryGetManaged(library: T.cudaLibrary_t | null, name: string): { dptr: T.DevicePointer; bytes: number } {
   const s = (cudaLibraryGetManaged$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetManaged', 'library', library, true) as typeof library;
+  if (typeof name !== 'string') throw argError('cudaLibraryGetManaged', 'name', 'a string', name);
   const status = (cudaLibraryGetManaged$c ??= binder.native('cudaLibraryGetManaged'))(s.slot(0), s.slot(1), library, name);
   if (status !== 0) throw fail('cudaLibraryGetManaged', status);
-  return { dptr: s.address(0), bytes: s.size(1) };
+  return { dptr: s.address(0) as T.DevicePointer, bytes: s.size(1) };
 }
 let cudaLibraryGetUnifiedFunction$: Scratch | undefined;
 let cudaLibraryGetUnifiedFunction$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `fptr`. Throws {@link RuntimeError}. */
-export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t, symbol: string | T.Pointer): number {
+/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 Returns `fptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryGetUnifiedFunction(library: T.cudaLibrary_t | null, symbol: string): number {
   const s = (cudaLibraryGetUnifiedFunction$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
+  if (typeof symbol !== 'string') throw argError('cudaLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
   const status = (cudaLibraryGetUnifiedFunction$c ??= binder.native('cudaLibraryGetUnifiedFunction'))(s.slot(0), library, symbol);
   if (status !== 0) throw fail('cudaLibraryGetUnifiedFunction', status);
   return s.address(0);
 }
 let cudaLibraryLoadData$: Scratch | undefined;
 let cudaLibraryLoadData$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Returns `library`. Throws {@link RuntimeError}. */
-export function cudaLibraryLoadData(code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.cudaLibrary_t {
+/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Returns `library`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryLoadData(code: T.Pointer, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   const s = (cudaLibraryLoadData$ ??= new Scratch(1));
-  const status = (cudaLibraryLoadData$c ??= binder.native('cudaLibraryLoadData'))(s.slot(0), code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  s.u64[0] = 0n;
+  pointerArg('cudaLibraryLoadData', 'code', code, true);
+  const jitOptions$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptions', 'i32', jitOptions, false);
+  const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadData', 'jitOptionsValues', 'address', jitOptionsValues, false);
+  const libraryOptions$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptions', 'i32', libraryOptions, false);
+  const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadData', 'libraryOptionValues', 'address', libraryOptionValues, false);
+  const numJitOptions$n = sameLength('cudaLibraryLoadData', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+  const numLibraryOptions$n = sameLength('cudaLibraryLoadData', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+  const status = (cudaLibraryLoadData$c ??= binder.native('cudaLibraryLoadData'))(s.slot(0), code, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cudaLibraryLoadData', status);
   return s.address(0) as T.cudaLibrary_t;
 }
 let cudaLibraryLoadFromFile$: Scratch | undefined;
 let cudaLibraryLoadFromFile$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Returns `library`. Throws {@link RuntimeError}. */
-export function cudaLibraryLoadFromFile(fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.cudaLibrary_t {
+/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 Returns `library`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryLoadFromFile(fileName: string, jitOptions: readonly (T.cudaJitOption)[] | Int32Array, jitOptionsValues: readonly (number | bigint)[] | BigUint64Array, libraryOptions: readonly (T.cudaLibraryOption)[] | Int32Array, libraryOptionValues: readonly (number | bigint)[] | BigUint64Array): T.cudaLibrary_t {
   const s = (cudaLibraryLoadFromFile$ ??= new Scratch(1));
-  const status = (cudaLibraryLoadFromFile$c ??= binder.native('cudaLibraryLoadFromFile'))(s.slot(0), fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+  s.u64[0] = 0n;
+  if (typeof fileName !== 'string') throw argError('cudaLibraryLoadFromFile', 'fileName', 'a string', fileName);
+  const jitOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptions', 'i32', jitOptions, false);
+  const jitOptionsValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'jitOptionsValues', 'address', jitOptionsValues, false);
+  const libraryOptions$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptions', 'i32', libraryOptions, false);
+  const libraryOptionValues$ = scalarArrayArg('cudaLibraryLoadFromFile', 'libraryOptionValues', 'address', libraryOptionValues, false);
+  const numJitOptions$n = sameLength('cudaLibraryLoadFromFile', ['jitOptions', 'jitOptionsValues'], [jitOptions$.count, jitOptionsValues$.count], [jitOptions !== null, jitOptionsValues !== null]);
+  const numLibraryOptions$n = sameLength('cudaLibraryLoadFromFile', ['libraryOptions', 'libraryOptionValues'], [libraryOptions$.count, libraryOptionValues$.count], [libraryOptions !== null, libraryOptionValues !== null]);
+  const status = (cudaLibraryLoadFromFile$c ??= binder.native('cudaLibraryLoadFromFile'))(s.slot(0), fileName, jitOptions$.data, jitOptionsValues$.data, numJitOptions$n, libraryOptions$.data, libraryOptionValues$.data, numLibraryOptions$n);
   if (status !== 0) throw fail('cudaLibraryLoadFromFile', status);
   return s.address(0) as T.cudaLibrary_t;
 }
 let cudaLibraryUnload$c: NativeFunction | undefined;
-/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaLibraryUnload(library: T.cudaLibrary_t): void {
+/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLibraryUnload(library: T.cudaLibrary_t | null): void {
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryUnload', 'library', library, true) as typeof library;
   const status = (cudaLibraryUnload$c ??= binder.native('cudaLibraryUnload'))(library);
   if (status !== 0) throw fail('cudaLibraryUnload', status);
 }
 let cudaLogsCurrent$: Scratch | undefined;
 let cudaLogsCurrent$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator_out`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaLogsCurrent(flags: number): number {
   const s = (cudaLogsCurrent$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cudaLogsCurrent', 'flags', 'u32', flags);
   const status = (cudaLogsCurrent$c ??= binder.native('cudaLogsCurrent'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaLogsCurrent', status);
   return s.u32[0];
 }
 let cudaLogsDumpToFile$: Scratch | undefined;
 let cudaLogsDumpToFile$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator`. Throws {@link RuntimeError}. */
-export function cudaLogsDumpToFile(pathToFile: string | T.Pointer, flags: number): number {
+/** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLogsDumpToFile(pathToFile: string, flags: number): number {
   const s = (cudaLogsDumpToFile$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof pathToFile !== 'string') throw argError('cudaLogsDumpToFile', 'pathToFile', 'a string', pathToFile);
+  if ((flags >>> 0) !== flags) throw intError('cudaLogsDumpToFile', 'flags', 'u32', flags);
   const status = (cudaLogsDumpToFile$c ??= binder.native('cudaLogsDumpToFile'))(s.slot(0), pathToFile, flags);
   if (status !== 0) throw fail('cudaLogsDumpToFile', status);
   return s.u32[0];
 }
 let cudaLogsDumpToMemory$: Scratch | undefined;
 let cudaLogsDumpToMemory$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator`, `size`. Throws {@link RuntimeError}. */
-export function cudaLogsDumpToMemory(buffer: T.Pointer, flags: number): { iterator: number; size: number } {
+/** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `iterator`, `buffer`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLogsDumpToMemory(flags: number): { iterator: number; buffer: string } {
   const s = (cudaLogsDumpToMemory$ ??= new Scratch(2));
-  const status = (cudaLogsDumpToMemory$c ??= binder.native('cudaLogsDumpToMemory'))(s.slot(0), buffer, s.slot(1), flags);
+  s.u64[0] = 0n;
+  const buffer$ = new Uint8Array(4096);
+  s.u64[1] = BigInt(4096);
+  if ((flags >>> 0) !== flags) throw intError('cudaLogsDumpToMemory', 'flags', 'u32', flags);
+  const status = (cudaLogsDumpToMemory$c ??= binder.native('cudaLogsDumpToMemory'))(s.slot(0), buffer$, s.slot(1), flags);
   if (status !== 0) throw fail('cudaLogsDumpToMemory', status);
-  return { iterator: s.u32[0], size: s.size(1) };
+  return { iterator: s.u32[0], buffer: textFrom(buffer$) };
 }
 let cudaLogsRegisterCallback$: Scratch | undefined;
 let cudaLogsRegisterCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `callback_out`. Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer): T.cudaLogsCallbackHandle {
   const s = (cudaLogsRegisterCallback$ ??= new Scratch(1));
+  callbackArg('cudaLogsRegisterCallback', 'callbackFunc', callbackFunc, true);
+  pointerArg('cudaLogsRegisterCallback', 'userData', userData, true);
+  s.u64[0] = 0n;
   const status = (cudaLogsRegisterCallback$c ??= binder.native('cudaLogsRegisterCallback'))(callbackFunc, userData, s.slot(0));
   if (status !== 0) throw fail('cudaLogsRegisterCallback', status);
   return s.address(0) as T.cudaLogsCallbackHandle;
 }
 let cudaLogsUnregisterCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle): void {
+/** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle | null): void {
+  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cudaLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
   const status = (cudaLogsUnregisterCallback$c ??= binder.native('cudaLogsUnregisterCallback'))(callback);
   if (status !== 0) throw fail('cudaLogsUnregisterCallback', status);
 }
 let cudaMalloc$: Scratch | undefined;
 let cudaMalloc$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}. */
-export function cudaMalloc(size: T.Int64): number {
+/** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMalloc(size: T.Int64): T.DevicePointer {
   const s = (cudaMalloc$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMalloc', 'size', size, false);
   const status = (cudaMalloc$c ??= binder.native('cudaMalloc'))(s.slot(0), size);
   if (status !== 0) throw fail('cudaMalloc', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaMalloc3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Returns `pitchedDevPtr`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Returns `pitchedDevPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMalloc3D(extent: T.cudaExtent): T.cudaPitchedPtr {
   const pitchedDevPtr$ = new Uint8Array(32);
+  checkRecord('cudaMalloc3D', 'extent', records.cudaExtent(), extent);
   const status = (cudaMalloc3D$c ??= binder.native('cudaMalloc3D'))(pitchedDevPtr$, extent);
   if (status !== 0) throw fail('cudaMalloc3D', status);
   return decodeRecord<T.cudaPitchedPtr>(records.cudaPitchedPtr(), pitchedDevPtr$);
 }
 let cudaMalloc3DArray$: Scratch | undefined;
 let cudaMalloc3DArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}. */
-export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | T.Pointer, extent: T.cudaExtent, flags: number): T.cudaArray_t {
+/** `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMalloc3DArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, flags: number): T.cudaArray_t {
   const s = (cudaMalloc3DArray$ ??= new Scratch(1));
-  const status = (cudaMalloc3DArray$c ??= binder.native('cudaMalloc3DArray'))(s.slot(0), isPointerLike(desc) ? desc : encodeRecord(records.cudaChannelFormatDesc(), desc), extent, flags);
+  s.u64[0] = 0n;
+  const desc$ = recordArg('cudaMalloc3DArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
+  checkRecord('cudaMalloc3DArray', 'extent', records.cudaExtent(), extent);
+  if ((flags >>> 0) !== flags) throw intError('cudaMalloc3DArray', 'flags', 'u32', flags);
+  const status = (cudaMalloc3DArray$c ??= binder.native('cudaMalloc3DArray'))(s.slot(0), desc$, extent, flags);
   if (status !== 0) throw fail('cudaMalloc3DArray', status);
   return s.address(0) as T.cudaArray_t;
 }
 let cudaMallocArray$: Scratch | undefined;
 let cudaMallocArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}. */
-export function cudaMallocArray(desc: T.cudaChannelFormatDesc | T.Pointer, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
+/** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `array`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMallocArray(desc: T.cudaChannelFormatDesc | Uint8Array, width: T.Int64, height: T.Int64, flags: number): T.cudaArray_t {
   const s = (cudaMallocArray$ ??= new Scratch(1));
-  const status = (cudaMallocArray$c ??= binder.native('cudaMallocArray'))(s.slot(0), isPointerLike(desc) ? desc : encodeRecord(records.cudaChannelFormatDesc(), desc), width, height, flags);
+  s.u64[0] = 0n;
+  const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocArray', 'height', height, false);
+  if ((flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
+  const status = (cudaMallocArray$c ??= binder.native('cudaMallocArray'))(s.slot(0), desc$, width, height, flags);
   if (status !== 0) throw fail('cudaMallocArray', status);
   return s.address(0) as T.cudaArray_t;
 }
 let cudaMallocAsync$: Scratch | undefined;
 let cudaMallocAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}. */
-export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t): number {
+/** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMallocAsync(size: T.Int64, hStream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocAsync$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocAsync', 'size', size, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cudaMallocAsync$c ??= binder.native('cudaMallocAsync'))(s.slot(0), size, hStream);
   if (status !== 0) throw fail('cudaMallocAsync', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaMallocFromPoolAsync$: Scratch | undefined;
 let cudaMallocFromPoolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}. */
-export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t, stream: T.cudaStream_t): number {
+/** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMallocFromPoolAsync(size: T.Int64, memPool: T.cudaMemPool_t | null, stream: T.cudaStream_t | null): T.DevicePointer {
   const s = (cudaMallocFromPoolAsync$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMallocFromPoolAsync', 'memPool', memPool, true) as typeof memPool;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMallocFromPoolAsync$c ??= binder.native('cudaMallocFromPoolAsync'))(s.slot(0), size, memPool, stream);
   if (status !== 0) throw fail('cudaMallocFromPoolAsync', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaMallocHost$: Scratch | undefined;
 let cudaMallocHost$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMallocHost(size: T.Int64): number {
   const s = (cudaMallocHost$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocHost', 'size', size, false);
   const status = (cudaMallocHost$c ??= binder.native('cudaMallocHost'))(s.slot(0), size);
   if (status !== 0) throw fail('cudaMallocHost', status);
   return s.address(0);
 }
 let cudaMallocManaged$: Scratch | undefined;
 let cudaMallocManaged$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}. */
-export function cudaMallocManaged(size: T.Int64, flags: number): number {
+/** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMallocManaged(size: T.Int64, flags: number): T.DevicePointer {
   const s = (cudaMallocManaged$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
+  if ((flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
   const status = (cudaMallocManaged$c ??= binder.native('cudaMallocManaged'))(s.slot(0), size, flags);
   if (status !== 0) throw fail('cudaMallocManaged', status);
-  return s.address(0);
+  return s.address(0) as T.DevicePointer;
 }
 let cudaMallocMipmappedArray$: Scratch | undefined;
 let cudaMallocMipmappedArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmappedArray`. Throws {@link RuntimeError}. */
-export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | T.Pointer, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
+/** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `mipmappedArray`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMallocMipmappedArray(desc: T.cudaChannelFormatDesc | Uint8Array, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaMipmappedArray_t {
   const s = (cudaMallocMipmappedArray$ ??= new Scratch(1));
-  const status = (cudaMallocMipmappedArray$c ??= binder.native('cudaMallocMipmappedArray'))(s.slot(0), isPointerLike(desc) ? desc : encodeRecord(records.cudaChannelFormatDesc(), desc), extent, numLevels, flags);
+  s.u64[0] = 0n;
+  const desc$ = recordArg('cudaMallocMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
+  checkRecord('cudaMallocMipmappedArray', 'extent', records.cudaExtent(), extent);
+  if ((numLevels >>> 0) !== numLevels) throw intError('cudaMallocMipmappedArray', 'numLevels', 'u32', numLevels);
+  if ((flags >>> 0) !== flags) throw intError('cudaMallocMipmappedArray', 'flags', 'u32', flags);
+  const status = (cudaMallocMipmappedArray$c ??= binder.native('cudaMallocMipmappedArray'))(s.slot(0), desc$, extent, numLevels, flags);
   if (status !== 0) throw fail('cudaMallocMipmappedArray', status);
   return s.address(0) as T.cudaMipmappedArray_t;
 }
 let cudaMallocPitch$: Scratch | undefined;
 let cudaMallocPitch$c: NativeFunction | undefined;
-/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`, `pitch`. Throws {@link RuntimeError}. */
-export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: number; pitch: number } {
+/** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Returns `devPtr`, `pitch`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMallocPitch(width: T.Int64, height: T.Int64): { devPtr: T.DevicePointer; pitch: number } {
   const s = (cudaMallocPitch$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocPitch', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocPitch', 'height', height, false);
   const status = (cudaMallocPitch$c ??= binder.native('cudaMallocPitch'))(s.slot(0), s.slot(1), width, height);
   if (status !== 0) throw fail('cudaMallocPitch', status);
-  return { devPtr: s.address(0), pitch: s.size(1) };
+  return { devPtr: s.address(0) as T.DevicePointer, pitch: s.size(1) };
 }
 let cudaMemAdvise$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, location: T.cudaMemLocation): void {
+  pointerArg('cudaMemAdvise', 'devPtr', devPtr, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemAdvise', 'count', count, false);
+  if ((advice | 0) !== advice) throw intError('cudaMemAdvise', 'advice', 'i32', advice);
+  checkRecord('cudaMemAdvise', 'location', records.cudaMemLocation(), location);
   const status = (cudaMemAdvise$c ??= binder.native('cudaMemAdvise'))(devPtr, count, advice, location);
   if (status !== 0) throw fail('cudaMemAdvise', status);
 }
 let cudaMemDiscardAndPrefetchBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemDiscardAndPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, stream: T.cudaStream_t): void {
-  const status = (cudaMemDiscardAndPrefetchBatchAsync$c ??= binder.native('cudaMemDiscardAndPrefetchBatchAsync'))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+/** `cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemDiscardAndPrefetchBatchAsync(dptrs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.cudaMemLocation)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, stream: T.cudaStream_t | null): void {
+  const dptrs$ = scalarArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
+  const sizes$ = scalarArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
+  const prefetchLocs$ = recordArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', records.cudaMemLocation(), prefetchLocs, false);
+  const prefetchLocIdxs$ = scalarArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', 'u64', prefetchLocIdxs, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemDiscardAndPrefetchBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemDiscardAndPrefetchBatchAsync', 'stream', stream, true) as typeof stream;
+  const count$n = sameLength('cudaMemDiscardAndPrefetchBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
+  const numPrefetchLocs$n = sameLength('cudaMemDiscardAndPrefetchBatchAsync', ['prefetchLocs', 'prefetchLocIdxs'], [prefetchLocs$.count, prefetchLocIdxs$.count], [prefetchLocs !== null, prefetchLocIdxs !== null]);
+  const status = (cudaMemDiscardAndPrefetchBatchAsync$c ??= binder.native('cudaMemDiscardAndPrefetchBatchAsync'))(dptrs$.data, sizes$.data, count$n, prefetchLocs$.bytes, prefetchLocIdxs$.data, numPrefetchLocs$n, flags, stream);
   if (status !== 0) throw fail('cudaMemDiscardAndPrefetchBatchAsync', status);
 }
 let cudaMemDiscardBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemDiscardBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, flags: T.Int64, stream: T.cudaStream_t): void {
-  const status = (cudaMemDiscardBatchAsync$c ??= binder.native('cudaMemDiscardBatchAsync'))(dptrs, sizes, count, flags, stream);
+/** `cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemDiscardBatchAsync(dptrs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, stream: T.cudaStream_t | null): void {
+  const dptrs$ = scalarArrayArg('cudaMemDiscardBatchAsync', 'dptrs', 'address', dptrs, false);
+  const sizes$ = scalarArrayArg('cudaMemDiscardBatchAsync', 'sizes', 'u64', sizes, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemDiscardBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemDiscardBatchAsync', 'stream', stream, true) as typeof stream;
+  const count$n = sameLength('cudaMemDiscardBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
+  const status = (cudaMemDiscardBatchAsync$c ??= binder.native('cudaMemDiscardBatchAsync'))(dptrs$.data, sizes$.data, count$n, flags, stream);
   if (status !== 0) throw fail('cudaMemDiscardBatchAsync', status);
 }
 let cudaMemGetDefaultMemPool$: Scratch | undefined;
 let cudaMemGetDefaultMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`, `location`. Throws {@link RuntimeError}. */
-export function cudaMemGetDefaultMemPool(type: T.cudaMemAllocationType): { memPool: T.cudaMemPool_t; location: T.cudaMemLocation } {
+/** `cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemGetDefaultMemPool(location: T.cudaMemLocation | Uint8Array, type: T.cudaMemAllocationType): T.cudaMemPool_t {
   const s = (cudaMemGetDefaultMemPool$ ??= new Scratch(1));
-  const location$ = new Uint8Array(8);
+  s.u64[0] = 0n;
+  const location$ = recordArg('cudaMemGetDefaultMemPool', 'location', records.cudaMemLocation(), location, false);
+  if ((type | 0) !== type) throw intError('cudaMemGetDefaultMemPool', 'type', 'i32', type);
   const status = (cudaMemGetDefaultMemPool$c ??= binder.native('cudaMemGetDefaultMemPool'))(s.slot(0), location$, type);
   if (status !== 0) throw fail('cudaMemGetDefaultMemPool', status);
-  return { memPool: s.address(0) as T.cudaMemPool_t, location: decodeRecord<T.cudaMemLocation>(records.cudaMemLocation(), location$) };
+  return s.address(0) as T.cudaMemPool_t;
 }
 let cudaMemGetInfo$: Scratch | undefined;
 let cudaMemGetInfo$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 13.0 Returns `free`, `total`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 13.0 Returns `free`, `total`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemGetInfo(): { free: number; total: number } {
   const s = (cudaMemGetInfo$ ??= new Scratch(2));
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
   const status = (cudaMemGetInfo$c ??= binder.native('cudaMemGetInfo'))(s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cudaMemGetInfo', status);
   return { free: s.size(0), total: s.size(1) };
 }
 let cudaMemGetMemPool$: Scratch | undefined;
 let cudaMemGetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`, `location`. Throws {@link RuntimeError}. */
-export function cudaMemGetMemPool(type: T.cudaMemAllocationType): { memPool: T.cudaMemPool_t; location: T.cudaMemLocation } {
+/** `cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemGetMemPool(location: T.cudaMemLocation | Uint8Array, type: T.cudaMemAllocationType): T.cudaMemPool_t {
   const s = (cudaMemGetMemPool$ ??= new Scratch(1));
-  const location$ = new Uint8Array(8);
+  s.u64[0] = 0n;
+  const location$ = recordArg('cudaMemGetMemPool', 'location', records.cudaMemLocation(), location, false);
+  if ((type | 0) !== type) throw intError('cudaMemGetMemPool', 'type', 'i32', type);
   const status = (cudaMemGetMemPool$c ??= binder.native('cudaMemGetMemPool'))(s.slot(0), location$, type);
   if (status !== 0) throw fail('cudaMemGetMemPool', status);
-  return { memPool: s.address(0) as T.cudaMemPool_t, location: decodeRecord<T.cudaMemLocation>(records.cudaMemLocation(), location$) };
+  return s.address(0) as T.cudaMemPool_t;
 }
 let cudaMemPoolCreate$: Scratch | undefined;
 let cudaMemPoolCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}. */
-export function cudaMemPoolCreate(poolProps: T.cudaMemPoolProps | T.Pointer): T.cudaMemPool_t {
+/** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolCreate(poolProps: T.cudaMemPoolProps | Uint8Array): T.cudaMemPool_t {
   const s = (cudaMemPoolCreate$ ??= new Scratch(1));
-  const status = (cudaMemPoolCreate$c ??= binder.native('cudaMemPoolCreate'))(s.slot(0), isPointerLike(poolProps) ? poolProps : encodeRecord(records.cudaMemPoolProps(), poolProps));
+  s.u64[0] = 0n;
+  const poolProps$ = recordArg('cudaMemPoolCreate', 'poolProps', records.cudaMemPoolProps(), poolProps, false);
+  const status = (cudaMemPoolCreate$c ??= binder.native('cudaMemPoolCreate'))(s.slot(0), poolProps$);
   if (status !== 0) throw fail('cudaMemPoolCreate', status);
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaMemPoolDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t): void {
+/** `cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t | null): void {
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolDestroy', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaMemPoolDestroy$c ??= binder.native('cudaMemPoolDestroy'))(memPool);
   if (status !== 0) throw fail('cudaMemPoolDestroy', status);
 }
 let cudaMemPoolExportPointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Returns `exportData`. Throws {@link RuntimeError}. */
-export function cudaMemPoolExportPointer(ptr: T.Pointer): T.cudaMemPoolPtrExportData {
+/** `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Returns `exportData`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolExportPointer(ptr: T.Pointer): Uint8Array {
   const exportData$ = new Uint8Array(64);
+  pointerArg('cudaMemPoolExportPointer', 'ptr', ptr, true);
   const status = (cudaMemPoolExportPointer$c ??= binder.native('cudaMemPoolExportPointer'))(exportData$, ptr);
   if (status !== 0) throw fail('cudaMemPoolExportPointer', status);
-  return decodeRecord<T.cudaMemPoolPtrExportData>(records.cudaMemPoolPtrExportData(), exportData$);
+  return exportData$;
 }
 let cudaMemPoolExportToShareableHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t, handleType: T.cudaMemAllocationHandleType, flags: number): void {
+/** `cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle, cudaMemPool_t memPool, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t | null, handleType: T.cudaMemAllocationHandleType, flags: number): void {
+  pointerArg('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, true);
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolExportToShareableHandle', 'memPool', memPool, true) as typeof memPool;
+  if ((handleType | 0) !== handleType) throw intError('cudaMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
+  if ((flags >>> 0) !== flags) throw intError('cudaMemPoolExportToShareableHandle', 'flags', 'u32', flags);
   const status = (cudaMemPoolExportToShareableHandle$c ??= binder.native('cudaMemPoolExportToShareableHandle'))(shareableHandle, memPool, handleType, flags);
   if (status !== 0) throw fail('cudaMemPoolExportToShareableHandle', status);
 }
 let cudaMemPoolGetAccess$: Scratch | undefined;
 let cudaMemPoolGetAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`, `location`. Throws {@link RuntimeError}. */
-export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t): { flags: T.cudaMemAccessFlags; location: T.cudaMemLocation } {
+/** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t | null, location: T.cudaMemLocation | Uint8Array): T.cudaMemAccessFlags {
   const s = (cudaMemPoolGetAccess$ ??= new Scratch(1));
-  const location$ = new Uint8Array(8);
+  s.u64[0] = 0n;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+  const location$ = recordArg('cudaMemPoolGetAccess', 'location', records.cudaMemLocation(), location, false);
   const status = (cudaMemPoolGetAccess$c ??= binder.native('cudaMemPoolGetAccess'))(s.slot(0), memPool, location$);
   if (status !== 0) throw fail('cudaMemPoolGetAccess', status);
-  return { flags: s.i32[0] as T.cudaMemAccessFlags, location: decodeRecord<T.cudaMemLocation>(records.cudaMemLocation(), location$) };
+  return s.i32[0] as T.cudaMemAccessFlags;
 }
 let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMemPoolAttr, value: T.Pointer): void {
-  const status = (cudaMemPoolGetAttribute$c ??= binder.native('cudaMemPoolGetAttribute'))(memPool, attr, value);
+/** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr): number | bigint {
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAttribute', 'memPool', memPool, true) as typeof memPool;
+  if ((attr | 0) !== attr) throw intError('cudaMemPoolGetAttribute', 'attr', 'i32', attr);
+  const value$ = new Uint8Array(16);
+  const status = (cudaMemPoolGetAttribute$c ??= binder.native('cudaMemPoolGetAttribute'))(memPool, attr, value$);
   if (status !== 0) throw fail('cudaMemPoolGetAttribute', status);
+  function attrDecode(a: number, cell: Uint8Array): number | bigint { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return v.getInt32(0, true); case 2: return v.getInt32(0, true); case 3: return v.getInt32(0, true); case 4: return v.getBigUint64(0, true); case 5: return v.getBigUint64(0, true); case 6: return v.getBigUint64(0, true); case 7: return v.getBigUint64(0, true); case 8: return v.getBigUint64(0, true); default: throw new RangeError(`cudaMemPoolGetAttribute: attr ${a} has no known value type`); } }
+  return attrDecode(attr as number, value$);
 }
 let cudaMemPoolImportFromShareableHandle$: Scratch | undefined;
 let cudaMemPoolImportFromShareableHandle$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `memPool`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemPoolImportFromShareableHandle(shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaMemPool_t {
   const s = (cudaMemPoolImportFromShareableHandle$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaMemPoolImportFromShareableHandle', 'shareableHandle', shareableHandle, true);
+  if ((handleType | 0) !== handleType) throw intError('cudaMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
+  if ((flags >>> 0) !== flags) throw intError('cudaMemPoolImportFromShareableHandle', 'flags', 'u32', flags);
   const status = (cudaMemPoolImportFromShareableHandle$c ??= binder.native('cudaMemPoolImportFromShareableHandle'))(s.slot(0), shareableHandle, handleType, flags);
   if (status !== 0) throw fail('cudaMemPoolImportFromShareableHandle', status);
   return s.address(0) as T.cudaMemPool_t;
 }
 let cudaMemPoolImportPointer$: Scratch | undefined;
 let cudaMemPoolImportPointer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`, `exportData`. Throws {@link RuntimeError}. */
-export function cudaMemPoolImportPointer(memPool: T.cudaMemPool_t): { ptr: number; exportData: T.cudaMemPoolPtrExportData } {
+/** `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 13.0 Returns `ptr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolImportPointer(memPool: T.cudaMemPool_t | null, exportData: Uint8Array): T.DevicePointer {
   const s = (cudaMemPoolImportPointer$ ??= new Scratch(1));
-  const exportData$ = new Uint8Array(64);
+  s.u64[0] = 0n;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
+  const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
   const status = (cudaMemPoolImportPointer$c ??= binder.native('cudaMemPoolImportPointer'))(s.slot(0), memPool, exportData$);
   if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
-  return { ptr: s.address(0), exportData: decodeRecord<T.cudaMemPoolPtrExportData>(records.cudaMemPoolPtrExportData(), exportData$) };
+  return s.address(0) as T.DevicePointer;
 }
 let cudaMemPoolSetAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t, descList: T.cudaMemAccessDesc | T.Pointer, count: T.Int64): void {
-  const status = (cudaMemPoolSetAccess$c ??= binder.native('cudaMemPoolSetAccess'))(memPool, isPointerLike(descList) ? descList : encodeRecord(records.cudaMemAccessDesc(), descList), count);
+/** `cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t | null, descList: readonly (T.cudaMemAccessDesc)[] | Uint8Array): void {
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolSetAccess', 'memPool', memPool, true) as typeof memPool;
+  const descList$ = recordArrayArg('cudaMemPoolSetAccess', 'descList', records.cudaMemAccessDesc(), descList, false);
+  const count$n = descList$.count;
+  const status = (cudaMemPoolSetAccess$c ??= binder.native('cudaMemPoolSetAccess'))(memPool, descList$.bytes, count$n);
   if (status !== 0) throw fail('cudaMemPoolSetAccess', status);
 }
 let cudaMemPoolSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMemPoolAttr, value: T.Pointer): void {
-  const status = (cudaMemPoolSetAttribute$c ??= binder.native('cudaMemPoolSetAttribute'))(memPool, attr, value);
+/** `cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr, value: number | bigint): void {
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolSetAttribute', 'memPool', memPool, true) as typeof memPool;
+  if ((attr | 0) !== attr) throw intError('cudaMemPoolSetAttribute', 'attr', 'i32', attr);
+  const value$ = attrEncode(attr as number, value);
+  const status = (cudaMemPoolSetAttribute$c ??= binder.native('cudaMemPoolSetAttribute'))(memPool, attr, value$);
   if (status !== 0) throw fail('cudaMemPoolSetAttribute', status);
+  function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 2: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 3: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cudaMemPoolSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 5: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 6: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } case 8: { v.setBigUint64(0, BigInt(int64Arg('cudaMemPoolSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cudaMemPoolSetAttribute: attr ${a} has no known value type`); } }
 }
 let cudaMemPoolTrimTo$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t, minBytesToKeep: T.Int64): void {
+/** `cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t | null, minBytesToKeep: T.Int64): void {
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolTrimTo', 'memPool', memPool, true) as typeof memPool;
+  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cudaMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
   const status = (cudaMemPoolTrimTo$c ??= binder.native('cudaMemPoolTrimTo'))(memPool, minBytesToKeep);
   if (status !== 0) throw fail('cudaMemPoolTrimTo', status);
 }
 let cudaMemPrefetchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, location: T.cudaMemLocation, flags: number, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, location: T.cudaMemLocation, flags: number, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemPrefetchAsync', 'devPtr', devPtr, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
+  checkRecord('cudaMemPrefetchAsync', 'location', records.cudaMemLocation(), location);
+  if ((flags >>> 0) !== flags) throw intError('cudaMemPrefetchAsync', 'flags', 'u32', flags);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemPrefetchAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemPrefetchAsync$c ??= binder.native('cudaMemPrefetchAsync'))(devPtr, count, location, flags, stream);
   if (status !== 0) throw fail('cudaMemPrefetchAsync', status);
 }
 let cudaMemPrefetchBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, stream: T.cudaStream_t): void {
-  const status = (cudaMemPrefetchBatchAsync$c ??= binder.native('cudaMemPrefetchBatchAsync'))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+/** `cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPrefetchBatchAsync(dptrs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, prefetchLocs: readonly (T.cudaMemLocation)[] | Uint8Array, prefetchLocIdxs: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, stream: T.cudaStream_t | null): void {
+  const dptrs$ = scalarArrayArg('cudaMemPrefetchBatchAsync', 'dptrs', 'address', dptrs, false);
+  const sizes$ = scalarArrayArg('cudaMemPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
+  const prefetchLocs$ = recordArrayArg('cudaMemPrefetchBatchAsync', 'prefetchLocs', records.cudaMemLocation(), prefetchLocs, false);
+  const prefetchLocIdxs$ = scalarArrayArg('cudaMemPrefetchBatchAsync', 'prefetchLocIdxs', 'u64', prefetchLocIdxs, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemPrefetchBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemPrefetchBatchAsync', 'stream', stream, true) as typeof stream;
+  const count$n = sameLength('cudaMemPrefetchBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
+  const numPrefetchLocs$n = sameLength('cudaMemPrefetchBatchAsync', ['prefetchLocs', 'prefetchLocIdxs'], [prefetchLocs$.count, prefetchLocIdxs$.count], [prefetchLocs !== null, prefetchLocIdxs !== null]);
+  const status = (cudaMemPrefetchBatchAsync$c ??= binder.native('cudaMemPrefetchBatchAsync'))(dptrs$.data, sizes$.data, count$n, prefetchLocs$.bytes, prefetchLocIdxs$.data, numPrefetchLocs$n, flags, stream);
   if (status !== 0) throw fail('cudaMemPrefetchBatchAsync', status);
 }
 let cudaMemRangeGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.cudaMemRangeAttribute, devPtr: T.Pointer, count: T.Int64): void {
+  pointerArg('cudaMemRangeGetAttribute', 'data', data, false, dataSize);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if ((attribute | 0) !== attribute) throw intError('cudaMemRangeGetAttribute', 'attribute', 'i32', attribute);
+  pointerArg('cudaMemRangeGetAttribute', 'devPtr', devPtr, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'count', count, false);
   const status = (cudaMemRangeGetAttribute$c ??= binder.native('cudaMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
   if (status !== 0) throw fail('cudaMemRangeGetAttribute', status);
 }
-let cudaMemRangeGetAttributes$: Scratch | undefined;
 let cudaMemRangeGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Returns `data`. Throws {@link RuntimeError}. */
-export function cudaMemRangeGetAttributes(dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.Pointer, count: T.Int64): number {
-  const s = (cudaMemRangeGetAttributes$ ??= new Scratch(1));
-  const status = (cudaMemRangeGetAttributes$c ??= binder.native('cudaMemRangeGetAttributes'))(s.slot(0), dataSizes, attributes, numAttributes, devPtr, count);
+/** `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.Int64)[] | BigUint64Array, attributes: readonly (T.cudaMemRangeAttribute)[] | Int32Array, devPtr: T.Pointer, count: T.Int64): void {
+  pointerArg('cudaMemRangeGetAttributes', 'data', data, false);
+  const dataSizes$ = scalarArrayArg('cudaMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
+  const attributes$ = scalarArrayArg('cudaMemRangeGetAttributes', 'attributes', 'i32', attributes, false);
+  pointerArg('cudaMemRangeGetAttributes', 'devPtr', devPtr, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttributes', 'count', count, false);
+  const numAttributes$n = sameLength('cudaMemRangeGetAttributes', ['attributes', 'dataSizes'], [attributes$.count, dataSizes$.count], [attributes !== null, dataSizes !== null]);
+  const status = (cudaMemRangeGetAttributes$c ??= binder.native('cudaMemRangeGetAttributes'))(data, dataSizes$.data, attributes$.data, numAttributes$n, devPtr, count);
   if (status !== 0) throw fail('cudaMemRangeGetAttributes', status);
-  return s.address(0);
 }
 let cudaMemSetMemPool$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Returns `location`. Throws {@link RuntimeError}. */
-export function cudaMemSetMemPool(type: T.cudaMemAllocationType, memPool: T.cudaMemPool_t): T.cudaMemLocation {
-  const location$ = new Uint8Array(8);
+/** `cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemSetMemPool(location: T.cudaMemLocation | Uint8Array, type: T.cudaMemAllocationType, memPool: T.cudaMemPool_t | null): void {
+  const location$ = recordArg('cudaMemSetMemPool', 'location', records.cudaMemLocation(), location, false);
+  if ((type | 0) !== type) throw intError('cudaMemSetMemPool', 'type', 'i32', type);
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemSetMemPool', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaMemSetMemPool$c ??= binder.native('cudaMemSetMemPool'))(location$, type, memPool);
   if (status !== 0) throw fail('cudaMemSetMemPool', status);
-  return decodeRecord<T.cudaMemLocation>(records.cudaMemLocation(), location$);
 }
 let cudaMemcpy$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy');
+  pointerArg('cudaMemcpy', 'dst', dst, true, count);
+  pointerArg('cudaMemcpy', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy', 'kind', 'i32', kind);
   const status = (cudaMemcpy$c ??= binder.native('cudaMemcpy'))(dst, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpy', status);
 }
 let cudaMemcpy2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2D');
+  pointerArg('cudaMemcpy2D', 'dst', dst, true);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2D', 'dpitch', dpitch, false);
+  pointerArg('cudaMemcpy2D', 'src', src, true);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2D', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2D', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2D', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2D', 'kind', 'i32', kind);
   const status = (cudaMemcpy2D$c ??= binder.native('cudaMemcpy2D'))(dst, dpitch, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2D', status);
 }
 let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DArrayToArray');
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DArrayToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffsetDst !== 'number' || !(wOffsetDst >= 0 && wOffsetDst <= 9007199254740991) || wOffsetDst % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'wOffsetDst', wOffsetDst, false);
+  if (typeof hOffsetDst !== 'number' || !(hOffsetDst >= 0 && hOffsetDst <= 9007199254740991) || hOffsetDst % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetDst', hOffsetDst, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpy2DArrayToArray', 'src', src, true) as typeof src;
+  if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || wOffsetSrc % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
+  if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || hOffsetSrc % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DArrayToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DArrayToArray$c ??= binder.native('cudaMemcpy2DArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DArrayToArray', status);
 }
 let cudaMemcpy2DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpy2DAsync', 'dst', dst, true);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'dpitch', dpitch, false);
+  pointerArg('cudaMemcpy2DAsync', 'src', src, true);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DAsync$c ??= binder.native('cudaMemcpy2DAsync'))(dst, dpitch, src, spitch, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DAsync', status);
 }
 let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DFromArray');
+  pointerArg('cudaMemcpy2DFromArray', 'dst', dst, true);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'dpitch', dpitch, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpy2DFromArray', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'hOffset', hOffset, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DFromArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DFromArray$c ??= binder.native('cudaMemcpy2DFromArray'))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DFromArray', status);
 }
 let cudaMemcpy2DFromArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpy2DFromArrayAsync', 'dst', dst, true);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'dpitch', dpitch, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpy2DFromArrayAsync', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'hOffset', hOffset, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DFromArrayAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DFromArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DFromArrayAsync$c ??= binder.native('cudaMemcpy2DFromArrayAsync'))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DFromArrayAsync', status);
 }
 let cudaMemcpy2DToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpy2DToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DToArray');
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'hOffset', hOffset, false);
+  pointerArg('cudaMemcpy2DToArray', 'src', src, true);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DToArray$c ??= binder.native('cudaMemcpy2DToArray'))(dst, wOffset, hOffset, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DToArray', status);
 }
 let cudaMemcpy2DToArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DToArrayAsync', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'hOffset', hOffset, false);
+  pointerArg('cudaMemcpy2DToArrayAsync', 'src', src, true);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'height', height, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpy2DToArrayAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DToArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DToArrayAsync$c ??= binder.native('cudaMemcpy2DToArrayAsync'))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DToArrayAsync', status);
 }
 let cudaMemcpy3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | T.Pointer): void {
+/** `cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy3D(p: T.cudaMemcpy3DParms | Uint8Array): void {
   assertMayBlock('cudaMemcpy3D');
-  const status = (cudaMemcpy3D$c ??= binder.native('cudaMemcpy3D'))(isPointerLike(p) ? p : encodeRecord(records.cudaMemcpy3DParms(), p));
+  const p$ = recordArg('cudaMemcpy3D', 'p', records.cudaMemcpy3DParms(), p, false);
+  const status = (cudaMemcpy3D$c ??= binder.native('cudaMemcpy3D'))(p$);
   if (status !== 0) throw fail('cudaMemcpy3D', status);
 }
 let cudaMemcpy3DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | T.Pointer, stream: T.cudaStream_t): void {
-  const status = (cudaMemcpy3DAsync$c ??= binder.native('cudaMemcpy3DAsync'))(isPointerLike(p) ? p : encodeRecord(records.cudaMemcpy3DParms(), p), stream);
+/** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T.cudaStream_t | null): void {
+  const p$ = recordArg('cudaMemcpy3DAsync', 'p', records.cudaMemcpy3DParms(), p, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DAsync', 'stream', stream, true) as typeof stream;
+  const status = (cudaMemcpy3DAsync$c ??= binder.native('cudaMemcpy3DAsync'))(p$, stream);
   if (status !== 0) throw fail('cudaMemcpy3DAsync', status);
 }
 let cudaMemcpy3DBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Returns `opList`. Throws {@link RuntimeError}. */
-export function cudaMemcpy3DBatchAsync(numOps: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaMemcpy3DBatchOp {
-  const opList$ = new Uint8Array(112);
-  const status = (cudaMemcpy3DBatchAsync$c ??= binder.native('cudaMemcpy3DBatchAsync'))(numOps, opList$, flags, stream);
+/** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, stream: T.cudaStream_t | null): void {
+  if (typeof numOps !== 'number' || !(numOps >= 0 && numOps <= 9007199254740991) || numOps % 1 !== 0) int64Arg('cudaMemcpy3DBatchAsync', 'numOps', numOps, false);
+  pointerArg('cudaMemcpy3DBatchAsync', 'opList', opList, true);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemcpy3DBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DBatchAsync', 'stream', stream, true) as typeof stream;
+  const status = (cudaMemcpy3DBatchAsync$c ??= binder.native('cudaMemcpy3DBatchAsync'))(numOps, opList, flags, stream);
   if (status !== 0) throw fail('cudaMemcpy3DBatchAsync', status);
-  return decodeRecord<T.cudaMemcpy3DBatchOp>(records.cudaMemcpy3DBatchOp(), opList$);
 }
 let cudaMemcpy3DPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | T.Pointer): void {
+/** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy3DPeer(p: T.cudaMemcpy3DPeerParms | Uint8Array): void {
   assertMayBlock('cudaMemcpy3DPeer');
-  const status = (cudaMemcpy3DPeer$c ??= binder.native('cudaMemcpy3DPeer'))(isPointerLike(p) ? p : encodeRecord(records.cudaMemcpy3DPeerParms(), p));
+  const p$ = recordArg('cudaMemcpy3DPeer', 'p', records.cudaMemcpy3DPeerParms(), p, false);
+  const status = (cudaMemcpy3DPeer$c ??= binder.native('cudaMemcpy3DPeer'))(p$);
   if (status !== 0) throw fail('cudaMemcpy3DPeer', status);
 }
 let cudaMemcpy3DPeerAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | T.Pointer, stream: T.cudaStream_t): void {
-  const status = (cudaMemcpy3DPeerAsync$c ??= binder.native('cudaMemcpy3DPeerAsync'))(isPointerLike(p) ? p : encodeRecord(records.cudaMemcpy3DPeerParms(), p), stream);
+/** `cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | Uint8Array, stream: T.cudaStream_t | null): void {
+  const p$ = recordArg('cudaMemcpy3DPeerAsync', 'p', records.cudaMemcpy3DPeerParms(), p, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DPeerAsync', 'stream', stream, true) as typeof stream;
+  const status = (cudaMemcpy3DPeerAsync$c ??= binder.native('cudaMemcpy3DPeerAsync'))(p$, stream);
   if (status !== 0) throw fail('cudaMemcpy3DPeerAsync', status);
 }
 let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpyArrayToArray(dst: T.cudaArray_t, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyArrayToArray');
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyArrayToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffsetDst !== 'number' || !(wOffsetDst >= 0 && wOffsetDst <= 9007199254740991) || wOffsetDst % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'wOffsetDst', wOffsetDst, false);
+  if (typeof hOffsetDst !== 'number' || !(hOffsetDst >= 0 && hOffsetDst <= 9007199254740991) || hOffsetDst % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'hOffsetDst', hOffsetDst, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyArrayToArray', 'src', src, true) as typeof src;
+  if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || wOffsetSrc % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
+  if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || hOffsetSrc % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyArrayToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyArrayToArray$c ??= binder.native('cudaMemcpyArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   if (status !== 0) throw fail('cudaMemcpyArrayToArray', status);
 }
 let cudaMemcpyAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpyAsync', 'dst', dst, true, count);
+  pointerArg('cudaMemcpyAsync', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyAsync$c ??= binder.native('cudaMemcpyAsync'))(dst, src, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyAsync', status);
 }
 let cudaMemcpyBatchAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyBatchAsync(dsts: T.Pointer, srcs: T.Pointer, sizes: T.Pointer, count: T.Int64, attrs: T.Pointer, attrsIdxs: T.Pointer, numAttrs: T.Int64, stream: T.cudaStream_t): void {
-  const status = (cudaMemcpyBatchAsync$c ??= binder.native('cudaMemcpyBatchAsync'))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+/** `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyBatchAsync(dsts: readonly (number | bigint)[] | BigUint64Array, srcs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, attrs: readonly (T.cudaMemcpyAttributes)[] | Uint8Array, attrsIdxs: readonly (T.Int64)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
+  const dsts$ = scalarArrayArg('cudaMemcpyBatchAsync', 'dsts', 'address', dsts, false);
+  const srcs$ = scalarArrayArg('cudaMemcpyBatchAsync', 'srcs', 'address', srcs, false);
+  const sizes$ = scalarArrayArg('cudaMemcpyBatchAsync', 'sizes', 'u64', sizes, false);
+  const attrs$ = recordArrayArg('cudaMemcpyBatchAsync', 'attrs', records.cudaMemcpyAttributes(), attrs, false);
+  const attrsIdxs$ = scalarArrayArg('cudaMemcpyBatchAsync', 'attrsIdxs', 'u64', attrsIdxs, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyBatchAsync', 'stream', stream, true) as typeof stream;
+  const count$n = sameLength('cudaMemcpyBatchAsync', ['dsts', 'srcs', 'sizes'], [dsts$.count, srcs$.count, sizes$.count], [dsts !== null, srcs !== null, sizes !== null]);
+  const numAttrs$n = sameLength('cudaMemcpyBatchAsync', ['attrs', 'attrsIdxs'], [attrs$.count, attrsIdxs$.count], [attrs !== null, attrsIdxs !== null]);
+  const status = (cudaMemcpyBatchAsync$c ??= binder.native('cudaMemcpyBatchAsync'))(dsts$.data, srcs$.data, sizes$.data, count$n, attrs$.bytes, attrsIdxs$.data, numAttrs$n, stream);
   if (status !== 0) throw fail('cudaMemcpyBatchAsync', status);
 }
 let cudaMemcpyFromArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromArray');
+  pointerArg('cudaMemcpyFromArray', 'dst', dst, true, count);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyFromArray', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyFromArray$c ??= binder.native('cudaMemcpyFromArray'))(dst, src, wOffset, hOffset, count, kind);
   if (status !== 0) throw fail('cudaMemcpyFromArray', status);
 }
 let cudaMemcpyFromArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpyFromArrayAsync', 'dst', dst, true, count);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyFromArrayAsync', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromArrayAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyFromArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyFromArrayAsync$c ??= binder.native('cudaMemcpyFromArrayAsync'))(dst, src, wOffset, hOffset, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyFromArrayAsync', status);
 }
 let cudaMemcpyFromSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromSymbol');
+  pointerArg('cudaMemcpyFromSymbol', 'dst', dst, true, count);
+  pointerArg('cudaMemcpyFromSymbol', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromSymbol', 'kind', 'i32', kind);
   const status = (cudaMemcpyFromSymbol$c ??= binder.native('cudaMemcpyFromSymbol'))(dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyFromSymbol', status);
 }
 let cudaMemcpyFromSymbolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpyFromSymbolAsync', 'dst', dst, true, count);
+  pointerArg('cudaMemcpyFromSymbolAsync', 'symbol', symbol, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyFromSymbolAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyFromSymbolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyFromSymbolAsync$c ??= binder.native('cudaMemcpyFromSymbolAsync'))(dst, symbol, count, offset, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyFromSymbolAsync', status);
 }
 let cudaMemcpyPeer$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
   assertMayBlock('cudaMemcpyPeer');
+  pointerArg('cudaMemcpyPeer', 'dst', dst, true, count);
+  if ((dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeer', 'dstDevice', 'i32', dstDevice);
+  pointerArg('cudaMemcpyPeer', 'src', src, true, count);
+  if ((srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeer', 'srcDevice', 'i32', srcDevice);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
   const status = (cudaMemcpyPeer$c ??= binder.native('cudaMemcpyPeer'))(dst, dstDevice, src, srcDevice, count);
   if (status !== 0) throw fail('cudaMemcpyPeer', status);
 }
 let cudaMemcpyPeerAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpyPeerAsync', 'dst', dst, true, count);
+  if ((dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeerAsync', 'dstDevice', 'i32', dstDevice);
+  pointerArg('cudaMemcpyPeerAsync', 'src', src, true, count);
+  if ((srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeerAsync', 'srcDevice', 'i32', srcDevice);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyPeerAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyPeerAsync$c ??= binder.native('cudaMemcpyPeerAsync'))(dst, dstDevice, src, srcDevice, count, stream);
   if (status !== 0) throw fail('cudaMemcpyPeerAsync', status);
 }
 let cudaMemcpyToArray$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaMemcpyToArray(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
+/** `cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToArray');
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'hOffset', hOffset, false);
+  pointerArg('cudaMemcpyToArray', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArray', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyToArray$c ??= binder.native('cudaMemcpyToArray'))(dst, wOffset, hOffset, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpyToArray', status);
 }
 let cudaMemcpyToArrayAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyToArrayAsync', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'hOffset', hOffset, false);
+  pointerArg('cudaMemcpyToArrayAsync', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyToArrayAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyToArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyToArrayAsync$c ??= binder.native('cudaMemcpyToArrayAsync'))(dst, wOffset, hOffset, src, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyToArrayAsync', status);
 }
 let cudaMemcpyToSymbol$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToSymbol');
+  pointerArg('cudaMemcpyToSymbol', 'symbol', symbol, true, count);
+  pointerArg('cudaMemcpyToSymbol', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyToSymbol', 'kind', 'i32', kind);
   const status = (cudaMemcpyToSymbol$c ??= binder.native('cudaMemcpyToSymbol'))(symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyToSymbol', status);
 }
 let cudaMemcpyToSymbolAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemcpyToSymbolAsync', 'symbol', symbol, true, count);
+  pointerArg('cudaMemcpyToSymbolAsync', 'src', src, true, count);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'offset', offset, false);
+  if ((kind | 0) !== kind) throw intError('cudaMemcpyToSymbolAsync', 'kind', 'i32', kind);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyToSymbolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyToSymbolAsync$c ??= binder.native('cudaMemcpyToSymbolAsync'))(symbol, src, count, offset, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyToSymbolAsync', status);
 }
 let cudaMemset$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemset(void *devPtr, int value, size_t count)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
   assertMayBlock('cudaMemset');
+  pointerArg('cudaMemset', 'devPtr', devPtr, true, count);
+  if ((value | 0) !== value) throw intError('cudaMemset', 'value', 'i32', value);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemset', 'count', count, false);
   const status = (cudaMemset$c ??= binder.native('cudaMemset'))(devPtr, value, count);
   if (status !== 0) throw fail('cudaMemset', status);
 }
 let cudaMemset2D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): void {
   assertMayBlock('cudaMemset2D');
+  pointerArg('cudaMemset2D', 'devPtr', devPtr, true);
+  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2D', 'pitch', pitch, false);
+  if ((value | 0) !== value) throw intError('cudaMemset2D', 'value', 'i32', value);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemset2D', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemset2D', 'height', height, false);
   const status = (cudaMemset2D$c ??= binder.native('cudaMemset2D'))(devPtr, pitch, value, width, height);
   if (status !== 0) throw fail('cudaMemset2D', status);
 }
 let cudaMemset2DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemset2DAsync', 'devPtr', devPtr, true);
+  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2DAsync', 'pitch', pitch, false);
+  if ((value | 0) !== value) throw intError('cudaMemset2DAsync', 'value', 'i32', value);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemset2DAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemset2DAsync', 'height', height, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemset2DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemset2DAsync$c ??= binder.native('cudaMemset2DAsync'))(devPtr, pitch, value, width, height, stream);
   if (status !== 0) throw fail('cudaMemset2DAsync', status);
 }
 let cudaMemset3D$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaMemset3D(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent): void {
   assertMayBlock('cudaMemset3D');
+  checkRecord('cudaMemset3D', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
+  if ((value | 0) !== value) throw intError('cudaMemset3D', 'value', 'i32', value);
+  checkRecord('cudaMemset3D', 'extent', records.cudaExtent(), extent);
   const status = (cudaMemset3D$c ??= binder.native('cudaMemset3D'))(pitchedDevPtr, value, extent);
   if (status !== 0) throw fail('cudaMemset3D', status);
 }
 let cudaMemset3DAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number, extent: T.cudaExtent, stream: T.cudaStream_t | null): void {
+  checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
+  if ((value | 0) !== value) throw intError('cudaMemset3DAsync', 'value', 'i32', value);
+  checkRecord('cudaMemset3DAsync', 'extent', records.cudaExtent(), extent);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemset3DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemset3DAsync$c ??= binder.native('cudaMemset3DAsync'))(pitchedDevPtr, value, extent, stream);
   if (status !== 0) throw fail('cudaMemset3DAsync', status);
 }
 let cudaMemsetAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t): void {
+/** `cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t | null): void {
+  pointerArg('cudaMemsetAsync', 'devPtr', devPtr, true, count);
+  if ((value | 0) !== value) throw intError('cudaMemsetAsync', 'value', 'i32', value);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemsetAsync', 'count', count, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemsetAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemsetAsync$c ??= binder.native('cudaMemsetAsync'))(devPtr, value, count, stream);
   if (status !== 0) throw fail('cudaMemsetAsync', status);
 }
 let cudaMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
-/** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.cudaMipmappedArray_t, device: number): void {
-  const status = (cudaMipmappedArrayGetMemoryRequirements$c ??= binder.native('cudaMipmappedArrayGetMemoryRequirements'))(memoryRequirements, mipmap, device);
+/** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 Returns `memoryRequirements`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedArray_t | null, device: number): T.cudaArrayMemoryRequirements {
+  const memoryRequirements$ = new Uint8Array(32);
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
+  if ((device | 0) !== device) throw intError('cudaMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
+  const status = (cudaMipmappedArrayGetMemoryRequirements$c ??= binder.native('cudaMipmappedArrayGetMemoryRequirements'))(memoryRequirements$, mipmap, device);
   if (status !== 0) throw fail('cudaMipmappedArrayGetMemoryRequirements', status);
+  return decodeRecord<T.cudaArrayMemoryRequirements>(records.cudaArrayMemoryRequirements(), memoryRequirements$);
 }
 let cudaMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
-/** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.cudaMipmappedArray_t): void {
-  const status = (cudaMipmappedArrayGetSparseProperties$c ??= binder.native('cudaMipmappedArrayGetSparseProperties'))(sparseProperties, mipmap);
+/** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 Returns `sparseProperties`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMipmappedArrayGetSparseProperties(mipmap: T.cudaMipmappedArray_t | null): T.cudaArraySparseProperties {
+  const sparseProperties$ = new Uint8Array(48);
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
+  const status = (cudaMipmappedArrayGetSparseProperties$c ??= binder.native('cudaMipmappedArrayGetSparseProperties'))(sparseProperties$, mipmap);
   if (status !== 0) throw fail('cudaMipmappedArrayGetSparseProperties', status);
+  return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
 }
 let cudaOccupancyAvailableDynamicSMemPerBlock$: Scratch | undefined;
 let cudaOccupancyAvailableDynamicSMemPerBlock$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 13.0 Returns `dynamicSmemSize`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 13.0 Returns `dynamicSmemSize`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBlocks: number, blockSize: number): number {
   const s = (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaOccupancyAvailableDynamicSMemPerBlock', 'func', func, true);
+  if ((numBlocks | 0) !== numBlocks) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
+  if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
   const status = (cudaOccupancyAvailableDynamicSMemPerBlock$c ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(s.slot(0), func, numBlocks, blockSize);
   if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
   return s.size(0);
 }
+let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): void {
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
+/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 13.0 Returns `numBlocks`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
+  const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
+  if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
+  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
+  return s.i32[0];
 }
+let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): void {
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
+/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `numBlocks`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
+  const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
+  if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
+  if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+  if ((flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
+  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
+  return s.i32[0];
 }
+let cudaOccupancyMaxActiveClusters$: Scratch | undefined;
 let cudaOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | T.Pointer): void {
-  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(numClusters, func, isPointerLike(launchConfig) ? launchConfig : encodeRecord(records.cudaLaunchConfig_st(), launchConfig));
+/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `numClusters`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
+  const s = (cudaOccupancyMaxActiveClusters$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaOccupancyMaxActiveClusters', 'func', func, true);
+  const launchConfig$ = recordArg('cudaOccupancyMaxActiveClusters', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
+  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(s.slot(0), func, launchConfig$);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveClusters', status);
+  return s.i32[0];
 }
 let cudaOccupancyMaxPotentialClusterSize$: Scratch | undefined;
 let cudaOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `clusterSize`. Throws {@link RuntimeError}. */
-export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | T.Pointer): number {
+/** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 Returns `clusterSize`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxPotentialClusterSize(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
   const s = (cudaOccupancyMaxPotentialClusterSize$ ??= new Scratch(1));
-  const status = (cudaOccupancyMaxPotentialClusterSize$c ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(s.slot(0), func, isPointerLike(launchConfig) ? launchConfig : encodeRecord(records.cudaLaunchConfig_st(), launchConfig));
+  s.u64[0] = 0n;
+  pointerArg('cudaOccupancyMaxPotentialClusterSize', 'func', func, true);
+  const launchConfig$ = recordArg('cudaOccupancyMaxPotentialClusterSize', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
+  const status = (cudaOccupancyMaxPotentialClusterSize$c ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(s.slot(0), func, launchConfig$);
   if (status !== 0) throw fail('cudaOccupancyMaxPotentialClusterSize', status);
   return s.i32[0];
 }
 let cudaPeekAtLastError$c: NativeFunction | undefined;
-/** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaPeekAtLastError(void)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaPeekAtLastError(): void {
   const status = (cudaPeekAtLastError$c ??= binder.native('cudaPeekAtLastError'))();
   if (status !== 0) throw fail('cudaPeekAtLastError', status);
 }
 let cudaPointerGetAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaPointerGetAttributes(attributes: T.Pointer, ptr: T.Pointer): void {
-  const status = (cudaPointerGetAttributes$c ??= binder.native('cudaPointerGetAttributes'))(attributes, ptr);
+/** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 13.0 Returns `attributes`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaPointerGetAttributes(ptr: T.Pointer): T.cudaPointerAttributes {
+  const attributes$ = new Uint8Array(88);
+  pointerArg('cudaPointerGetAttributes', 'ptr', ptr, true);
+  const status = (cudaPointerGetAttributes$c ??= binder.native('cudaPointerGetAttributes'))(attributes$, ptr);
   if (status !== 0) throw fail('cudaPointerGetAttributes', status);
+  return decodeRecord<T.cudaPointerAttributes>(records.cudaPointerAttributes(), attributes$);
 }
 let cudaProfilerStart$c: NativeFunction | undefined;
-/** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaProfilerStart(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaProfilerStart(): void {
   const status = (cudaProfilerStart$c ??= binder.native('cudaProfilerStart'))();
   if (status !== 0) throw fail('cudaProfilerStart', status);
 }
 let cudaProfilerStop$c: NativeFunction | undefined;
-/** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaProfilerStop(void)` · cuda_profiler_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaProfilerStop(): void {
   const status = (cudaProfilerStop$c ??= binder.native('cudaProfilerStop'))();
   if (status !== 0) throw fail('cudaProfilerStop', status);
 }
 let cudaRuntimeGetVersion$: Scratch | undefined;
 let cudaRuntimeGetVersion$c: NativeFunction | undefined;
-/** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 13.0 Returns `runtimeVersion`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 13.0 Returns `runtimeVersion`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaRuntimeGetVersion(): number {
   const s = (cudaRuntimeGetVersion$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaRuntimeGetVersion$c ??= binder.native('cudaRuntimeGetVersion'))(s.slot(0));
   if (status !== 0) throw fail('cudaRuntimeGetVersion', status);
   return s.i32[0];
 }
 let cudaSetDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaSetDevice(int device)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaSetDevice(device: number): void {
+  if ((device | 0) !== device) throw intError('cudaSetDevice', 'device', 'i32', device);
   const status = (cudaSetDevice$c ??= binder.native('cudaSetDevice'))(device);
   if (status !== 0) throw fail('cudaSetDevice', status);
 }
 let cudaSetDeviceFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
+/** `cudaError_t cudaSetDeviceFlags(unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaSetDeviceFlags(flags: number): void {
+  if ((flags >>> 0) !== flags) throw intError('cudaSetDeviceFlags', 'flags', 'u32', flags);
   const status = (cudaSetDeviceFlags$c ??= binder.native('cudaSetDeviceFlags'))(flags);
   if (status !== 0) throw fail('cudaSetDeviceFlags', status);
 }
-let cudaSetValidDevices$: Scratch | undefined;
 let cudaSetValidDevices$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 13.0 Returns `device_arr`. Throws {@link RuntimeError}. */
-export function cudaSetValidDevices(len: number): number {
-  const s = (cudaSetValidDevices$ ??= new Scratch(1));
-  const status = (cudaSetValidDevices$c ??= binder.native('cudaSetValidDevices'))(s.slot(0), len);
+/** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaSetValidDevices(device_arr: readonly (number)[] | Int32Array): void {
+  const device_arr$ = scalarArrayArg('cudaSetValidDevices', 'device_arr', 'i32', device_arr, false);
+  const len$n = device_arr$.count;
+  const status = (cudaSetValidDevices$c ??= binder.native('cudaSetValidDevices'))(device_arr$.data, len$n);
   if (status !== 0) throw fail('cudaSetValidDevices', status);
-  return s.i32[0];
 }
 let cudaSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaSignalExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.cudaExternalSemaphoreSignalParams | T.Pointer, numExtSems: number, stream: T.cudaStream_t): void {
-  const status = (cudaSignalExternalSemaphoresAsync$c ??= binder.native('cudaSignalExternalSemaphoresAsync'))(extSemArray, isPointerLike(paramsArray) ? paramsArray : encodeRecord(records.cudaExternalSemaphoreSignalParams(), paramsArray), numExtSems, stream);
+/** `cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaSignalExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreSignalParams | Uint8Array, stream: T.cudaStream_t | null): void {
+  const extSemArray$ = scalarArrayArg('cudaSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
+  const paramsArray$ = recordArg('cudaSignalExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreSignalParams(), paramsArray, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  const numExtSems$n = extSemArray$.count;
+  const status = (cudaSignalExternalSemaphoresAsync$c ??= binder.native('cudaSignalExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$, numExtSems$n, stream);
   if (status !== 0) throw fail('cudaSignalExternalSemaphoresAsync', status);
 }
 let cudaStreamAddCallback$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callback` (callbacks.cudaStreamCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}. */
-export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
+/** `cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `callback` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamAddCallback', 'stream', stream, true) as typeof stream;
+  if (typeof callback !== 'function') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
   const callback$cb = typeof callback === 'function' ? oneShotCallback(T.callbacks.cudaStreamCallback_t(), callback) : undefined;
+  pointerArg('cudaStreamAddCallback', 'userData', userData, true);
+  if ((flags >>> 0) !== flags) throw intError('cudaStreamAddCallback', 'flags', 'u32', flags);
   const status = (cudaStreamAddCallback$c ??= binder.native('cudaStreamAddCallback'))(stream, callback$cb ? callback$cb.pointer : callback, userData, flags);
   if (status !== 0) {
     callback$cb?.cancel(); // refused: it will never run
@@ -2146,74 +3107,99 @@ export function cudaStreamAddCallback(stream: T.cudaStream_t, callback: T.Pointe
   }
 }
 let cudaStreamAttachMemAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamAttachMemAsync(stream: T.cudaStream_t, devPtr: T.Pointer, length: T.Int64, flags: number): void {
+/** `cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: T.Pointer, length: T.Int64, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamAttachMemAsync', 'stream', stream, true) as typeof stream;
+  pointerArg('cudaStreamAttachMemAsync', 'devPtr', devPtr, true);
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cudaStreamAttachMemAsync', 'length', length, false);
+  if ((flags >>> 0) !== flags) throw intError('cudaStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cudaStreamAttachMemAsync$c ??= binder.native('cudaStreamAttachMemAsync'))(stream, devPtr, length, flags);
   if (status !== 0) throw fail('cudaStreamAttachMemAsync', status);
 }
 let cudaStreamBeginCapture$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamBeginCapture(stream: T.cudaStream_t, mode: T.cudaStreamCaptureMode): void {
+/** `cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cudaStreamCaptureMode): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamBeginCapture', 'stream', stream, true) as typeof stream;
+  if ((mode | 0) !== mode) throw intError('cudaStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cudaStreamBeginCapture$c ??= binder.native('cudaStreamBeginCapture'))(stream, mode);
   if (status !== 0) throw fail('cudaStreamBeginCapture', status);
 }
 let cudaStreamBeginCaptureToGraph$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t, graph: T.cudaGraph_t, dependencies: T.Pointer, dependencyData: T.cudaGraphEdgeData_st | T.Pointer, numDependencies: T.Int64, mode: T.cudaStreamCaptureMode): void {
-  const status = (cudaStreamBeginCaptureToGraph$c ??= binder.native('cudaStreamBeginCaptureToGraph'))(stream, graph, dependencies, isPointerLike(dependencyData) ? dependencyData : encodeRecord(records.cudaGraphEdgeData_st(), dependencyData), numDependencies, mode);
+/** `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, graph: T.cudaGraph_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, mode: T.cudaStreamCaptureMode): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamBeginCaptureToGraph', 'stream', stream, true) as typeof stream;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaStreamBeginCaptureToGraph', 'graph', graph, true) as typeof graph;
+  const dependencies$ = scalarArrayArg('cudaStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, true);
+  const dependencyData$ = recordArrayArg('cudaStreamBeginCaptureToGraph', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
+  if ((mode | 0) !== mode) throw intError('cudaStreamBeginCaptureToGraph', 'mode', 'i32', mode);
+  const numDependencies$n = sameLength('cudaStreamBeginCaptureToGraph', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
+  const status = (cudaStreamBeginCaptureToGraph$c ??= binder.native('cudaStreamBeginCaptureToGraph'))(stream, graph, dependencies$.data, dependencyData$.bytes, numDependencies$n, mode);
   if (status !== 0) throw fail('cudaStreamBeginCaptureToGraph', status);
 }
 let cudaStreamCopyAttributes$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamCopyAttributes(dst: T.cudaStream_t, src: T.cudaStream_t): void {
+/** `cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cudaStream_t | null): void {
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaStreamCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaStreamCopyAttributes', 'src', src, true) as typeof src;
   const status = (cudaStreamCopyAttributes$c ??= binder.native('cudaStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cudaStreamCopyAttributes', status);
 }
 let cudaStreamCreate$: Scratch | undefined;
 let cudaStreamCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 13.0 Returns `pStream`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 13.0 Returns `pStream`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaStreamCreate(): T.cudaStream_t {
   const s = (cudaStreamCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   const status = (cudaStreamCreate$c ??= binder.native('cudaStreamCreate'))(s.slot(0));
   if (status !== 0) throw fail('cudaStreamCreate', status);
   return s.address(0) as T.cudaStream_t;
 }
 let cudaStreamCreateWithFlags$: Scratch | undefined;
 let cudaStreamCreateWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pStream`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `pStream`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaStreamCreateWithFlags(flags: number): T.cudaStream_t {
   const s = (cudaStreamCreateWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cudaStreamCreateWithFlags', 'flags', 'u32', flags);
   const status = (cudaStreamCreateWithFlags$c ??= binder.native('cudaStreamCreateWithFlags'))(s.slot(0), flags);
   if (status !== 0) throw fail('cudaStreamCreateWithFlags', status);
   return s.address(0) as T.cudaStream_t;
 }
 let cudaStreamCreateWithPriority$: Scratch | undefined;
 let cudaStreamCreateWithPriority$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 13.0 Returns `pStream`. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 13.0 Returns `pStream`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaStreamCreateWithPriority(flags: number, priority: number): T.cudaStream_t {
   const s = (cudaStreamCreateWithPriority$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  if ((flags >>> 0) !== flags) throw intError('cudaStreamCreateWithPriority', 'flags', 'u32', flags);
+  if ((priority | 0) !== priority) throw intError('cudaStreamCreateWithPriority', 'priority', 'i32', priority);
   const status = (cudaStreamCreateWithPriority$c ??= binder.native('cudaStreamCreateWithPriority'))(s.slot(0), flags, priority);
   if (status !== 0) throw fail('cudaStreamCreateWithPriority', status);
   return s.address(0) as T.cudaStream_t;
 }
 let cudaStreamDestroy$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamDestroy(stream: T.cudaStream_t): void {
+/** `cudaError_t cudaStreamDestroy(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamDestroy', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamDestroy$c ??= binder.native('cudaStreamDestroy'))(stream);
   if (status !== 0) throw fail('cudaStreamDestroy', status);
 }
 let cudaStreamEndCapture$: Scratch | undefined;
 let cudaStreamEndCapture$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraph`. Throws {@link RuntimeError}. */
-export function cudaStreamEndCapture(stream: T.cudaStream_t): T.cudaGraph_t {
+/** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 Returns `pGraph`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamEndCapture(stream: T.cudaStream_t | null): T.cudaGraph_t {
   const s = (cudaStreamEndCapture$ ??= new Scratch(1));
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
+  s.u64[0] = 0n;
   const status = (cudaStreamEndCapture$c ??= binder.native('cudaStreamEndCapture'))(stream, s.slot(0));
   if (status !== 0) throw fail('cudaStreamEndCapture', status);
   return s.address(0) as T.cudaGraph_t;
 }
 let cudaStreamGetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `value_out`. Throws {@link RuntimeError}. */
-export function cudaStreamGetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
+/** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `value_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if ((attr | 0) !== attr) throw intError('cudaStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaStreamGetAttribute$c ??= binder.native('cudaStreamGetAttribute'))(hStream, attr, value_out$);
   if (status !== 0) throw fail('cudaStreamGetAttribute', status);
@@ -2221,105 +3207,142 @@ export function cudaStreamGetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaun
 }
 let cudaStreamGetCaptureInfo$: Scratch | undefined;
 let cudaStreamGetCaptureInfo$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `captureStatus_out`, `id_out`, `graph_out`. Throws {@link RuntimeError}. */
-export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t, dependencies_out: T.Pointer, edgeData_out: T.Pointer, numDependencies_out: T.Pointer): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t } {
-  const s = (cudaStreamGetCaptureInfo$ ??= new Scratch(3));
-  const status = (cudaStreamGetCaptureInfo$c ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s.slot(0), s.slot(1), s.slot(2), dependencies_out, edgeData_out, numDependencies_out);
+/** `cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 13.0 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`, `edgeData_out`, `numDependencies_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number; edgeData_out: number; numDependencies_out: number } {
+  const s = (cudaStreamGetCaptureInfo$ ??= new Scratch(6));
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
+  s.u64[0] = 0n;
+  s.u64[1] = 0n;
+  s.u64[2] = 0n;
+  s.u64[3] = 0n;
+  s.u64[4] = 0n;
+  s.u64[5] = 0n;
+  const status = (cudaStreamGetCaptureInfo$c ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s.slot(0), s.slot(1), s.slot(2), s.slot(3), s.slot(4), s.slot(5));
   if (status !== 0) throw fail('cudaStreamGetCaptureInfo', status);
-  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.cudaGraph_t };
+  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.cudaGraph_t, dependencies_out: s.address(3), edgeData_out: s.address(4), numDependencies_out: s.size(5) };
 }
 let cudaStreamGetDevice$: Scratch | undefined;
 let cudaStreamGetDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}. */
-export function cudaStreamGetDevice(hStream: T.cudaStream_t): number {
+/** `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0 Returns `device`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetDevice(hStream: T.cudaStream_t | null): number {
   const s = (cudaStreamGetDevice$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetDevice', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cudaStreamGetDevice$c ??= binder.native('cudaStreamGetDevice'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cudaStreamGetDevice', status);
   return s.i32[0];
 }
 let cudaStreamGetFlags$: Scratch | undefined;
 let cudaStreamGetFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}. */
-export function cudaStreamGetFlags(hStream: T.cudaStream_t): number {
+/** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetFlags(hStream: T.cudaStream_t | null): number {
   const s = (cudaStreamGetFlags$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cudaStreamGetFlags$c ??= binder.native('cudaStreamGetFlags'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cudaStreamGetFlags', status);
   return s.u32[0];
 }
 let cudaStreamGetId$: Scratch | undefined;
 let cudaStreamGetId$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 13.0 Returns `streamId`. Throws {@link RuntimeError}. */
-export function cudaStreamGetId(hStream: T.cudaStream_t): bigint {
+/** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 13.0 Returns `streamId`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetId(hStream: T.cudaStream_t | null): bigint {
   const s = (cudaStreamGetId$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetId', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cudaStreamGetId$c ??= binder.native('cudaStreamGetId'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cudaStreamGetId', status);
   return s.u64[0];
 }
 let cudaStreamGetPriority$: Scratch | undefined;
 let cudaStreamGetPriority$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 13.0 Returns `priority`. Throws {@link RuntimeError}. */
-export function cudaStreamGetPriority(hStream: T.cudaStream_t): number {
+/** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 13.0 Returns `priority`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetPriority(hStream: T.cudaStream_t | null): number {
   const s = (cudaStreamGetPriority$ ??= new Scratch(1));
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+  s.u64[0] = 0n;
   const status = (cudaStreamGetPriority$c ??= binder.native('cudaStreamGetPriority'))(hStream, s.slot(0));
   if (status !== 0) throw fail('cudaStreamGetPriority', status);
   return s.i32[0];
 }
 let cudaStreamIsCapturing$: Scratch | undefined;
 let cudaStreamIsCapturing$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `pCaptureStatus`. Throws {@link RuntimeError}. */
-export function cudaStreamIsCapturing(stream: T.cudaStream_t): T.cudaStreamCaptureStatus {
+/** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 13.0 Returns `pCaptureStatus`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamIsCapturing(stream: T.cudaStream_t | null): T.cudaStreamCaptureStatus {
   const s = (cudaStreamIsCapturing$ ??= new Scratch(1));
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
+  s.u64[0] = 0n;
   const status = (cudaStreamIsCapturing$c ??= binder.native('cudaStreamIsCapturing'))(stream, s.slot(0));
   if (status !== 0) throw fail('cudaStreamIsCapturing', status);
   return s.i32[0] as T.cudaStreamCaptureStatus;
 }
 let cudaStreamQuery$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady. */
-export function cudaStreamQuery(stream: T.cudaStream_t): T.cudaError_t {
+/** `cudaError_t cudaStreamQuery(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError} unless the status is cudaErrorNotReady; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamQuery(stream: T.cudaStream_t | null): T.cudaError_t {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamQuery', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamQuery$c ??= binder.native('cudaStreamQuery'))(stream);
   if (status !== 0 && status !== 600) throw fail('cudaStreamQuery', status);
   return status;
 }
 let cudaStreamSetAttribute$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamSetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | T.Pointer): void {
-  const status = (cudaStreamSetAttribute$c ??= binder.native('cudaStreamSetAttribute'))(hStream, attr, isPointerLike(value) ? value : encodeRecord(records.cudaLaunchAttributeValue(), value));
+/** `cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue *value)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if ((attr | 0) !== attr) throw intError('cudaStreamSetAttribute', 'attr', 'i32', attr);
+  const value$ = recordArg('cudaStreamSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
+  const status = (cudaStreamSetAttribute$c ??= binder.native('cudaStreamSetAttribute'))(hStream, attr, value$);
   if (status !== 0) throw fail('cudaStreamSetAttribute', status);
 }
 let cudaStreamSynchronize$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}. */
-export function cudaStreamSynchronize(stream: T.cudaStream_t): void {
+/** `cudaError_t cudaStreamSynchronize(cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Waits on the calling thread: refused (HostCallbackPendingError) while a JS callback is pending. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamSynchronize(stream: T.cudaStream_t | null): void {
   assertMayBlock('cudaStreamSynchronize');
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamSynchronize', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamSynchronize$c ??= binder.native('cudaStreamSynchronize'))(stream);
   if (status !== 0) throw fail('cudaStreamSynchronize', status);
 }
 let cudaStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t, dependencies: T.Pointer, dependencyData: T.cudaGraphEdgeData_st | T.Pointer, numDependencies: T.Int64, flags: number): void {
-  const status = (cudaStreamUpdateCaptureDependencies$c ??= binder.native('cudaStreamUpdateCaptureDependencies'))(stream, dependencies, isPointerLike(dependencyData) ? dependencyData : encodeRecord(records.cudaGraphEdgeData_st(), dependencyData), numDependencies, flags);
+/** `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamUpdateCaptureDependencies', 'stream', stream, true) as typeof stream;
+  const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
+  const dependencyData$ = recordArrayArg('cudaStreamUpdateCaptureDependencies', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
+  if ((flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
+  const numDependencies$n = sameLength('cudaStreamUpdateCaptureDependencies', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
+  const status = (cudaStreamUpdateCaptureDependencies$c ??= binder.native('cudaStreamUpdateCaptureDependencies'))(stream, dependencies$.data, dependencyData$.bytes, numDependencies$n, flags);
   if (status !== 0) throw fail('cudaStreamUpdateCaptureDependencies', status);
 }
 let cudaStreamWaitEvent$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaStreamWaitEvent(stream: T.cudaStream_t, event: T.cudaEvent_t, flags: number): void {
+/** `cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamWaitEvent(stream: T.cudaStream_t | null, event: T.cudaEvent_t | null, flags: number): void {
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamWaitEvent', 'stream', stream, true) as typeof stream;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaStreamWaitEvent', 'event', event, true) as typeof event;
+  if ((flags >>> 0) !== flags) throw intError('cudaStreamWaitEvent', 'flags', 'u32', flags);
   const status = (cudaStreamWaitEvent$c ??= binder.native('cudaStreamWaitEvent'))(stream, event, flags);
   if (status !== 0) throw fail('cudaStreamWaitEvent', status);
 }
 let cudaThreadExchangeStreamCaptureMode$: Scratch | undefined;
 let cudaThreadExchangeStreamCaptureMode$c: NativeFunction | undefined;
-/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 13.0 Returns `mode`. Throws {@link RuntimeError}. */
-export function cudaThreadExchangeStreamCaptureMode(): T.cudaStreamCaptureMode {
+/** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 13.0 Returns `mode`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaThreadExchangeStreamCaptureMode(mode: T.cudaStreamCaptureMode): T.cudaStreamCaptureMode {
   const s = (cudaThreadExchangeStreamCaptureMode$ ??= new Scratch(1));
+  if ((mode >>> 0) !== mode) throw intError('cudaThreadExchangeStreamCaptureMode', 'mode', 'u32', mode);
+  s.u64[0] = 0n; s.u32[0] = mode;
   const status = (cudaThreadExchangeStreamCaptureMode$c ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(s.slot(0));
   if (status !== 0) throw fail('cudaThreadExchangeStreamCaptureMode', status);
-  return s.i32[0] as T.cudaStreamCaptureMode;
+  return s.u32[0] as T.cudaStreamCaptureMode;
 }
 let cudaUserObjectCreate$: Scratch | undefined;
 let cudaUserObjectCreate$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `object_out`. Takes a C callback `destroy` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}. */
+/** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Returns `object_out`. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `destroy` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
 export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCallback, initialRefcount: number, flags: number): T.cudaUserObject_t {
-  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
   const s = (cudaUserObjectCreate$ ??= new Scratch(1));
+  s.u64[0] = 0n;
+  pointerArg('cudaUserObjectCreate', 'ptr', ptr, true);
+  if (typeof destroy !== 'function') callbackArg('cudaUserObjectCreate', 'destroy', destroy, true);
+  const destroy$cb = typeof destroy === 'function' ? oneShotCallback(T.callbacks.cudaHostFn_t(), destroy) : undefined;
+  if ((initialRefcount >>> 0) !== initialRefcount) throw intError('cudaUserObjectCreate', 'initialRefcount', 'u32', initialRefcount);
+  if ((flags >>> 0) !== flags) throw intError('cudaUserObjectCreate', 'flags', 'u32', flags);
   const status = (cudaUserObjectCreate$c ??= binder.native('cudaUserObjectCreate'))(s.slot(0), ptr, destroy$cb ? destroy$cb.pointer : destroy, initialRefcount, flags);
   if (status !== 0) {
     destroy$cb?.cancel(); // refused: it will never run
@@ -2328,20 +3351,28 @@ export function cudaUserObjectCreate(ptr: T.Pointer, destroy: T.Pointer | JsCall
   return s.address(0) as T.cudaUserObject_t;
 }
 let cudaUserObjectRelease$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaUserObjectRelease(object: T.cudaUserObject_t, count: number): void {
+/** `cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
   const status = (cudaUserObjectRelease$c ??= binder.native('cudaUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRelease', status);
 }
 let cudaUserObjectRetain$c: NativeFunction | undefined;
-/** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaUserObjectRetain(object: T.cudaUserObject_t, count: number): void {
+/** `cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
+  if ((count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);
   const status = (cudaUserObjectRetain$c ??= binder.native('cudaUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRetain', status);
 }
 let cudaWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
-/** `cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}. */
-export function cudaWaitExternalSemaphoresAsync(extSemArray: T.Pointer, paramsArray: T.cudaExternalSemaphoreWaitParams | T.Pointer, numExtSems: number, stream: T.cudaStream_t): void {
-  const status = (cudaWaitExternalSemaphoresAsync$c ??= binder.native('cudaWaitExternalSemaphoresAsync'))(extSemArray, isPointerLike(paramsArray) ? paramsArray : encodeRecord(records.cudaExternalSemaphoreWaitParams(), paramsArray), numExtSems, stream);
+/** `cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaWaitExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreWaitParams | Uint8Array, stream: T.cudaStream_t | null): void {
+  const extSemArray$ = scalarArrayArg('cudaWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
+  const paramsArray$ = recordArg('cudaWaitExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreWaitParams(), paramsArray, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  const numExtSems$n = extSemArray$.count;
+  const status = (cudaWaitExternalSemaphoresAsync$c ??= binder.native('cudaWaitExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$, numExtSems$n, stream);
   if (status !== 0) throw fail('cudaWaitExternalSemaphoresAsync', status);
 }

@@ -1,0 +1,90 @@
+// The parameter-semantics model: for every parameter of every function, what the typed layer does
+// with it — its direction, whether it is an array and what gives its length, capacity/count pairs,
+// string buffers, attribute-typed values, versioned structs, nullability and pointers the library keeps.
+// Resolved from facts in this order: a reviewed override (with its reason), the header documentation
+// (explicit [in]/[out] and cue words stored in the IR), then C semantics (const, pointer depth, pointee).
+import { z } from 'zod';
+
+/** Scalar element of a value, array or out-parameter, as the typed layer reads and checks it. */
+export const ElemSchema = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('int'), bits: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64)]), signed: z.boolean(), size: z.boolean().optional() }),
+  z.object({ t: z.literal('float'), bits: z.union([z.literal(32), z.literal(64)]) }),
+  z.object({ t: z.literal('bool') }),
+  z.object({ t: z.literal('enum'), name: z.string(), bits: z.number().int(), signed: z.boolean() }),
+  z.object({ t: z.literal('handle'), name: z.string() }),
+  z.object({ t: z.literal('deviceptr'), name: z.string() }),
+  z.object({ t: z.literal('address') }), // `void *` value (an address to pass on)
+  z.object({ t: z.literal('cstring') }), // `const char *` read from a returned address
+  z.object({ t: z.literal('record'), name: z.string(), size: z.number().int() }),
+]);
+export type Elem = z.infer<typeof ElemSchema>;
+
+/** Where a fact came from: `override` (reviewed table, with reason), `doc` (header docs), `c` (C types). */
+export const SourceSchema = z.enum(['override', 'doc', 'c']);
+
+export const SemSchema = z.discriminatedUnion('role', [
+  /** Passed by value: integer, float, enum, handle, device pointer, bool. */
+  z.object({ role: z.literal('value'), elem: ElemSchema }),
+  /** A record passed by value. */
+  z.object({ role: z.literal('recordValue'), record: z.string() }),
+  /** A C function pointer: a koffi-registered callback (or a JS function for one-shot callbacks). */
+  z.object({ role: z.literal('callback'), nullable: z.boolean() }),
+  /** `const char *` in. */
+  z.object({ role: z.literal('string'), nullable: z.boolean() }),
+  /** Memory the caller owns, passed as an address or a host buffer; `size` names the parameter
+   *  holding the byte count the call touches (a host buffer must cover it); `retained`: the library
+   *  keeps the pointer past the call (the caller keeps the memory alive). */
+  z.object({ role: z.literal('pointer'), nullable: z.boolean(), size: z.string().optional(), retained: z.boolean().optional() }),
+  /** One record in (`const T *`): a record object, or bytes already encoded. */
+  z.object({ role: z.literal('inRecord'), record: z.string(), nullable: z.boolean() }),
+  /** An array in: a typed array or JS array; `count` names the parameter derived from its length;
+   *  `inout`: the call also writes the elements, and the typed layer returns them. */
+  z.object({ role: z.literal('inArray'), elem: ElemSchema, count: z.string().optional(), nullable: z.boolean(), inout: z.boolean().optional() }),
+  /** A count derived from the length of the arrays named in `of` (not a parameter of the typed function). */
+  z.object({ role: z.literal('count'), of: z.array(z.string()) }),
+  /** A scalar returned through a pointer. */
+  z.object({ role: z.literal('out'), elem: ElemSchema }),
+  /** A scalar taken and returned through a pointer. */
+  z.object({ role: z.literal('inout'), elem: ElemSchema }),
+  /** A record returned through a pointer; `version`: the value stamped into its `version` field. */
+  z.object({ role: z.literal('outRecord'), record: z.string(), version: z.number().int().optional() }),
+  /** A record taken (optional fields) and returned; `version` stamped as for outRecord. */
+  z.object({ role: z.literal('inoutRecord'), record: z.string(), version: z.number().int().optional() }),
+  /** A text buffer the library fills; `length` names the parameter giving its capacity in bytes (an
+   *  input), or, with `capacity`, the in/out length pointer the typed layer fills with `capacity`. */
+  z.object({ role: z.literal('outText'), length: z.string(), capacity: z.number().int().optional() }),
+  /** An array the library fills; `count` names the input giving how many elements. */
+  z.object({ role: z.literal('outArray'), elem: ElemSchema, count: z.string() }),
+  /** An array the library fills, whose length is the in/out capacity/count parameter `count`
+   *  (asked first with a null array, then filled: the caller never passes a capacity). */
+  z.object({ role: z.literal('capacityArray'), elem: ElemSchema, count: z.string() }),
+  /** The capacity-in/count-out of `of` (not a parameter of the typed function). */
+  z.object({ role: z.literal('capacity'), of: z.array(z.string()), elem: ElemSchema }),
+  /** A value whose C type is chosen by the attribute parameter `attr` (table in the overrides);
+   *  `dir`: returned (`out`) or taken (`in`). */
+  z.object({ role: z.literal('attrValue'), attr: z.string(), dir: z.enum(['in', 'out']), table: z.string() }),
+]);
+export type Sem = z.infer<typeof SemSchema>;
+
+export const ParamSemSchema = z.object({ name: z.string(), sem: SemSchema, source: SourceSchema, reason: z.string().optional() });
+export type ParamSem = z.infer<typeof ParamSemSchema>;
+
+export interface FunctionSem {
+  name: string;
+  params: ParamSem[];
+}
+
+/** Value types of an attribute-typed parameter: enum member name → element. */
+export type AttrTable = Record<string, Elem>;
+
+/** One reviewed correction: the semantics of `fn.param` and why the facts above did not give it. */
+export interface Override {
+  sem: Sem;
+  reason: string;
+}
+
+export interface ModuleOverrides {
+  params: Record<string, Override>;
+  /** Attribute → value type tables referenced by `attrValue` semantics. */
+  attrTables?: Record<string, { enum: string; values: AttrTable }>;
+}

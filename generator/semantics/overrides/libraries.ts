@@ -1,0 +1,84 @@
+// The math and tool libraries (NCCL, cuFFT, cuFile, CUPTI, cuBLASLt, cuSOLVER): their headers document
+// few parameters, and non-const pointers there are mostly device data, so the outputs are listed here.
+import type { Elem, ModuleOverrides, Override } from '../model';
+
+const i32: Elem = { t: 'int', bits: 32, signed: true };
+const size: Elem = { t: 'int', bits: 64, signed: false, size: true };
+const address: Elem = { t: 'address' };
+const raw = (reason: string, extra: { size?: string; retained?: boolean } = {}): Override => ({ sem: { role: 'pointer', nullable: false, ...extra }, reason });
+const handleOut = (name: string): Override => ({ sem: { role: 'out', elem: { t: 'handle', name } }, reason: `a new ${name} returned (the handle type points to a complete struct, so the C types read as data)` });
+
+export const nccl: ModuleOverrides = {
+  params: {
+    'ncclGetUniqueId.uniqueId': { sem: { role: 'outRecord', record: 'ncclUniqueId' }, reason: 'one id returned (a record behind a non-const pointer reads as data in NCCL)' },
+  },
+};
+
+export const cufft: ModuleOverrides = {
+  params: {
+    'cufftXtSetCallback.callback_routine': raw('an array of device callback addresses the call reads (void **), one per GPU'),
+    'cufftXtSetCallback.caller_info': raw('an array of device addresses the call reads (void **), one per GPU'),
+    'cufftXtSetJITCallback.caller_info': raw('an array of device addresses the call reads (void **), one per GPU'),
+  },
+};
+
+const ASYNC = 'read or written by the stream when the operation runs, after the call returns: caller memory kept alive until the stream passes it';
+export const cufile: ModuleOverrides = {
+  params: {
+    'cuFileHandleRegister.descr': { sem: { role: 'inRecord', record: 'CUfileDescr_t', nullable: false }, reason: 'the file descriptor record the call reads (non-const in the header)' },
+    'cuFileReadAsync.size_p': raw(ASYNC, { retained: true }),
+    'cuFileReadAsync.file_offset_p': raw(ASYNC, { retained: true }),
+    'cuFileReadAsync.bufPtr_offset_p': raw(ASYNC, { retained: true }),
+    'cuFileReadAsync.bytes_read_p': raw(ASYNC, { retained: true }),
+    'cuFileWriteAsync.size_p': raw(ASYNC, { retained: true }),
+    'cuFileWriteAsync.file_offset_p': raw(ASYNC, { retained: true }),
+    'cuFileWriteAsync.bufPtr_offset_p': raw(ASYNC, { retained: true }),
+    'cuFileWriteAsync.bytes_written_p': raw(ASYNC, { retained: true }),
+    'cuFileRead.fh': { sem: { role: 'pointer', nullable: false }, reason: 'a file handle (void *), not the memory the size covers' },
+    'cuFileWrite.fh': { sem: { role: 'pointer', nullable: false }, reason: 'a file handle (void *), not the memory the size covers' },
+  },
+};
+
+export const cupti: ModuleOverrides = {
+  params: {
+    'cuptiEnumEventDomains.arraySizeBytes': { sem: { role: 'inout', elem: size }, reason: 'capacity in bytes in, bytes written out (a byte count: the resolver pairs element counts only)' },
+    'cuptiEnumEventDomains.domainArray': raw('caller memory of arraySizeBytes bytes (size it with cuptiGetNumEventDomains)'),
+    'cuptiDeviceEnumEventDomains.arraySizeBytes': { sem: { role: 'inout', elem: size }, reason: 'capacity in bytes in, bytes written out' },
+    'cuptiDeviceEnumEventDomains.domainArray': raw('caller memory of arraySizeBytes bytes (size it with cuptiDeviceGetNumEventDomains)'),
+    'cuptiEventGroupSetsCreate.eventIdArray': raw('event ids the call reads, eventIdArraySizeBytes bytes', { size: 'eventIdArraySizeBytes' }),
+    'cuptiEventGroupSetsCreate.eventGroupPasses': { sem: { role: 'out', elem: address }, reason: 'the address of the CUpti_EventGroupSets the call allocates' },
+    'cuptiEventGroupSetEnable.eventGroupSet': raw('a set inside the CUpti_EventGroupSets the library returned: its address, read by the call'),
+    'cuptiEventGroupSetDisable.eventGroupSet': raw('a set inside the CUpti_EventGroupSets the library returned: its address, read by the call'),
+    'cuptiEventGroupReadEvent.eventValueBufferSizeBytes': { sem: { role: 'inout', elem: size }, reason: 'capacity in bytes in, bytes written out' },
+    'cuptiEventGroupReadEvent.eventValueBuffer': raw('caller memory of eventValueBufferSizeBytes bytes (one value per domain instance when propagated)'),
+  },
+};
+
+export const cublaslt: ModuleOverrides = {
+  params: {
+    'cublasLtMatmulDescCreate.matmulDesc': handleOut('cublasLtMatmulDesc_t'),
+    'cublasLtMatrixLayoutCreate.matLayout': handleOut('cublasLtMatrixLayout_t'),
+    'cublasLtMatmulPreferenceCreate.pref': handleOut('cublasLtMatmulPreference_t'),
+    'cublasLtMatrixTransformDescCreate.transformDesc': handleOut('cublasLtMatrixTransformDesc_t'),
+    'cublasLtEmulationDescCreate.emulationDesc': handleOut('cublasLtEmulationDesc_t'),
+  },
+};
+
+const HOST_SCALAR = 'a host integer the solver returns (the mixed-precision and sparse solvers), not device data';
+export const cusolver: ModuleOverrides = {
+  params: {
+    '*.iter': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
+    '*.niters': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
+    '*.singularity': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
+    '*.rankA': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
+    '*.meig': { sem: { role: 'out', elem: i32 }, reason: HOST_SCALAR },
+  },
+};
+
+export const nvrtc: ModuleOverrides = {
+  params: {
+    'nvrtcCreateProgram.includeNames': { sem: { role: 'inArray', elem: { t: 'cstring' }, count: 'numHeaders', nullable: true }, reason: 'one include name per header: numHeaders counts both arrays' },
+    'nvrtcCreateProgram.numHeaders': { sem: { role: 'count', of: ['headers', 'includeNames'] }, reason: 'the length of headers and includeNames' },
+    'nvrtcCreateProgram.name': { sem: { role: 'string', nullable: true }, reason: 'NULL names the program "default_program"' },
+  },
+};

@@ -1,0 +1,356 @@
+// Argument checks the typed layer runs before every FFI call. koffi converts NaN, 1.5 or 2**53+1 to
+// some integer silently, takes any number as a pointer, and aborts the process when a record field
+// has the wrong JS type, so nothing reaches it unchecked. Errors name the function and the parameter:
+// `cuMemAlloc: bytesize must be a non-negative integer below 2**64, got 1.5`.
+// Scalar checks are inlined by the generator (`(x | 0) !== x` for an int32); the helpers here take the
+// cases that need more than one expression.
+import koffi from 'koffi';
+import type { KoffiType } from './ffi';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** What a rejected value was, in a few words (never the whole value). */
+export function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v);
+  if (typeof v === 'function') return 'a function';
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of ${v.byteLength} bytes`;
+  if (v instanceof ArrayBuffer) return `an ArrayBuffer of ${v.byteLength} bytes`;
+  return `a ${(v as object).constructor?.name ?? 'object'}`;
+}
+
+/** A TypeError (wrong JS type) or RangeError (right type, out of range) naming function and parameter. */
+export function argError(fn: string, param: string, expected: string, got: unknown): TypeError | RangeError {
+  const message = `${fn}: ${param} must be ${expected}, got ${describeValue(got)}`;
+  const rangeLike = typeof got === 'number' || typeof got === 'bigint' || ArrayBuffer.isView(got) || got instanceof ArrayBuffer || Array.isArray(got);
+  return rangeLike ? new RangeError(message) : new TypeError(message);
+}
+
+const INT_TEXT: Record<string, string> = {
+  i8: 'an integer in [-128, 127]',
+  u8: 'an integer in [0, 255]',
+  i16: 'an integer in [-32768, 32767]',
+  u16: 'an integer in [0, 65535]',
+  i32: 'an integer in [-2**31, 2**31)',
+  u32: 'an integer in [0, 2**32)',
+  i64: 'a safe integer or a bigint in [-2**63, 2**63)',
+  u64: 'a non-negative safe integer or a bigint below 2**64',
+};
+
+/** Throws for a value that is not an integer of the C type (`i32`, `u64`, …). */
+export function intError(fn: string, param: string, ctype: string, got: unknown): TypeError | RangeError {
+  return argError(fn, param, INT_TEXT[ctype] ?? `an integer (${ctype})`, got);
+}
+
+/** A 64-bit integer argument: a safe integer, or a bigint in range. Returns it unchanged. */
+export function int64Arg(fn: string, param: string, v: unknown, signed: boolean): number | bigint {
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v) && (signed || v >= 0)) return v;
+  } else if (typeof v === 'bigint') {
+    if (signed ? v >= -(1n << 63n) && v < 1n << 63n : v >= 0n && v < 1n << 64n) return v;
+  }
+  throw intError(fn, param, signed ? 'i64' : 'u64', v);
+}
+
+/** A handle or device address: a non-negative safe integer (or bigint below 2**64); `null` → 0 when allowed. */
+export function addressArg(fn: string, param: string, v: unknown, nullable: boolean): number | bigint {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === 'bigint' && v >= 0n && v < 1n << 64n) return v;
+  if (v === null && nullable) return 0;
+  throw argError(fn, param, `a non-negative safe integer address${nullable ? ' or null' : ''}`, v);
+}
+
+function byteLengthOf(v: unknown): number | undefined {
+  if (ArrayBuffer.isView(v)) return v.byteLength;
+  if (v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer)) return v.byteLength;
+  return undefined;
+}
+
+/** Memory passed as a pointer: an address, a host buffer (covering `size` bytes when given), or null. */
+export function pointerArg(fn: string, param: string, v: unknown, nullable: boolean, size?: number | bigint): void {
+  if (v === null) {
+    if (nullable) return;
+    throw argError(fn, param, 'an address or a host buffer (not null)', v);
+  }
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v) && v >= 0) return;
+    throw argError(fn, param, 'a non-negative safe integer address or a host buffer', v);
+  }
+  if (typeof v === 'bigint') {
+    if (v >= 0n && v < 1n << 64n) return;
+    throw argError(fn, param, 'an address below 2**64 or a host buffer', v);
+  }
+  const length = byteLengthOf(v);
+  if (length === undefined) throw argError(fn, param, `an address, an ArrayBuffer or a typed array${nullable ? ', or null' : ''}`, v);
+  if (size !== undefined && length < Number(size)) {
+    throw new RangeError(`${fn}: ${param} is a host buffer of ${length} bytes, shorter than the ${size} bytes the call touches`);
+  }
+}
+
+/** A C callback argument: a registered koffi callback (or its address); null when allowed. */
+export function callbackArg(fn: string, param: string, v: unknown, nullable: boolean): void {
+  if (v === null ? nullable : typeof v === 'number' ? Number.isSafeInteger(v) && v >= 0 : typeof v === 'bigint' ? v >= 0n : typeof v === 'object' && v !== undefined && !Array.isArray(v)) return;
+  throw argError(fn, param, `a registered callback (koffi.register)${nullable ? ' or null' : ''}`, v);
+}
+
+// ── records ──────────────────────────────────────────────────────────────────────────────────────
+
+type Checker = (v: unknown, path: string) => string | undefined; // undefined: fine; else what is wrong
+
+interface KoffiInfo {
+  primitive: string;
+  size: number;
+  length?: number;
+  hint?: string;
+  ref?: KoffiInfo;
+  members?: Record<string, { name: string; type: KoffiInfo }>;
+}
+
+const INT_RANGES: Record<string, [number, number]> = {
+  Int8: [-128, 127],
+  UInt8: [0, 255],
+  Int16: [-32768, 32767],
+  UInt16: [0, 65535],
+  Int32: [-2147483648, 2147483647],
+  UInt32: [0, 4294967295],
+};
+
+function scalarChecker(info: KoffiInfo): Checker {
+  const p = info.primitive;
+  const range = INT_RANGES[p];
+  if (range) {
+    const [lo, hi] = range;
+    return (v, path) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? undefined : `${path} must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`);
+  }
+  if (p === 'Int64' || p === 'UInt64') {
+    const signed = p === 'Int64';
+    return (v, path) => {
+      if (typeof v === 'number' ? Number.isSafeInteger(v) && (signed || v >= 0) : typeof v === 'bigint' && (signed ? v >= -(1n << 63n) && v < 1n << 63n : v >= 0n && v < 1n << 64n)) return undefined;
+      return `${path} must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`;
+    };
+  }
+  if (p === 'Float32' || p === 'Float64') return (v, path) => (typeof v === 'number' ? undefined : `${path} must be a number, got ${describeValue(v)}`);
+  if (p === 'Bool') return (v, path) => (typeof v === 'boolean' ? undefined : `${path} must be a boolean, got ${describeValue(v)}`);
+  if (p === 'String' || p === 'String16' || p === 'String32') return (v, path) => (v === null || typeof v === 'string' ? undefined : `${path} must be a string or null, got ${describeValue(v)}`);
+  if (p === 'Pointer' || p === 'Callback') {
+    return (v, path) =>
+      v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n) || ArrayBuffer.isView(v) ? undefined : `${path} must be an address or null, got ${describeValue(v)}`;
+  }
+  return (_v, path) => `${path} has a C type this binding cannot encode (${p})`;
+}
+
+function buildChecker(info: KoffiInfo): Checker {
+  if (info.primitive === 'Record' || info.primitive === 'Union') {
+    const members = Object.values(info.members ?? {}).map((m) => [m.name, buildChecker(m.type)] as const);
+    const names = new Set(members.map(([n]) => n));
+    const isUnion = info.primitive === 'Union';
+    return (v, path) => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return `${path} must be an object, got ${describeValue(v)}`;
+      let set = 0;
+      for (const key of Object.keys(v)) {
+        if (!names.has(key)) return `${path} has no field "${key}" (fields: ${[...names].join(', ')})`;
+      }
+      for (const [name, check] of members) {
+        const field = (v as Record<string, unknown>)[name];
+        if (field === undefined) continue; // absent fields encode as zero
+        set++;
+        const problem = check(field, `${path}.${name}`);
+        if (problem) return problem;
+      }
+      if (isUnion && set > 1) return `${path} is a union: set one member, not ${set}`;
+      return undefined;
+    };
+  }
+  if (info.primitive === 'Array') {
+    const n = info.length ?? 0;
+    const elem = buildChecker(info.ref!);
+    const text = info.hint === 'String';
+    return (v, path) => {
+      if (text && typeof v === 'string') return Buffer.byteLength(v) < n ? undefined : `${path} must be shorter than ${n} bytes`;
+      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+        const count = (v as unknown as { length: number }).length;
+        return count <= n ? undefined : `${path} holds at most ${n} elements, got ${count}`;
+      }
+      if (!Array.isArray(v)) return `${path} must be an array${text ? ' or a string' : ''} of at most ${n} elements, got ${describeValue(v)}`;
+      if (v.length > n) return `${path} holds at most ${n} elements, got ${v.length}`;
+      for (let i = 0; i < v.length; i++) {
+        const problem = elem(v[i], `${path}[${i}]`);
+        if (problem) return problem;
+      }
+      return undefined;
+    };
+  }
+  return scalarChecker(info);
+}
+
+const checkers = new WeakMap<object, Checker>();
+function checkerOf(type: KoffiType): Checker {
+  let c = checkers.get(type as object);
+  if (!c) {
+    c = buildChecker((koffi as unknown as { type(t: KoffiType): KoffiInfo }).type(type));
+    checkers.set(type as object, c);
+  }
+  return c;
+}
+
+/** Throws unless `value` is a record koffi can encode as `type` (every field's JS type checked). */
+export function checkRecord(fn: string, param: string, type: KoffiType, value: unknown): void {
+  const problem = checkerOf(type)(value, param);
+  if (problem) throw (problem.includes(' must be an object') || problem.includes('no field') ? new TypeError(`${fn}: ${problem}`) : new RangeError(`${fn}: ${problem}`));
+}
+
+/** A record argument behind a pointer: a record object (checked, then encoded) or bytes already
+ *  encoded (at least the record's size); null when allowed. Returns what to pass. */
+export function recordArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean, into?: Uint8Array): Uint8Array | ArrayBufferView | ArrayBuffer | null {
+  if (value === null && nullable) return null;
+  const size = koffi.sizeof(type);
+  const length = byteLengthOf(value);
+  if (length !== undefined) {
+    if (length < size) throw new RangeError(`${fn}: ${param} is ${length} bytes, shorter than the ${size}-byte record`);
+    return value as ArrayBufferView | ArrayBuffer;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw argError(fn, param, `a record object or its encoded bytes${nullable ? ', or null' : ''}`, value);
+  checkRecord(fn, param, type, value);
+  const buf = into ?? new Uint8Array(size);
+  if (into) into.fill(0);
+  koffi.encode(buf, type, value);
+  return buf;
+}
+
+/** Records in an array: objects (each checked) or bytes holding whole records. Returns the bytes. */
+export function recordArrayArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean): { bytes: Uint8Array | null; count: number } {
+  if (value === null && nullable) return { bytes: null, count: 0 };
+  const size = koffi.sizeof(type);
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+    const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    if (bytes.byteLength % size !== 0) throw new RangeError(`${fn}: ${param} is ${bytes.byteLength} bytes, not a whole number of ${size}-byte records`);
+    return { bytes, count: bytes.byteLength / size };
+  }
+  if (!Array.isArray(value)) throw argError(fn, param, `an array of records or their encoded bytes${nullable ? ', or null' : ''}`, value);
+  const bytes = new Uint8Array(Math.max(1, value.length) * size);
+  value.forEach((v, i) => {
+    checkRecord(fn, `${param}[${i}]`, type, v);
+    koffi.encode(bytes, i * size, type, v);
+  });
+  return { bytes, count: value.length };
+}
+
+/** Decodes `count` records laid out back to back. */
+export function decodeRecords<T>(type: KoffiType, bytes: Uint8Array, count: number): T[] {
+  const size = koffi.sizeof(type);
+  const out: T[] = [];
+  for (let i = 0; i < count; i++) out.push(koffi.decode(bytes.subarray(i * size, (i + 1) * size), type) as T);
+  return out;
+}
+
+// ── scalar arrays ────────────────────────────────────────────────────────────────────────────────
+
+type ArrayCtor = Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | BigInt64ArrayConstructor | BigUint64ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+const ARRAYS: Record<string, ArrayCtor> = {
+  i8: Int8Array, u8: Uint8Array, i16: Int16Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array,
+  i64: BigInt64Array, u64: BigUint64Array, f32: Float32Array, f64: Float64Array, bool: Uint8Array,
+};
+
+/** An array of C scalars (`i32`, `u64`, `f32`, `bool`, `address`…): the matching typed array passes as
+ *  it is; a JS array is checked element by element and copied. Returns what to pass and its length. */
+export function scalarArrayArg(fn: string, param: string, ctype: string, value: unknown, nullable: boolean): { data: ArrayBufferView | null; count: number } {
+  if (value === null && nullable) return { data: null, count: 0 };
+  const key = ctype === 'address' ? 'u64' : ctype;
+  const Ctor = ARRAYS[key];
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    const bpe = (value as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+    const float = key.startsWith('f');
+    const isFloatArray = value instanceof Float32Array || value instanceof Float64Array;
+    if (bpe !== Ctor.BYTES_PER_ELEMENT || float !== isFloatArray) {
+      throw new RangeError(`${fn}: ${param} must hold ${key} elements (${Ctor.name}), got a ${value.constructor.name}`);
+    }
+    return { data: value, count: (value as unknown as { length: number }).length };
+  }
+  if (!Array.isArray(value)) throw argError(fn, param, `a ${Ctor.name} or an array of numbers${nullable ? ', or null' : ''}`, value);
+  const out = new Ctor(Math.max(1, value.length));
+  for (let i = 0; i < value.length; i++) {
+    const v = value[i];
+    if (key === 'f32' || key === 'f64') {
+      if (typeof v !== 'number') throw argError(fn, `${param}[${i}]`, 'a number', v);
+      (out as Float64Array)[i] = v;
+    } else if (key === 'bool') {
+      if (typeof v !== 'boolean') throw argError(fn, `${param}[${i}]`, 'a boolean', v);
+      (out as Uint8Array)[i] = v ? 1 : 0;
+    } else if (key === 'i64' || key === 'u64') {
+      const x = ctype === 'address' ? addressArg(fn, `${param}[${i}]`, v, true) : int64Arg(fn, `${param}[${i}]`, v, key === 'i64');
+      (out as BigInt64Array)[i] = BigInt(x);
+    } else {
+      const bits = Ctor.BYTES_PER_ELEMENT * 8;
+      const signed = key.startsWith('i');
+      const lo = signed ? -(2 ** (bits - 1)) : 0;
+      const hi = signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) throw intError(fn, `${param}[${i}]`, key, v);
+      (out as Int32Array)[i] = v;
+    }
+  }
+  return { data: out, count: value.length };
+}
+
+/** `const char *const *`: strings copied into NUL-terminated storage, their addresses in a table.
+ *  Keep the result alive until the call returns. */
+export function stringArrayArg(fn: string, param: string, value: unknown, nullable: boolean): { data: BigUint64Array | null; count: number; storage: ArrayBuffer[] } {
+  if (value === null && nullable) return { data: null, count: 0, storage: [] };
+  if (value instanceof BigUint64Array) return { data: value, count: value.length, storage: [] };
+  if (!Array.isArray(value)) throw argError(fn, param, `an array of strings${nullable ? ', or null' : ''}`, value);
+  const storage: ArrayBuffer[] = [];
+  const table = new BigUint64Array(Math.max(1, value.length));
+  value.forEach((s, i) => {
+    if (typeof s !== 'string') throw argError(fn, `${param}[${i}]`, 'a string', s);
+    if (s.includes('\0')) throw new TypeError(`${fn}: ${param}[${i}] contains a NUL character`);
+    const bytes = Buffer.from(s, 'utf8');
+    const ab = new ArrayBuffer(bytes.length + 1);
+    new Uint8Array(ab).set(bytes);
+    storage.push(ab);
+    table[i] = BigInt(koffi.address(ab) as unknown as number | bigint);
+  });
+  return { data: value.length ? table : null, count: value.length, storage };
+}
+
+/** Arrays whose lengths one count parameter gives: all of the same length. */
+export function sameLength(fn: string, names: string[], counts: number[], present: boolean[]): number {
+  let n = -1;
+  for (let i = 0; i < counts.length; i++) {
+    if (!present[i]) continue;
+    if (n >= 0 && counts[i] !== n) throw new RangeError(`${fn}: ${names.join(', ')} must have the same length (got ${counts.join(', ')})`);
+    n = counts[i];
+  }
+  return Math.max(0, n);
+}
+
+/** An array given with an explicit count: it must hold at least that many elements. */
+export function coversCount(fn: string, param: string, length: number, count: number | bigint, countName: string): void {
+  if (length < Number(count)) throw new RangeError(`${fn}: ${param} holds ${length} elements, fewer than ${countName} = ${count}`);
+}
+
+/** A byte length the typed layer allocates (text buffers, counts): a safe, sane size. */
+export function allocLength(fn: string, param: string, n: number | bigint): number {
+  const v = Number(n);
+  if (!(v >= 0) || v > 0x7fffffff) throw new RangeError(`${fn}: ${param} = ${n} is not a buffer length this call can allocate`);
+  return v;
+}
+
+/** Raw layer: a typed-array out-parameter must cover its pointee and hold elements of its size. */
+export function rawCovers(fn: string, param: string, v: unknown, bytes: number, elemBytes: number): void {
+  if (!ArrayBuffer.isView(v)) return;
+  if (v.byteLength < bytes) throw new RangeError(`${fn}: ${param} is ${v.byteLength} bytes, shorter than the ${bytes}-byte value the call writes`);
+  const bpe = (v as unknown as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT;
+  if (elemBytes > 1 && bpe !== undefined && bpe !== 1 && bpe !== elemBytes) {
+    throw new RangeError(`${fn}: ${param} holds ${bpe}-byte elements; the call writes ${elemBytes}-byte values (use a matching typed array or a Uint8Array)`);
+  }
+}
+
+export { MAX_SAFE as MAX_SAFE_INTEGER_ADDRESS };
+
+/** The address of a host buffer (off-heap ArrayBuffer storage does not move). */
+export function addressOf(buf: ArrayBufferView | ArrayBuffer): number | bigint {
+  return koffi.address(buf as unknown as ArrayBuffer) as unknown as number | bigint;
+}
