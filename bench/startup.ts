@@ -149,3 +149,85 @@ process.stdout.write(JSON.stringify({ require_ms: t1 - t0, first_call_ms: t2 - t
     js_source: jsSource,
   };
 }
+
+/** One case of {@link measureImports}: a script run in a fresh `node -e`, timed inside the child. */
+export interface ImportCase {
+  /** Row name (`koffi`, `driver`, `objects`, …). */
+  name: string;
+  /** What is timed, in words. */
+  what: string;
+  /** Code run before the clock starts (nothing is loaded by it). */
+  setup?: string;
+  /** The timed code: `require(...)`s and the first call; the value of the last expression is kept as `result`. */
+  timed: string;
+}
+
+/** Per case: the samples (ms) and their median. */
+export interface ImportResult {
+  name: string;
+  what: string;
+  samples: number[];
+  median: number;
+  result?: unknown;
+}
+
+/**
+ * Import + first call of several cases, interleaved: sample k of every case runs before sample k+1
+ * of any (A B C A B C …), each in a fresh process after one untimed round, so that load on a shared
+ * machine moves every case alike and the differences between medians stay meaningful.
+ */
+export function measureImports(cases: ImportCase[], samples = 9): ImportResult[] {
+  const script = (c: ImportCase) => `
+${c.setup ?? ''}
+const { performance } = require('node:perf_hooks');
+const t0 = performance.now();
+let result;
+try { result = (() => { ${c.timed} })(); } catch (e) { result = { error: String(e && e.message || e).split('\\n')[0] }; }
+const t1 = performance.now();
+if (typeof result === 'bigint') result = String(result);
+process.stdout.write(JSON.stringify({ ms: t1 - t0, result }));
+`;
+  const runOne = (c: ImportCase): { ms: number; result?: unknown } => {
+    const r = spawnSync(process.execPath, ['-e', script(c)], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000, env: process.env });
+    if (r.status !== 0) throw new Error(`${c.name}: child exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-6).join(' | ')}`);
+    return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  };
+  for (const c of cases) runOne(c); // untimed: OS file cache
+  const got = cases.map(() => [] as number[]);
+  const last: unknown[] = [];
+  for (let k = 0; k < samples; k++) {
+    cases.forEach((c, i) => {
+      const s = runOne(c);
+      got[i].push(Math.round(s.ms * 100) / 100);
+      last[i] = s.result;
+    });
+  }
+  return cases.map((c, i) => ({ name: c.name, what: c.what, samples: got[i], median: Math.round(median(got[i]) * 100) / 100, result: last[i] }));
+}
+
+/**
+ * The import cases of issue 17 on compiled JS (the `js` tree, what the build ships): koffi alone
+ * (require + load + declare + one call: the floor any koffi binding pays), `cuda-ts/driver` and
+ * `cuda-ts/objects` (require + first call), and `cuda-ts/runtime` on libcudart.
+ * @param gpu true on a machine with a driver: the first call is cuDriverGetVersion() (loads libcuda
+ *   through the binder) and koffi's baseline loads libcuda.so.1. false (CPU, no libcuda): the driver
+ *   and objects first call is the same cuDriverGetVersion(), which fails fast at library load — so
+ *   those rows are import + binder creation + a failed library search — and koffi's baseline loads
+ *   libcudart; the runtime row (import + cudaRuntimeGetVersion(), which loads libcudart) is then the
+ *   like-for-like comparison with koffi's.
+ */
+export function importCases(gpu: boolean): ImportCase[] {
+  const { root } = jsTree(['generated/13.0/driver/index', 'generated/13.0/runtime/index', 'src/index']);
+  const js = (p: string) => JSON.stringify(join(root, `${p}.js`));
+  const koffiLib = gpu ? "process.env.CUDA_TS_DRIVER_LIBRARY || 'libcuda.so.1'" : "process.env.CUDA_TS_RUNTIME_LIBRARY || 'libcudart.so.13'";
+  const koffiCall = gpu ? "lib.func('int cuDriverGetVersion(void *)')(out)" : "lib.func('int cudaRuntimeGetVersion(void *)')(out)";
+  return [
+    { name: 'koffi', what: `require('koffi') + koffi.load(${gpu ? 'libcuda.so.1' : 'libcudart.so.13'}) + one declared call`, timed: `const koffi = require('koffi'); const lib = koffi.load(${koffiLib}); const out = new Int32Array(1); ${koffiCall}; return out[0];` },
+    { name: 'driver', what: `cuda-ts/driver: require + cuDriverGetVersion()${gpu ? '' : ' (fails fast here: no libcuda)'}`, timed: `const m = require(${js('generated/13.0/driver/index')}); return m.cuDriverGetVersion();` },
+    { name: 'objects', what: `cuda-ts/objects: require + driver version through the driver module it loaded${gpu ? '' : ' (fails fast here)'}`, timed: `const m = require(${js('src/index')}); return require(${js('generated/13.0/driver/index')}).cuDriverGetVersion();` },
+    { name: 'runtime', what: 'cuda-ts/runtime: require + cudaRuntimeGetVersion() (loads libcudart)', timed: `const m = require(${js('generated/13.0/runtime/index')}); return m.cudaRuntimeGetVersion();` },
+  ];
+}
+
+/** Issue 17's import targets: each row's median minus koffi's, against its allowance. */
+export const IMPORT_TARGETS: Record<string, number> = { driver: 6, objects: 15 };
