@@ -288,6 +288,77 @@ static void json_string(const char *s) {
     putchar('"');
 }
 
+#ifdef BENCH_SHARED
+/* In-process use (bench/gpu.ts loads libbench.so and times these passes with its own clock, interleaved
+ * with the JS implementations): bench_init sets up the same state as main, bench_pass runs one pass of
+ * a row by name (returns 0, or -1 for an unknown row; a failing CUDA call exits as in main). */
+static const struct { const char *name; pass_fn fn; } PASSES[] = {
+    {"cuCtxGetCurrent", pass_ctx_get_current}, {"cuDeviceGetAttribute", pass_device_get_attribute},
+    {"launch_0args", pass_launch_0args}, {"launch_4args", pass_launch_4args}, {"launch_16args", pass_launch_16args},
+    {"launch_sync", pass_launch_sync}, {"event_record_elapsed", pass_event_record_elapsed},
+    {"alloc_free_async_1MiB", pass_alloc_free_async}, {"h2d_pinned_256MiB", pass_h2d_pinned},
+    {"d2h_pinned_256MiB", pass_d2h_pinned}, {"h2d_pageable_256MiB", pass_h2d_pageable}, {"d2h_pageable_256MiB", pass_d2h_pageable},
+};
+static int setup_state(const char *ptx, int ordinal);
+int bench_init(const char *ptx_path, int ordinal) {
+    size_t len = 0;
+    char *ptx = read_file(ptx_path, &len);
+    if (!ptx) return -1;
+    int r = setup_state(ptx, ordinal);
+    free(ptx);
+    return r;
+}
+int bench_pass(const char *row, long ops) {
+    for (size_t i = 0; i < sizeof(PASSES) / sizeof(PASSES[0]); i++)
+        if (strcmp(PASSES[i].name, row) == 0) { PASSES[i].fn(ops); return 0; }
+    return -1;
+}
+#endif
+
+/* The state every pass uses: context, stream, module, kernels, buffers, events. */
+__attribute__((unused)) static int setup_state(const char *ptx, int ordinal) {
+    CK(cuInit(0));
+    CK(cuDeviceGet(&S.dev, ordinal));
+    CK(cuDevicePrimaryCtxRetain(&S.ctx, S.dev));
+    CK(cuCtxSetCurrent(S.ctx));
+    CK(cuStreamCreate(&S.stream, CU_STREAM_NON_BLOCKING));
+    {
+        static char err_log[8192];
+        CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *vals[2] = {err_log, (void *)(uintptr_t)sizeof(err_log)};
+        CUresult r = cuModuleLoadDataEx(&S.module, ptx, 2, opts, vals);
+        if (r != CUDA_SUCCESS) {
+            fprintf(stderr, "bench: JIT log for %s:\n%s\n", ptx_path_used, err_log);
+            die_cu("cuModuleLoadDataEx(kernels.ptx)", r, __LINE__);
+        }
+    }
+    CK(cuModuleGetFunction(&S.f_empty, S.module, "empty"));
+    CK(cuModuleGetFunction(&S.f_args4, S.module, "args4"));
+    CK(cuModuleGetFunction(&S.f_args16, S.module, "args16"));
+    CK(cuMemAlloc(&S.d_a, 4096));
+    CK(cuMemAlloc(&S.d_b, 4096));
+    S.alpha = 1.5f;
+    S.n = 1024u;
+    S.params4[0] = &S.d_a;
+    S.params4[1] = &S.d_b;
+    S.params4[2] = &S.alpha;
+    S.params4[3] = &S.n;
+    for (int i = 0; i < 16; i++) {
+        S.p16[i] = (i & 1) ? S.d_b : S.d_a;
+        S.params16[i] = &S.p16[i];
+    }
+    CK(cuEventCreate(&S.ev_start, 0));
+    CK(cuEventCreate(&S.ev_stop, 0));
+    CK(cuMemAlloc(&S.d_big, COPY_BYTES));
+    CK(cuMemAllocHost(&S.h_pinned, COPY_BYTES));
+    S.h_pageable = malloc(COPY_BYTES);
+    if (!S.h_pageable) die("malloc(256 MiB) failed", NULL);
+    memset(S.h_pinned, 1, COPY_BYTES);
+    memset(S.h_pageable, 2, COPY_BYTES);
+    return 0;
+}
+
+#ifndef BENCH_SHARED
 int main(int argc, char **argv) {
     const char *sc = getenv("BENCH_SCALE");
     if (sc && *sc) {
@@ -396,3 +467,4 @@ int main(int argc, char **argv) {
     printf("}}\n");
     return 0;
 }
+#endif /* BENCH_SHARED */

@@ -54,6 +54,15 @@ for c in "${cands[@]}"; do
 done
 [ -n "$built" ] || die "could not build bench.c against any libcuda candidate (${cands[*]})"
 
+# The same passes as a shared library (bench_init/bench_pass), for bench/gpu.ts to time in-process
+# through its own clock, interleaved with the JS implementations. Optional: failure is only reported.
+if [[ "$built" == -L* ]]; then link=("$built" -lcuda); else link=("$built"); fi
+if "$cc" "${cflags[@]}" -Wno-unused-function -fPIC -shared -DBENCH_SHARED "$here/bench.c" -o "$out/libbench.so" "${link[@]}" >"$log" 2>&1; then
+  echo "build.sh: built $out/libbench.so (in-process passes)" >&2
+else
+  echo "build.sh: libbench.so failed (in-process C rows will be skipped):" >&2; sed 's/^/  /' "$log" >&2
+fi
+
 cp "$here/kernels.ptx" "$out/kernels.ptx"
 echo "build.sh: built $out/bench (linked with $built); kernels.ptx copied beside it" >&2
 echo "$out/bench"
