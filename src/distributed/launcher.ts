@@ -1,0 +1,230 @@
+// cuda-ts-run: starts one process per GPU of this node with the torchrun environment (RANK, WORLD_SIZE,
+// LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK/GROUP_RANK, MASTER_ADDR, MASTER_PORT) and the store token,
+// forwards SIGINT/SIGTERM/SIGHUP, and fails as a whole: when one rank fails, the others are stopped
+// (SIGTERM, then SIGKILL after a grace period) and the launcher exits with the failing rank's status.
+//   cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT] script.ts [args...]
+// TypeScript scripts (.ts, .mts, .cts) run under `node --import tsx`; anything else under plain node.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as net from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { STORE_TOKEN_ENV, parseAddress } from './store';
+
+/** What cuda-ts-run was asked to do. */
+export interface LaunchOptions {
+  /** Processes on this node (one per GPU). */
+  nprocPerNode: number;
+  /** Nodes taking part. Default 1. */
+  nnodes?: number;
+  /** This node's index in [0, nnodes). Default 0. */
+  nodeRank?: number;
+  /** Rank 0's store address `host:port`. Default for one node: 127.0.0.1 and a free port. */
+  master?: string;
+  /** The script to run, and its arguments. */
+  script: string;
+  args?: string[];
+  /** Milliseconds between SIGTERM and SIGKILL when stopping ranks. Default 5000. */
+  killGraceMs?: number;
+  /** Extra environment for every rank (on top of process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Where the ranks' output goes. Default 'inherit'. */
+  stdio?: 'inherit' | 'pipe' | 'ignore';
+  /** Called with each rank's process once started (tests read their output). */
+  onSpawn?: (localRank: number, child: ChildProcess) => void;
+}
+
+const USAGE = `usage: cuda-ts-run --nproc-per-node N [--nnodes M --node-rank K --master ADDR:PORT] [--kill-grace-ms MS] script.(ts|js) [args...]
+Starts N processes on this node with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK, MASTER_ADDR,
+MASTER_PORT and ${STORE_TOKEN_ENV} set (a random token on one node; on several nodes set ${STORE_TOKEN_ENV} to the
+same secret on every node). When one rank fails the others are stopped and cuda-ts-run exits non-zero.`;
+
+/** Parses the command line (torchrun's spellings --nproc_per_node/--node_rank are accepted). */
+export function parseLauncherArgs(argv: readonly string[]): LaunchOptions | 'help' {
+  const opts: Partial<LaunchOptions> = {};
+  let i = 0;
+  const int = (name: string, v: string | undefined, min: number): number => {
+    const n = Number(v);
+    if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new RangeError(`cuda-ts-run: ${name} must be an integer >= ${min}, got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    return n;
+  };
+  for (; i < argv.length; i++) {
+    let a = argv[i];
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (!a.startsWith('-')) break;
+    if (a === '-h' || a === '--help') return 'help';
+    let value: string | undefined;
+    const eq = a.indexOf('=');
+    if (eq > 0) {
+      value = a.slice(eq + 1);
+      a = a.slice(0, eq);
+    } else value = argv[++i];
+    switch (a.replace(/_/g, '-')) {
+      case '--nproc-per-node':
+        opts.nprocPerNode = int('--nproc-per-node', value, 1);
+        break;
+      case '--nnodes':
+        opts.nnodes = int('--nnodes', value, 1);
+        break;
+      case '--node-rank':
+        opts.nodeRank = int('--node-rank', value, 0);
+        break;
+      case '--master':
+      case '--master-addr-port':
+        if (value === undefined) throw new RangeError('cuda-ts-run: --master needs ADDR:PORT');
+        opts.master = value;
+        break;
+      case '--kill-grace-ms':
+        opts.killGraceMs = int('--kill-grace-ms', value, 0);
+        break;
+      default:
+        throw new RangeError(`cuda-ts-run: unknown option ${a}\n${USAGE}`);
+    }
+  }
+  if (i >= argv.length) throw new RangeError(`cuda-ts-run: no script given\n${USAGE}`);
+  if (opts.nprocPerNode === undefined) throw new RangeError(`cuda-ts-run: --nproc-per-node is required\n${USAGE}`);
+  return { ...opts, nprocPerNode: opts.nprocPerNode, script: argv[i], args: argv.slice(i + 1) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The node arguments that run `script`: TypeScript through tsx's loader, JavaScript as is. */
+export function nodeArgsFor(script: string): string[] {
+  if (/\.(c|m)?ts$/.test(script)) return ['--import', pathToFileURL(require.resolve('tsx')).href, script];
+  return [script];
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Runs the ranks of this node; resolves with the exit status the launcher should exit with (0 when
+ * every rank exited 0, else the first failing rank's code, or 128 + signal number).
+ */
+export async function launchRanks(options: LaunchOptions): Promise<number> {
+  const call = 'cuda-ts-run';
+  const nnodes = options.nnodes ?? 1;
+  const nodeRank = options.nodeRank ?? 0;
+  const nproc = options.nprocPerNode;
+  if (!Number.isInteger(nproc) || nproc < 1) throw new RangeError(`${call}: nprocPerNode must be a positive integer`);
+  if (!Number.isInteger(nnodes) || nnodes < 1) throw new RangeError(`${call}: nnodes must be a positive integer`);
+  if (!Number.isInteger(nodeRank) || nodeRank < 0 || nodeRank >= nnodes) throw new RangeError(`${call}: node rank must be in [0, ${nnodes}), got ${nodeRank}`);
+  if (nnodes > 1 && options.master === undefined) throw new RangeError(`${call}: --master ADDR:PORT is required with several nodes (rank 0's node, reachable from every node)`);
+  const master = options.master ?? `127.0.0.1:${await freePort()}`;
+  const { host, port } = parseAddress(master, call);
+  const env = { ...process.env, ...options.env };
+  let token = env[STORE_TOKEN_ENV];
+  if (!token) {
+    if (nnodes > 1) throw new RangeError(`${call}: set ${STORE_TOKEN_ENV} to the same secret on every node (the store refuses processes without it)`);
+    token = randomBytes(24).toString('hex');
+  }
+  const grace = options.killGraceMs ?? 5000;
+  const children: (ChildProcess | undefined)[] = [];
+  const exited = new Set<number>();
+  let status: number | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+
+  // Each rank leads its own process group, so stopping a rank stops what it started too.
+  const signalAll = (sig: NodeJS.Signals): void => {
+    children.forEach((c, i) => {
+      if (!c || exited.has(i) || c.pid === undefined) return;
+      try {
+        process.kill(-c.pid, sig);
+      } catch {
+        try {
+          c.kill(sig);
+        } catch {
+          // already gone
+        }
+      }
+    });
+  };
+  const stopAll = (): void => {
+    signalAll('SIGTERM');
+    killTimer ??= setTimeout(() => signalAll('SIGKILL'), grace);
+  };
+  const forward = (sig: NodeJS.Signals): void => {
+    status ??= 128 + (SIGNAL_NUMBERS[sig] ?? 15);
+    signalAll(sig);
+    killTimer ??= setTimeout(() => signalAll('SIGKILL'), grace);
+  };
+  for (const s of SIGNALS) process.on(s, forward);
+
+  try {
+    return await new Promise<number>((resolve) => {
+      for (let local = 0; local < nproc; local++) {
+        const rank = nodeRank * nproc + local;
+        const child = spawn(process.execPath, [...nodeArgsFor(options.script), ...(options.args ?? [])], {
+          stdio: options.stdio ?? 'inherit',
+          detached: true,
+          env: {
+            ...env,
+            RANK: String(rank),
+            WORLD_SIZE: String(nnodes * nproc),
+            LOCAL_RANK: String(local),
+            LOCAL_WORLD_SIZE: String(nproc),
+            NODE_RANK: String(nodeRank),
+            GROUP_RANK: String(nodeRank),
+            MASTER_ADDR: host,
+            MASTER_PORT: String(port),
+            [STORE_TOKEN_ENV]: token,
+          },
+        });
+        children.push(child);
+        options.onSpawn?.(local, child);
+        const done = (code: number | null, signal: NodeJS.Signals | null): void => {
+          if (exited.has(local)) return;
+          exited.add(local);
+          const failed = code !== 0;
+          if (failed && status === undefined) {
+            status = code ?? 128 + (SIGNAL_NUMBERS[signal ?? 'SIGTERM'] ?? 15);
+            process.stderr.write(`cuda-ts-run: rank ${rank} (local ${local}) ${signal ? `was killed by ${signal}` : `exited with ${code}`}; stopping the other ranks\n`);
+            stopAll();
+          }
+          if (exited.size === nproc) resolve(status ?? 0);
+        };
+        child.once('exit', done);
+        child.once('error', (e) => {
+          process.stderr.write(`cuda-ts-run: rank ${rank} could not start: ${e.message}\n`);
+          done(127, null);
+        });
+      }
+    });
+  } finally {
+    if (killTimer) clearTimeout(killTimer);
+    for (const s of SIGNALS) process.off(s, forward);
+  }
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGSEGV: 11, SIGTERM: 15, SIGABRT: 6 };
+
+/** The command line entry point: parses `argv`, runs the ranks, exits with their status. */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  let options: LaunchOptions | 'help';
+  try {
+    options = parseLauncherArgs(argv);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  if (options === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  try {
+    process.exitCode = await launchRanks(options);
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,118 @@
+// cuda-ts-run on the CPU: N processes of a tiny script with the torchrun environment; one failing rank
+// stops the others and fails the launcher; signals are forwarded; nothing hangs.
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { launchRanks, nodeArgsFor, parseLauncherArgs } from '../src/distributed/launcher';
+
+const ROOT = resolve(__dirname, '..');
+const RANK_JS = resolve(__dirname, 'fixtures/distributed/rank.js');
+const RANK_TS = resolve(__dirname, 'fixtures/distributed/rank.ts');
+const BIN = resolve(ROOT, 'bin/cuda-ts-run.js');
+
+interface Run { code: number | null; lines: Record<string, unknown>[]; stderr: string; ms: number }
+
+/** Runs bin/cuda-ts-run.js with `args`; `signalAfterMs` sends SIGTERM to the launcher. */
+function runBin(args: string[], env: NodeJS.ProcessEnv = {}, signalAfterMs?: number): Promise<Run> {
+  const t0 = Date.now();
+  return new Promise((done, fail) => {
+    const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    const guard = setTimeout(() => {
+      p.kill('SIGKILL');
+      fail(new Error(`launcher still running after 30 s\n${err}`));
+    }, 30_000);
+    if (signalAfterMs !== undefined) setTimeout(() => p.kill('SIGTERM'), signalAfterMs);
+    p.on('exit', (code) => {
+      clearTimeout(guard);
+      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      done({ code, lines, stderr: err, ms: Date.now() - t0 });
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('parses torchrun-style arguments and refuses bad ones', () => {
+  expect(parseLauncherArgs(['--nproc-per-node', '2', 'x.ts', '--flag', 'v'])).toMatchObject({ nprocPerNode: 2, script: 'x.ts', args: ['--flag', 'v'] });
+  expect(parseLauncherArgs(['--nproc_per_node=4', '--nnodes', '2', '--node_rank', '1', '--master', '10.0.0.1:29500', 'x.js'])).toMatchObject({ nprocPerNode: 4, nnodes: 2, nodeRank: 1, master: '10.0.0.1:29500' });
+  expect(parseLauncherArgs(['--help'])).toBe('help');
+  expect(() => parseLauncherArgs(['x.ts'])).toThrow(/--nproc-per-node is required/);
+  expect(() => parseLauncherArgs(['--nproc-per-node', '0', 'x.ts'])).toThrow(/--nproc-per-node must be an integer >= 1/);
+  expect(() => parseLauncherArgs(['--nproc-per-node', '2'])).toThrow(/no script given/);
+  expect(() => parseLauncherArgs(['--bogus', '1', 'x.ts'])).toThrow(/unknown option --bogus/);
+  expect(nodeArgsFor('a.ts')[0]).toBe('--import');
+  expect(nodeArgsFor('a.js')).toEqual(['a.js']);
+});
+
+test('N processes with RANK, WORLD_SIZE, LOCAL_RANK, MASTER_* and a token; exit 0', async () => {
+  const r = await runBin(['--nproc-per-node', '3', RANK_JS, 'ok', 'extra']);
+  expect(r.code).toBe(0);
+  expect(r.lines).toHaveLength(3);
+  const envs = r.lines.map((l) => l.env as Record<string, string>).sort((a, b) => Number(a.RANK) - Number(b.RANK));
+  const token = envs[0].CUDA_TS_STORE_TOKEN;
+  expect(token).toMatch(/^[0-9a-f]{48}$/);
+  envs.forEach((e, i) => {
+    expect(e).toMatchObject({ RANK: String(i), LOCAL_RANK: String(i), WORLD_SIZE: '3', LOCAL_WORLD_SIZE: '3', NODE_RANK: '0', MASTER_ADDR: '127.0.0.1', CUDA_TS_STORE_TOKEN: token });
+    expect(Number(e.MASTER_PORT)).toBeGreaterThan(0);
+    expect(e.MASTER_PORT).toBe(envs[0].MASTER_PORT);
+  });
+  expect(r.lines[0].args).toEqual(['extra']);
+});
+
+test('several nodes: ranks are offset by the node rank; the token must come from the environment', async () => {
+  const r = await runBin(['--nproc-per-node', '2', '--nnodes', '3', '--node-rank', '2', '--master', '127.0.0.1:29999', RANK_JS, 'ok'], { CUDA_TS_STORE_TOKEN: 'shared' });
+  expect(r.code).toBe(0);
+  const ranks = r.lines.map((l) => (l.env as Record<string, string>).RANK).sort();
+  expect(ranks).toEqual(['4', '5']);
+  expect(r.lines.every((l) => (l.env as Record<string, string>).WORLD_SIZE === '6' && (l.env as Record<string, string>).CUDA_TS_STORE_TOKEN === 'shared')).toBe(true);
+  const noToken = await runBin(['--nproc-per-node', '1', '--nnodes', '2', '--master', '127.0.0.1:29999', RANK_JS], { CUDA_TS_STORE_TOKEN: '' });
+  expect(noToken.code).toBe(2);
+  expect(noToken.stderr).toMatch(/set CUDA_TS_STORE_TOKEN/);
+  const noMaster = await runBin(['--nproc-per-node', '1', '--nnodes', '2', RANK_JS]);
+  expect(noMaster.code).toBe(2);
+});
+
+test('TypeScript scripts run through tsx', async () => {
+  const r = await runBin(['--nproc-per-node', '2', RANK_TS]);
+  expect(r.code).toBe(0);
+  expect(r.lines.map((l) => l.rank).sort()).toEqual([0, 1]);
+  expect(r.lines.every((l) => l.ts === true && l.world === 2)).toBe(true);
+});
+
+test('one rank exiting non-zero stops the others and the launcher exits with its code', async () => {
+  const r = await runBin(['--nproc-per-node', '3', RANK_JS, 'fail:1']);
+  expect(r.code).toBe(3);
+  expect(r.stderr).toMatch(/rank 1 \(local 1\) exited with 3; stopping the other ranks/);
+  expect(r.ms).toBeLessThan(15_000); // the others would have slept 60 s
+  for (const l of r.lines) expect(alive(l.pid as number)).toBe(false);
+});
+
+test('ranks that ignore SIGTERM are killed after the grace period', async () => {
+  const r = await runBin(['--nproc-per-node', '2', '--kill-grace-ms', '500', RANK_JS, 'stubborn:0']);
+  expect(r.code).toBe(3);
+  expect(r.ms).toBeLessThan(15_000);
+  for (const l of r.lines) expect(alive(l.pid as number)).toBe(false);
+});
+
+test('SIGTERM to the launcher is forwarded: every rank stops, the launcher exits non-zero', async () => {
+  const r = await runBin(['--nproc-per-node', '2', RANK_JS, 'sleep'], {}, 1500);
+  expect(r.code).not.toBe(0);
+  expect(r.ms).toBeLessThan(15_000);
+  expect(r.lines).toHaveLength(2);
+  for (const l of r.lines) expect(alive(l.pid as number)).toBe(false);
+});
+
+test('launchRanks in-process: a missing script fails the launch', async () => {
+  const code = await launchRanks({ nprocPerNode: 2, script: resolve(__dirname, 'fixtures/distributed/missing.js'), stdio: 'ignore' });
+  expect(code).not.toBe(0);
+});
