@@ -19,6 +19,8 @@ export interface MeasuredRow {
   n: number;
   reps: number[];
   note?: string;
+  /** True when measured interleaved with the other implementations (reps[k] ran next to their reps[k]). */
+  interleaved?: boolean;
 }
 export interface SkippedRow {
   skipped: string;
@@ -112,6 +114,7 @@ export class Impl {
   constructor(readonly name: string, private readonly deadline = Infinity) {}
 
   async row(name: string, thunk: () => MeasuredRow | Promise<MeasuredRow>): Promise<void> {
+    if (this.rows[name]) return; // measured already (the interleaved phase of bench/gpu.ts)
     if (Date.now() > this.deadline) {
       this.skip(name, 'time budget used up before this row');
       return;

@@ -27,7 +27,9 @@ import koffi from 'koffi';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALLOC_BYTES, BATCH, COPY_BYTES, Impl, REPO_ROOT, type ImplResult, type MeasuredRow, log, measure, measureAsync, reason, scaled, writeJson } from './common';
-import { hasDist, loadModule, measureStartup, type Loader } from './startup';
+import { hasDist, jsTree, loadModule, measureStartup, type Loader } from './startup';
+import { measureInterleaved } from './interleave';
+import { cpSync, rmSync } from 'node:fs';
 
 type Driver = typeof import('../generated/13.0/driver/index');
 type Raw = typeof import('../generated/13.0/driver/raw');
@@ -432,8 +434,9 @@ function loadObjects(): Any {
   return merged;
 }
 
-async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined): Promise<ImplResult> {
+async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined, preset: Record<string, MeasuredRow | { skipped: string }> = {}): Promise<ImplResult> {
   const impl = new Impl('cuda-ts-objects');
+  Object.assign(impl.rows, preset);
   const t0 = performance.now();
   const O = loadObjects();
   impl.meta.import_ms = Math.round((performance.now() - t0) * 100) / 100;
@@ -591,6 +594,164 @@ async function benchObjects(ptx: Buffer, cu: Driver, S: State | undefined): Prom
 }
 
 // ---------------------------------------------------------------------------------------------
+// Interleaved phase: the rows of bench.c through every implementation, one repetition of each in
+// turn (bench/interleave.ts), C included through libbench.so (bench.c's passes, timed by this clock).
+// ---------------------------------------------------------------------------------------------
+
+/** bench.c's passes in this process (libbench.so from bench/native/build.sh), or why not. */
+function nativePasses(ptxPath: string): Passes | string {
+  let lib = process.env.BENCH_NATIVE_LIB;
+  if (!lib || !existsSync(lib)) {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+    const dir = join(require('node:os').tmpdir(), 'cuda-ts-bench-inproc');
+    const b = spawnSync('bash', [join(REPO_ROOT, 'bench', 'native', 'build.sh'), dir], { encoding: 'utf8' });
+    lib = join(dir, 'libbench.so');
+    if (b.status !== 0 || !existsSync(lib)) return `libbench.so not built: ${(b.stderr || '').trim().split('\n').slice(-2).join(' | ')}`;
+  }
+  const so = koffi.load(lib);
+  const init = so.func('int bench_init(const char *ptx, int ordinal)');
+  const pass = so.func('int bench_pass(const char *row, long ops)');
+  const st = init(ptxPath, Number(process.env.BENCH_DEVICE ?? 0) | 0) as number;
+  if (st !== 0) return `bench_init failed (${st})`;
+  const out: Passes = {};
+  for (const [name] of ROWS) {
+    out[name] = (ops) => {
+      if (pass(name, ops) !== 0) throw new Error(`bench_pass: no row ${name}`);
+    };
+  }
+  return out;
+}
+
+/** The objects layer's passes of the shared rows (declared kernels, one LaunchConfig, direct calls). */
+function objectsPasses(O: Any, ptx: Buffer): { passes: Passes; close: () => void } {
+  const dev = O.Device.get(Number(process.env.BENCH_DEVICE ?? 0) | 0);
+  dev.setCurrent();
+  const stream = O.Stream.create({ nonBlocking: true });
+  const mod = O.Module.fromPTX(ptx.toString('utf8'));
+  const kEmpty = mod.kernel('empty', []);
+  const kArgs4 = mod.kernel('args4', ['ptr', 'ptr', 'f32', 'u32']);
+  const kArgs16 = mod.kernel('args16', new Array(16).fill('ptr'));
+  const cfg = new O.LaunchConfig({ grid: 1, block: 1 });
+  const launch = O.launch as (...a: Any[]) => void;
+  const dA = O.DeviceBuffer.alloc(4096);
+  const dB = O.DeviceBuffer.alloc(4096);
+  const batched = (one: () => void) => (ops: number) => {
+    for (let i = 0; i < ops; i++) {
+      one();
+      if ((i + 1) % BATCH === 0) stream.synchronize();
+    }
+    if (ops % BATCH) stream.synchronize();
+  };
+  const passes: Passes = {
+    cuDeviceGetAttribute: (ops) => {
+      let acc = 0;
+      for (let i = 0; i < ops; i++) acc += dev.multiprocessorCount;
+      if (acc <= 0) throw new Error('no SMs');
+    },
+    launch_0args: batched(() => launch(stream, cfg, kEmpty)),
+    launch_4args: batched(() => launch(stream, cfg, kArgs4, dA, dB, 1.5, 1024)),
+    launch_16args: batched(() => launch(stream, cfg, kArgs16, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB, dA, dB)),
+    launch_sync: (ops) => {
+      for (let i = 0; i < ops; i++) {
+        launch(stream, cfg, kEmpty);
+        stream.synchronize();
+      }
+    },
+    alloc_free_async_1MiB: (ops) => {
+      for (let i = 0; i < ops; i++) {
+        O.DeviceBuffer.alloc(ALLOC_BYTES, { stream }).close();
+        if ((i + 1) % BATCH === 0) stream.synchronize();
+      }
+      stream.synchronize();
+    },
+  };
+  return {
+    passes,
+    close: () => {
+      stream.synchronize();
+      dA.close();
+      dB.close();
+      stream.close();
+    },
+  };
+}
+
+/**
+ * A second copy of the compiled tree whose modules bind through node:ffi (CUDA_TS_FFI=node while it
+ * loads): the same code as the koffi columns, in the same process, with its own Binders.
+ */
+function loadNodeFfiTree<T>(modulePath: string): T {
+  const { root } = jsTree(['generated/13.0/driver/index', 'generated/13.0/driver/raw', 'src/index']);
+  const copy = join(REPO_ROOT, 'bench', '.build', 'js-nodeffi');
+  if (!existsSync(join(copy, `${modulePath}.js`))) {
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(root, copy, { recursive: true });
+  }
+  const saved = process.env.CUDA_TS_FFI;
+  process.env.CUDA_TS_FFI = 'node';
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(join(copy, `${modulePath}.js`)) as T;
+  } finally {
+    if (saved === undefined) delete process.env.CUDA_TS_FFI;
+    else process.env.CUDA_TS_FFI = saved;
+  }
+}
+
+/** Every implementation's passes, then ROWS measured interleaved; returns rows by implementation. */
+function interleavedPhase(cu: Driver, S: State, ptx: Buffer, ptxPath: string, meta: Record<string, unknown>): { rows: Record<string, Record<string, MeasuredRow | { skipped: string }>>; notes: Record<string, string>; close: () => void } {
+  const impls: Record<string, Passes> = {};
+  const notes: Record<string, string> = {};
+  const closers: (() => void)[] = [];
+  const attempt = (name: string, make: () => Passes | string) => {
+    if (!wants(name) && !wants(name.replace(/-nodeffi$/, ''))) return;
+    try {
+      const p = make();
+      if (typeof p === 'string') notes[name] = p;
+      else impls[name] = p;
+    } catch (e) {
+      notes[name] = reason(e);
+    }
+  };
+  attempt('native-c-inproc', () => nativePasses(ptxPath));
+  attempt('koffi', () => fresh(rawPasses)(koffiApi(cu.binder.library()), S));
+  attempt('cuda-ts-raw', () => fresh(rawPasses)(loadModule<Raw>('generated/13.0/driver/raw', LOADER) as unknown as RawApi, S));
+  attempt('cuda-ts-typed', () => fresh(typedPasses)(cu, S));
+  attempt('cuda-ts-objects', () => {
+    const o = objectsPasses(loadObjects(), ptx);
+    closers.push(o.close);
+    return o.passes;
+  });
+  const nodeWhy = (require('../src/runtime/nodeffi') as typeof import('../src/runtime/nodeffi')).nodeFfiUnavailableReason();
+  for (const n of ['cuda-ts-raw-nodeffi', 'cuda-ts-typed-nodeffi', 'cuda-ts-objects-nodeffi']) {
+    if (nodeWhy) {
+      notes[n] = nodeWhy;
+      continue;
+    }
+    attempt(n, () => {
+      if (n === 'cuda-ts-raw-nodeffi') return fresh(rawPasses)(loadNodeFfiTree<RawApi>('generated/13.0/driver/raw'), S);
+      if (n === 'cuda-ts-typed-nodeffi') return fresh(typedPasses)(loadNodeFfiTree<Driver>('generated/13.0/driver/index'), S);
+      const o = objectsPasses(loadNodeFfiTree<Any>('src/index'), ptx);
+      closers.push(o.close);
+      return o.passes;
+    });
+  }
+  const reps = Number(process.env.BENCH_REPS ?? 7) | 0 || 7;
+  meta.interleaved = { implementations: Object.keys(impls), reps, not_run: notes };
+  const rows: Record<string, Record<string, MeasuredRow | { skipped: string }>> = {};
+  for (const [name, ops, warm, unit, bytes] of ROWS) {
+    const passes: Record<string, (ops: number) => void> = {};
+    for (const [impl, p] of Object.entries(impls)) if (p[name]) passes[impl] = p[name];
+    const got = measureInterleaved({ name, ops: ops(), warm: warm(), unit, bytesPerOp: bytes, passes }, reps);
+    for (const [impl, r] of Object.entries(got)) {
+      (rows[impl] ??= {})[name] = 'median' in r ? { ...r, interleaved: true } : r;
+      log(`${impl.padEnd(24)} ${name.padEnd(24)} ${'median' in r ? `${r.median.toFixed(3).padStart(12)} ${unit}` : `skipped: ${r.skipped}`}`);
+    }
+  }
+  return { rows, notes, close: () => closers.forEach((c) => c()) };
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const results: ImplResult[] = [];
@@ -611,11 +772,28 @@ async function main(): Promise<void> {
     skipAll(['koffi', 'cuda-ts-raw', 'cuda-ts-typed'], `setup failed: ${reason(e)}`);
   }
 
+  let inter: ReturnType<typeof interleavedPhase> | undefined;
+  if (cu && S && ptx && process.env.BENCH_INTERLEAVE !== '0') {
+    try {
+      inter = interleavedPhase(cu, S, ptx, findPtx(), meta);
+    } catch (e) {
+      log(`interleaved phase failed: ${reason(e)}`);
+    }
+  }
+  const preset = (impl: Impl) => Object.assign(impl.rows, inter?.rows[impl.name] ?? {});
+  if (inter) {
+    for (const n of ['native-c-inproc', 'cuda-ts-raw-nodeffi', 'cuda-ts-typed-nodeffi', 'cuda-ts-objects-nodeffi']) {
+      if (inter.rows[n]) results.push({ impl: n, meta: { ...meta, interleaved: true }, rows: inter.rows[n] });
+      else if (inter.notes[n]) results.push({ impl: n, meta: {}, rows: {}, skipped: inter.notes[n] });
+    }
+  }
+
   if (cu && S) {
     const arch = `compute_${String(meta.compute_capability).replace('.', '')}`;
     // koffi, hand-declared
     if (wants('koffi')) {
       const impl = new Impl('koffi');
+      preset(impl);
       Object.assign(impl.meta, meta, { how: 'lib.func() declarations on libcuda.so.1 (exported symbols), handles as uintptr_t numbers, preallocated typed-array out-params' });
       try {
         const api = koffiApi(cu.binder.library());
@@ -649,6 +827,7 @@ async function main(): Promise<void> {
     }
     if (wants('cuda-ts-raw')) {
       const impl = new Impl('cuda-ts-raw');
+      preset(impl);
       Object.assign(impl.meta, meta);
       try {
         await runPasses(impl, fresh(rawPasses)(loadModule<Raw>('generated/13.0/driver/raw', LOADER) as unknown as RawApi, S));
@@ -663,6 +842,7 @@ async function main(): Promise<void> {
     }
     if (wants('cuda-ts-typed')) {
       const impl = new Impl('cuda-ts-typed');
+      preset(impl);
       Object.assign(impl.meta, meta);
       try {
         await runPasses(impl, fresh(typedPasses)(cu, S));
@@ -699,12 +879,17 @@ async function main(): Promise<void> {
   if (wants('cuda-ts-objects')) {
     try {
       if (!cu || !ptx) throw new Error('driver setup failed (see the other implementations)');
-      results.push(await benchObjects(ptx, cu, S));
+      results.push(await benchObjects(ptx, cu, S, inter?.rows['cuda-ts-objects']));
     } catch (e) {
       log(`cuda-ts-objects skipped: ${reason(e)}`);
       if (process.env.BENCH_DEBUG) console.error(e);
       results.push({ impl: 'cuda-ts-objects', meta: {}, rows: {}, skipped: reason(e) });
     }
+  }
+  try {
+    inter?.close();
+  } catch (e) {
+    log(`interleaved cleanup: ${reason(e)}`);
   }
   try {
     cleanup?.();

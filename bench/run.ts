@@ -17,6 +17,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { judge, ratioStats } from './interleave';
+import { importTable, importVerdicts, type ImportVerdict } from './import';
+import { importCases, measureImports } from './startup';
 import { BENCH_DIR, type ImplResult, type MeasuredRow, REPO_ROOT, type Row, fmt, isMeasured, log, reason, resultsDir, table, writeJson } from './common';
 
 const T0 = Date.now();
@@ -73,8 +76,10 @@ function lastJson<T>(stdout: string): T {
 
 const steps: Record<string, { ms?: number; skipped?: string }> = {};
 
+let nativeDir: string | undefined;
 async function native(): Promise<ImplResult> {
   const outDir = mkdtempSync(join(tmpdir(), 'cuda-ts-bench-'));
+  nativeDir = outDir;
   const b = await runChild('bash', [join(BENCH_DIR, 'native', 'build.sh'), outDir], 120);
   if (b.code !== 0) throw new Error(`build.sh failed (${b.code}): ${tail(b.stderr)}`);
   const bin = b.stdout.trim().split('\n').pop()!;
@@ -85,7 +90,8 @@ async function native(): Promise<ImplResult> {
 
 async function gpu(): Promise<ImplResult[]> {
   const out = join(mkdtempSync(join(tmpdir(), 'cuda-ts-bench-')), 'gpu.json');
-  const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'gpu.ts'), out], 240);
+  const env = nativeDir ? { ...process.env, BENCH_NATIVE_LIB: join(nativeDir, 'libbench.so') } : process.env;
+  const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'gpu.ts'), out], 300, env);
   if (r.code !== 0) throw new Error(`bench/gpu.ts exited ${r.code}: ${tail(r.stderr)}`);
   return JSON.parse(readFileSync(out, 'utf8')) as ImplResult[];
 }
@@ -131,7 +137,7 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<T | undefine
 
 // ---------------------------------------------------------------------------------------------
 
-const IMPLS = ['native-c', 'koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-python', 'cuda.core', 'cupy'] as const;
+const IMPLS = ['native-c', 'native-c-inproc', 'koffi', 'cuda-ts-raw', 'cuda-ts-typed', 'cuda-ts-objects', 'cuda-ts-raw-nodeffi', 'cuda-ts-typed-nodeffi', 'cuda-ts-objects-nodeffi', 'cuda-python', 'cuda.core', 'cupy'] as const;
 const ROW_ORDER = [
   'cuCtxGetCurrent', 'cuDeviceGetAttribute', 'launch_0args', 'launch_4args', 'launch_16args', 'launch_4args_prepacked', 'launch_16args_prepacked',
   'launch_sync', 'launch_blocking_synchronize', 'launch_await_synchronized', 'launch_async_synchronize', 'await_synchronized_idle',
@@ -144,7 +150,7 @@ interface Verdict {
   row: string;
   judged: string;
   value?: string;
-  verdict: 'PASS' | 'FAIL' | 'SKIP';
+  verdict: 'PASS' | 'FAIL' | 'SKIP' | 'noisy';
   why?: string;
 }
 
@@ -180,7 +186,7 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
   };
   const lines: string[][] = [];
   for (const row of rows) {
-    const base = isMeasured(get('native-c', row)) ? 'native-c' : isMeasured(get('cuda-python', row)) ? 'cuda-python' : undefined;
+    const base = isMeasured(get('native-c-inproc', row)) ? 'native-c-inproc' : isMeasured(get('native-c', row)) ? 'native-c' : isMeasured(get('cuda-python', row)) ? 'cuda-python' : undefined;
     const baseRow = base ? (get(base, row) as MeasuredRow) : undefined;
     const unit = IMPLS.map((i) => get(i, row)).find(isMeasured)?.unit ?? '';
     const cells = IMPLS.map((impl) => {
@@ -190,12 +196,17 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
       const v = fmt(r.median);
       if (!baseRow || impl === base) return v;
       // For GB/s higher is better: ratio = value / native (≥ 1 is faster); for time, value / native (≤ 1 is faster).
+      // Interleaved with the base: the median of the per-repetition ratios and their min-max.
+      if (r.interleaved && baseRow.interleaved) {
+        const q = ratioStats(r.reps, baseRow.reps);
+        return `${v} ${q.median.toFixed(2)}x [${q.min.toFixed(2)}-${q.max.toFixed(2)}]`;
+      }
       return `${v} ${(r.median / baseRow.median).toFixed(2)}x`;
     });
-    lines.push([row, unitLabel(unit), base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-', ...cells]);
+    lines.push([row, unitLabel(unit), base === 'native-c-inproc' ? 'C (same process)' : base === 'native-c' ? 'C' : base === 'cuda-python' ? 'cuda-python' : '-', ...cells]);
   }
   const out: string[] = [];
-  out.push(`cuda-ts benchmarks: median of 5 reps; each cell "value ratio" (ratio to the "vs" column's implementation; for GB/s ≥ 1 is better, otherwise ≤ 1 is better)\n`);
+  out.push(`cuda-ts benchmarks; each cell "value ratio [min-max]": the ratio to the "vs" column's implementation, and where both ran interleaved (A B C … per repetition, same process and clock) the median of the per-repetition ratios with their min-max; for GB/s ≥ 1 is better, otherwise ≤ 1 is better. Python columns ran in their own process (ratio of medians to the separate native-c run).\n`);
   out.push(table(['row', 'unit', 'vs', ...IMPLS], lines));
   if (skippedNotes.size) {
     out.push('\nskipped:');
@@ -218,14 +229,23 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
   const layer = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : isMeasured(get('cuda-ts-typed', row)) ? 'cuda-ts-typed' : undefined);
   const ratioTarget = (target: string, row: string, impl: string | undefined, base: string, max: number, extra?: (v: number) => string | undefined) => {
     if (!impl) return verdicts.push({ target, row, judged: '-', verdict: 'SKIP', why: `no cuda-ts measurement of ${row}` });
-    const v = m(impl, row);
-    const b = m(base, row);
-    if (v === undefined || b === undefined) return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${v === undefined ? impl : base} has no ${row}` });
-    const ratio = v / b;
-    const bad = extra?.(v);
-    verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x`, verdict: ratio <= max && !bad ? 'PASS' : 'FAIL', why: bad });
+    if (base === 'native-c' && isMeasured(get('native-c-inproc', row))) base = 'native-c-inproc';
+    const vr = get(impl, row);
+    const br = get(base, row);
+    if (!isMeasured(vr) || !isMeasured(br)) return verdicts.push({ target, row, judged: impl, verdict: 'SKIP', why: `${!isMeasured(vr) ? impl : base} has no ${row}` });
+    const bad = extra?.(vr.median);
+    if (vr.interleaved && br.interleaved) {
+      const q = ratioStats(vr.reps, br.reps);
+      const v = judge(q.median, [q.min, q.max], max, 'lower');
+      return verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${q.median.toFixed(3)}x [${q.min.toFixed(3)}-${q.max.toFixed(3)}]`, verdict: bad ? 'FAIL' : v, why: bad });
+    }
+    const ratio = vr.median / br.median;
+    verdicts.push({ target, row, judged: `${impl} vs ${base}`, value: `${ratio.toFixed(3)}x (medians; not interleaved)`, verdict: ratio <= max && !bad ? 'PASS' : 'FAIL', why: bad });
   };
   for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.2× hand-declared koffi', row, 'cuda-ts-typed', 'koffi', 1.2);
+  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('trivial call, typed ≤ 1.3× raw', row, 'cuda-ts-typed', 'cuda-ts-raw', 1.3);
+  for (const row of ['cuCtxGetCurrent', 'cuDeviceGetAttribute']) ratioTarget('node:ffi: trivial call, typed ≤ 2× C', row, isMeasured(get('cuda-ts-typed-nodeffi', row)) ? 'cuda-ts-typed-nodeffi' : undefined, 'native-c', 2);
+  for (const row of ['launch_0args', 'launch_4args']) ratioTarget('node:ffi: objects launch ≤ 1.03× C', row, isMeasured(get('cuda-ts-objects-nodeffi', row)) ? 'cuda-ts-objects-nodeffi' : undefined, 'native-c', 1.03);
   const fasterThan = (row: string) => (v: number) => {
     const slower = ['cuda.core', 'cupy'].filter((p) => {
       const pv = m(p, row);
@@ -233,6 +253,7 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     });
     return slower.length ? `not faster than ${slower.join(', ')}` : undefined;
   };
+  // eslint-disable-next-line prefer-const
   const objLaunch = (row: string) => (isMeasured(get('cuda-ts-objects', row)) ? 'cuda-ts-objects' : undefined);
   ratioTarget('launch 0 args, objects ≤ 1.10× C and faster than cuda.core, CuPy', 'launch_0args', objLaunch('launch_0args'), 'native-c', 1.1, fasterThan('launch_0args'));
   ratioTarget('launch 4 args, objects ≤ 1.15× C and faster than cuda.core, CuPy', 'launch_4args', objLaunch('launch_4args'), 'native-c', 1.15, fasterThan('launch_4args'));
@@ -257,7 +278,7 @@ function main2(all: ImplResult[], cpuRes: CpuResult | undefined): { text: string
     verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: 'cuda-ts-typed vs cuda-ts-raw (compiled JS)', value: `${tr.toFixed(3)}x (raw ${fmt(cpuRes.rows['getVersion/raw']?.median)} ns, typed ${fmt(cpuRes.rows['getVersion/typed']?.median)} ns, koffi ${fmt(cpuRes.rows['getVersion/koffi']?.median)} ns)`, verdict: tr <= 1.3 ? 'PASS' : 'FAIL' });
   } else verdicts.push({ target: 'typed vs raw (CPU, libcudart) ≤ 1.3×', row: 'cudaRuntimeGetVersion', judged: '-', verdict: 'SKIP', why: steps.cpu?.skipped ?? 'not run' });
 
-  out.push('\ntargets (issue 5):');
+  out.push('\ntargets (issues 5, 11, 17; "noisy": the per-repetition spread crosses the target):');
   out.push(table(['target', 'row', 'judged on', 'value', 'verdict'], verdicts.map((v) => [v.target, v.row, v.judged, v.value ?? '-', v.verdict + (v.why ? ` (${short(v.why, 160)})` : '')]), 5));
 
   // await vs blocking synchronize.
@@ -279,8 +300,18 @@ async function main(): Promise<void> {
   if (p) all.push(...p.map((r) => ({ ...r, rows: r.rows ?? {}, meta: r.meta ?? {} })));
   else for (const n of ['cuda-python', 'cuda.core', 'cupy']) all.push({ impl: n, meta: {}, rows: {}, skipped: steps.python?.skipped ?? 'not run' });
   const c = await step('cpu', cpu);
+  // Import + first call against koffi's own load (bench/import.ts), fresh processes interleaved.
+  const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), Number(process.env.BENCH_IMPORT_SAMPLES ?? 9) | 0 || 9)));
 
-  const { text, verdicts } = main2(all, c);
+  const res = main2(all, c);
+  let text = res.text;
+  const verdicts = res.verdicts;
+  if (imp) {
+    text += `\n\nimport + first call in a fresh process vs koffi's own (ms; ${Number(process.env.BENCH_IMPORT_SAMPLES ?? 9) | 0 || 9} interleaved rounds; targets of issue 17):\n${importTable(imp)}`;
+    for (const v of imp as ImportVerdict[]) {
+      if (v.allowance_ms !== undefined) verdicts.push({ target: `import + first call, ${v.row} ≤ koffi + ${v.allowance_ms} ms`, row: `import_${v.row}`, judged: `${v.row} - koffi per round`, value: `${v.over_koffi_ms} ms [${v.spread[0]}..${v.spread[1]}]`, verdict: v.verdict as Verdict['verdict'] });
+    }
+  }
   console.log(`\n${text}`);
   const dir = resultsDir();
   const json = {
