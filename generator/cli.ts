@@ -218,6 +218,7 @@ export function generateModule(job: ModuleJob): ModuleOutcome {
       if (!job.explicit) return { ...out, skipped: true, lines: [`${label} skipped: not part of CUDA ${job.release} (the catalog knows no library of it)`] };
     }
     const ir = parseModule(spec, { clang: job.clang, includeDirs: job.includeDirs, cudaVersion: job.release, warn: (l) => out.lines.push(l) });
+    if (job.component && job.component !== job.release) ir.componentVersion = job.component;
     const files = emitFor(job.root, ir, spec);
     const dir = join(job.root, 'generated', job.release, spec.name);
     const counts = `${String(ir.functions.length).padStart(4)} functions, ${ir.records.length + ir.enums.length + ir.typedefs.length} types`;

@@ -98,6 +98,9 @@ export const ModuleIRSchema = z.object({
   cudaVersion: z.string(), // "13.0"
   /** CUDA_VERSION / CUDART_VERSION style integer (13000). */
   versionNumber: z.number().int(),
+  /** The release of this module's own headers when it differs from the toolkit's (`cudaVersion`), e.g. a
+   *  newer nvJitLink wheel in a 13.0 wheel set: "13.4". Absent when they agree. */
+  componentVersion: z.string().regex(/^\d+\.\d+$/).optional(),
   functions: z.array(FunctionSchema),
   enums: z.array(EnumSchema),
   records: z.array(RecordSchema),

@@ -19,7 +19,26 @@ export { overridesFor } from './overrides';
 export function resolveModule(model: TypeModel, overrides: ModuleOverrides = overridesFor(model.spec.name)): FunctionSem[] {
   // Overrides are keyed by name across releases: one naming a parameter an older release lacks applies
   // to none of its functions (staleOverrides lists those, for review).
-  return model.ir.functions.map((fn) => resolveFunction(model, fn, overrides));
+  return model.ir.functions.map((fn) => checkRecords(model, fn.name, resolveFunction(model, fn, overrides)));
+}
+
+/** Record names in the semantics must exist, and record sizes come from the layouts, never from a table. */
+function checkRecords(model: TypeModel, fn: string, f: FunctionSem): FunctionSem {
+  const sizeOf = (name: string) => {
+    const r = model.records.get(`struct ${name}`) ?? model.records.get(`union ${name}`);
+    if (!r) throw new Error(`${model.ir.cudaVersion} ${model.spec.name} ${fn}: semantics name record ${name}, which the headers do not define`);
+    return r.size;
+  };
+  const fix = (e: Elem): Elem => (e.t === 'record' ? { ...e, size: sizeOf(e.name) } : e);
+  return {
+    ...f,
+    params: f.params.map((p) => {
+      const s = p.sem;
+      if ('record' in s) sizeOf(s.record);
+      if ('elem' in s) return { ...p, sem: { ...s, elem: fix(s.elem) } as Sem };
+      return p;
+    }),
+  };
 }
 
 /** Override keys that name no parameter of this module's functions (wildcards excluded). */

@@ -122,7 +122,14 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     const key = `${fn.name}.${p.name}`;
     const o = overrides.params[key] ?? (kind.k === 'pointer' ? overrides.params[`*.${p.name}`] : undefined);
     if (o) {
-      result.push({ name: p.name, sem: o.sem, source: 'override', reason: o.reason });
+      // the override gives the role; a record's name comes from the C type (it differs between releases)
+      let sem = o.sem;
+      const pointee = kind.k === 'pointer' ? kind.toKind : undefined;
+      if (pointee?.k === 'record') {
+        if ('record' in sem) sem = { ...sem, record: pointee.ts } as Sem;
+        if ('elem' in sem && sem.elem.t === 'record') sem = { ...sem, elem: { ...sem.elem, name: pointee.ts, size: pointee.decl.size } } as Sem;
+      }
+      result.push({ name: p.name, sem, source: 'override', reason: o.reason });
       return;
     }
     const push = (sem: Sem, source: ParamSem['source']) => result.push({ name: p.name, sem, source });
@@ -168,7 +175,7 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     if (kind.constTarget || docDir === 'in') {
       // math libraries: `const float *alpha` may be host or device memory (pointer mode): an address
       // or a typed array, never copied from a JS array
-      if (dataPointers && target.k !== 'record' && !(target.k === 'pointer' && isConstCharPointer(target))) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
+      if (dataPointers && !(target.k === 'pointer' && isConstCharPointer(target))) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
       if (target.k === 'void') return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
       if (target.k === 'record') {
         const v = structVersion(target);
@@ -217,6 +224,8 @@ export function resolveFunction(model: TypeModel, fn: FunctionDecl, overrides: M
     }
     if (!elem || target.k === 'array') return push({ role: 'pointer', nullable: true }, 'c');
     if (docDir === 'out' && !doc?.cues.includes('array')) return push({ role: 'out', elem }, src);
+    // `uint8_t *` is a byte buffer the caller provides, not one byte returned
+    if (target.k === 'int' && target.bytes === 1) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
     // an array of unknown length stays a pointer the caller provides: never a one-element scratch slot
     if (isPlural(p.name) || doc?.cues.includes('array')) return push({ role: 'pointer', nullable: true, size: sizeParam(c, p.name) }, 'c');
     if (dataPointers && docDir !== 'out') {

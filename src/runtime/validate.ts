@@ -20,13 +20,14 @@ export function describeValue(v: unknown): string {
   if (Array.isArray(v)) return `an array of ${v.length}`;
   if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of ${v.byteLength} bytes`;
   if (v instanceof ArrayBuffer) return `an ArrayBuffer of ${v.byteLength} bytes`;
-  return `a ${(v as object).constructor?.name ?? 'object'}`;
+  const name = (v as object).constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : 'an object';
 }
 
 /** A TypeError (wrong JS type) or RangeError (right type, out of range) naming function and parameter. */
 export function argError(fn: string, param: string, expected: string, got: unknown): TypeError | RangeError {
   const message = `${fn}: ${param} must be ${expected}, got ${describeValue(got)}`;
-  const rangeLike = typeof got === 'number' || typeof got === 'bigint' || ArrayBuffer.isView(got) || got instanceof ArrayBuffer || Array.isArray(got);
+  const rangeLike = typeof got === 'number' || typeof got === 'bigint';
   return rangeLike ? new RangeError(message) : new TypeError(message);
 }
 
@@ -124,21 +125,21 @@ function scalarChecker(info: KoffiInfo): Checker {
   const range = INT_RANGES[p];
   if (range) {
     const [lo, hi] = range;
-    return (v, path) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? undefined : `${path} must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`);
+    return (v, path) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? undefined : `${typeof v === 'number' ? '' : '!'}${path} must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`);
   }
   if (p === 'Int64' || p === 'UInt64') {
     const signed = p === 'Int64';
     return (v, path) => {
       if (typeof v === 'number' ? Number.isSafeInteger(v) && (signed || v >= 0) : typeof v === 'bigint' && (signed ? v >= -(1n << 63n) && v < 1n << 63n : v >= 0n && v < 1n << 64n)) return undefined;
-      return `${path} must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`;
+      return `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`;
     };
   }
-  if (p === 'Float32' || p === 'Float64') return (v, path) => (typeof v === 'number' ? undefined : `${path} must be a number, got ${describeValue(v)}`);
-  if (p === 'Bool') return (v, path) => (typeof v === 'boolean' ? undefined : `${path} must be a boolean, got ${describeValue(v)}`);
-  if (p === 'String' || p === 'String16' || p === 'String32') return (v, path) => (v === null || typeof v === 'string' ? undefined : `${path} must be a string or null, got ${describeValue(v)}`);
+  if (p === 'Float32' || p === 'Float64') return (v, path) => (typeof v === 'number' ? undefined : `!${path} must be a number, got ${describeValue(v)}`);
+  if (p === 'Bool') return (v, path) => (typeof v === 'boolean' ? undefined : `!${path} must be a boolean, got ${describeValue(v)}`);
+  if (p === 'String' || p === 'String16' || p === 'String32') return (v, path) => (v === null || typeof v === 'string' ? undefined : `!${path} must be a string or null, got ${describeValue(v)}`);
   if (p === 'Pointer' || p === 'Callback') {
     return (v, path) =>
-      v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n) || ArrayBuffer.isView(v) ? undefined : `${path} must be an address or null, got ${describeValue(v)}`;
+      v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n) || ArrayBuffer.isView(v) ? undefined : `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be an address or null, got ${describeValue(v)}`;
   }
   return (_v, path) => `${path} has a C type this binding cannot encode (${p})`;
 }
@@ -149,10 +150,10 @@ function buildChecker(info: KoffiInfo): Checker {
     const names = new Set(members.map(([n]) => n));
     const isUnion = info.primitive === 'Union';
     return (v, path) => {
-      if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return `${path} must be an object, got ${describeValue(v)}`;
+      if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return `!${path} must be an object, got ${describeValue(v)}`;
       let set = 0;
       for (const key of Object.keys(v)) {
-        if (!names.has(key)) return `${path} has no field "${key}" (fields: ${[...names].join(', ')})`;
+        if (!names.has(key)) return `!${path} has no field "${key}" (fields: ${[...names].join(', ')})`;
       }
       for (const [name, check] of members) {
         const field = (v as Record<string, unknown>)[name];
@@ -175,7 +176,7 @@ function buildChecker(info: KoffiInfo): Checker {
         const count = (v as unknown as { length: number }).length;
         return count <= n ? undefined : `${path} holds at most ${n} elements, got ${count}`;
       }
-      if (!Array.isArray(v)) return `${path} must be an array${text ? ' or a string' : ''} of at most ${n} elements, got ${describeValue(v)}`;
+      if (!Array.isArray(v)) return `!${path} must be an array${text ? ' or a string' : ''} of at most ${n} elements, got ${describeValue(v)}`;
       if (v.length > n) return `${path} holds at most ${n} elements, got ${v.length}`;
       for (let i = 0; i < v.length; i++) {
         const problem = elem(v[i], `${path}[${i}]`);
@@ -200,7 +201,8 @@ function checkerOf(type: KoffiType): Checker {
 /** Throws unless `value` is a record koffi can encode as `type` (every field's JS type checked). */
 export function checkRecord(fn: string, param: string, type: KoffiType, value: unknown): void {
   const problem = checkerOf(type)(value, param);
-  if (problem) throw (problem.includes(' must be an object') || problem.includes('no field') ? new TypeError(`${fn}: ${problem}`) : new RangeError(`${fn}: ${problem}`));
+  // a leading '!' marks a wrong JS type (TypeError); the rest are values out of range (RangeError)
+  if (problem) throw problem.startsWith('!') ? new TypeError(`${fn}: ${problem.slice(1)}`) : new RangeError(`${fn}: ${problem}`);
 }
 
 /** A record argument behind a pointer: a record object (checked, then encoded) or bytes already

@@ -158,7 +158,7 @@ export function cublasLtLoggerSetMask(mask: number): void {
 }
 let cublasLtMatmul$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: Uint8Array, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
+export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmul', 'computeDesc', computeDesc, true);
   pointerArg('cublasLtMatmul', 'alpha', alpha, true);
@@ -171,59 +171,60 @@ export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDe
   pointerArg('cublasLtMatmul', 'Cdesc', Cdesc, true);
   pointerArg('cublasLtMatmul', 'D', D, true);
   pointerArg('cublasLtMatmul', 'Ddesc', Ddesc, true);
-  const algo$ = recordArg('cublasLtMatmul', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmul', 'algo', algo, true);
   pointerArg('cublasLtMatmul', 'workspace', workspace, true);
   if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
-  const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo$, workspace, workspaceSizeInBytes, stream);
+  const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
   if (status !== 0) throw fail('cublasLtMatmul', status);
 }
 let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoCapGetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
-  const algo$ = recordArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: Uint8Array, result_: T.Pointer): void {
+/** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 Returns `result`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true);
-  const algo$ = recordArg('cublasLtMatmulAlgoCheck', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
-  pointerArg('cublasLtMatmulAlgoCheck', 'result', result_, true);
-  const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo$, result_);
+  pointerArg('cublasLtMatmulAlgoCheck', 'algo', algo, true);
+  const result_$ = new Uint8Array(96);
+  const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result_$);
   if (status !== 0) throw fail('cublasLtMatmulAlgoCheck', status);
+  return decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), result_$);
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoConfigGetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
-  const algo$ = recordArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true);
+  pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -232,8 +233,8 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cu
 }
 let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
 let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
-/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray: T.Pointer): number {
+/** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 Returns `heuristicResultsArray`, `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
+export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
   const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
@@ -243,11 +244,12 @@ export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t |
   pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
   pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
   if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
-  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, true);
+  const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
+  if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, s.slot(0));
+  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
-  return s.i32[0];
+  return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
 }
 let cublasLtMatmulAlgoGetIds$: Scratch | undefined;
 let cublasLtMatmulAlgoGetIds$c: NativeFunction | undefined;
@@ -307,7 +309,7 @@ let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
-  pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true);
+  pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -329,7 +331,7 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.I
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true);
+  pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -358,7 +360,7 @@ let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
-  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true);
+  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -378,7 +380,7 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.I
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true);
+  pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -411,7 +413,7 @@ let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
-  pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true);
+  pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -435,7 +437,7 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true);
+  pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -482,7 +484,7 @@ let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
-  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true);
+  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
@@ -503,7 +505,7 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointe
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true);
+  pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);

@@ -688,15 +688,18 @@ export function cuDeviceGetProperties(dev: number): T.CUdevprop_st {
   if (status !== 0) throw fail('cuDeviceGetProperties', status);
   return decodeRecord<T.CUdevprop_st>(records.CUdevprop_st(), prop$);
 }
+let cuDeviceGetTexture1DLinearMaxWidth$: Scratch | undefined;
 let cuDeviceGetTexture1DLinearMaxWidth$c: NativeFunction | undefined;
-/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, format: T.CUarray_format, numChannels: number, dev: number): void {
-  pointerArg('cuDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, true);
+/** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `maxWidthInElements`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuDeviceGetTexture1DLinearMaxWidth(format: T.CUarray_format, numChannels: number, dev: number): number {
+  const s = (cuDeviceGetTexture1DLinearMaxWidth$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if ((format | 0) !== format) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'format', 'i32', format);
   if ((numChannels >>> 0) !== numChannels) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'numChannels', 'u32', numChannels);
   if ((dev | 0) !== dev) throw intError('cuDeviceGetTexture1DLinearMaxWidth', 'dev', 'i32', dev);
-  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(maxWidthInElements, format, numChannels, dev);
+  const status = (cuDeviceGetTexture1DLinearMaxWidth$c ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(s.slot(0), format, numChannels, dev);
   if (status !== 0) throw fail('cuDeviceGetTexture1DLinearMaxWidth', status);
+  return s.size(0);
 }
 let cuDeviceGetUuid$c: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 12.6 Returns `uuid`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
@@ -1119,11 +1122,11 @@ export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly 
 }
 let cuGraphAddDependencies_v2$c: NativeFunction | undefined;
 /** `CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuGraphAddDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array, numDependencies: T.Int64): void {
+export function cuGraphAddDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddDependencies_v2', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphAddDependencies_v2', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cuGraphAddDependencies_v2', 'to', 'address', to, true);
-  const edgeData$ = recordArg('cuGraphAddDependencies_v2', 'edgeData', records.CUgraphEdgeData_st(), edgeData, false);
+  const edgeData$ = recordArg('cuGraphAddDependencies_v2', 'edgeData', records.CUgraphEdgeData_st(), edgeData, true);
   if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphAddDependencies_v2', 'numDependencies', numDependencies, false);
   const status = (cuGraphAddDependencies_v2$c ??= binder.native('cuGraphAddDependencies_v2'))(hGraph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cuGraphAddDependencies_v2', status);
@@ -1302,12 +1305,12 @@ export function cuGraphAddNode(hGraph: T.CUgraph | null, dependencies: readonly 
 let cuGraphAddNode_v2$: Scratch | undefined;
 let cuGraphAddNode_v2$c: NativeFunction | undefined;
 /** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 12.6 Returns `phGraphNode`, `nodeParams`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuGraphAddNode_v2(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
+export function cuGraphAddNode_v2(hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array | null): { phGraphNode: T.CUgraphNode; nodeParams: T.CUgraphNodeParams_st } {
   const s = (cuGraphAddNode_v2$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddNode_v2', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuGraphAddNode_v2', 'dependencies', 'address', dependencies, false);
-  const dependencyData$ = recordArg('cuGraphAddNode_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, false);
+  const dependencyData$ = recordArg('cuGraphAddNode_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
   const nodeParams$ = new Uint8Array(256);
   const numDependencies$n = dependencies$.count;
   const status = (cuGraphAddNode_v2$c ??= binder.native('cuGraphAddNode_v2'))(s.slot(0), hGraph, dependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
@@ -1975,11 +1978,11 @@ export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readon
 }
 let cuGraphRemoveDependencies_v2$c: NativeFunction | undefined;
 /** `CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array, numDependencies: T.Int64): void {
+export function cuGraphRemoveDependencies_v2(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, edgeData: T.CUgraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphRemoveDependencies_v2', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphRemoveDependencies_v2', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cuGraphRemoveDependencies_v2', 'to', 'address', to, true);
-  const edgeData$ = recordArg('cuGraphRemoveDependencies_v2', 'edgeData', records.CUgraphEdgeData_st(), edgeData, false);
+  const edgeData$ = recordArg('cuGraphRemoveDependencies_v2', 'edgeData', records.CUgraphEdgeData_st(), edgeData, true);
   if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphRemoveDependencies_v2', 'numDependencies', numDependencies, false);
   const status = (cuGraphRemoveDependencies_v2$c ??= binder.native('cuGraphRemoveDependencies_v2'))(hGraph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cuGraphRemoveDependencies_v2', status);
@@ -2501,12 +2504,12 @@ export function cuLibraryUnload(library: T.CUlibrary | null): void {
 }
 let cuLinkAddData$c: NativeFunction | undefined;
 /** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
+export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
   if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if ((type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
   pointerArg('cuLinkAddData', 'data', data, true, size);
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
-  if (typeof name !== 'string') throw argError('cuLinkAddData', 'name', 'a string', name);
+  if (typeof name !== 'string' && name !== null) throw argError('cuLinkAddData', 'name', 'a string or null', name);
   const options$ = scalarArrayArg('cuLinkAddData', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuLinkAddData', 'optionValues', 'address', optionValues, false);
   const numOptions$n = sameLength('cuLinkAddData', ['options', 'optionValues'], [options$.count, optionValues$.count], [options !== null, optionValues !== null]);
@@ -2908,15 +2911,15 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
 }
 let cuMemPoolGetAccess$: Scratch | undefined;
 let cuMemPoolGetAccess$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Returns `flags`, `location`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null): { flags: T.CUmemAccess_flags; location: T.CUmemLocation_st } {
+/** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 12.6 Returns `flags`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolGetAccess(memPool: T.CUmemoryPool | null, location: T.CUmemLocation_st | Uint8Array): T.CUmemAccess_flags {
   const s = (cuMemPoolGetAccess$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
-  const location$ = new Uint8Array(8);
+  const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
   const status = (cuMemPoolGetAccess$c ??= binder.native('cuMemPoolGetAccess'))(s.slot(0), memPool, location$);
   if (status !== 0) throw fail('cuMemPoolGetAccess', status);
-  return { flags: s.i32[0] as T.CUmemAccess_flags, location: decodeRecord<T.CUmemLocation_st>(records.CUmemLocation_st(), location$) };
+  return s.i32[0] as T.CUmemAccess_flags;
 }
 let cuMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)` · cuda.h · CUDA 12.6 Returns `value`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
@@ -2944,23 +2947,23 @@ export function cuMemPoolImportFromShareableHandle(handle: T.Pointer, handleType
 }
 let cuMemPoolImportPointer$: Scratch | undefined;
 let cuMemPoolImportPointer$c: NativeFunction | undefined;
-/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Returns `ptr_out`, `shareData`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null): { ptr_out: T.CUdeviceptr; shareData: Uint8Array } {
+/** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 12.6 Returns `ptr_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuMemPoolImportPointer(pool: T.CUmemoryPool | null, shareData: Uint8Array): T.CUdeviceptr {
   const s = (cuMemPoolImportPointer$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
-  const shareData$ = new Uint8Array(64);
+  const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
   const status = (cuMemPoolImportPointer$c ??= binder.native('cuMemPoolImportPointer'))(s.slot(0), pool, shareData$);
   if (status !== 0) throw fail('cuMemPoolImportPointer', status);
-  return { ptr_out: s.address(0) as T.CUdeviceptr, shareData: shareData$ };
+  return s.address(0) as T.CUdeviceptr;
 }
 let cuMemPoolSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: T.CUmemAccessDesc_st | Uint8Array, count: T.Int64): void {
+export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
-  const map$ = recordArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPoolSetAccess', 'count', count, false);
-  const status = (cuMemPoolSetAccess$c ??= binder.native('cuMemPoolSetAccess'))(pool, map$, count);
+  const map$ = recordArrayArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
+  const count$n = map$.count;
+  const status = (cuMemPoolSetAccess$c ??= binder.native('cuMemPoolSetAccess'))(pool, map$.bytes, count$n);
   if (status !== 0) throw fail('cuMemPoolSetAccess', status);
 }
 let cuMemPoolSetAttribute$c: NativeFunction | undefined;
@@ -3045,12 +3048,12 @@ export function cuMemRetainAllocationHandle(addr: T.Pointer): bigint {
 }
 let cuMemSetAccess$c: NativeFunction | undefined;
 /** `CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.CUmemAccessDesc_st | Uint8Array, count: T.Int64): void {
+export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
   if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
   if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemSetAccess', 'size', size, false);
-  const desc$ = recordArg('cuMemSetAccess', 'desc', records.CUmemAccessDesc_st(), desc, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemSetAccess', 'count', count, false);
-  const status = (cuMemSetAccess$c ??= binder.native('cuMemSetAccess'))(ptr, size, desc$, count);
+  const desc$ = recordArrayArg('cuMemSetAccess', 'desc', records.CUmemAccessDesc_st(), desc, false);
+  const count$n = desc$.count;
+  const status = (cuMemSetAccess$c ??= binder.native('cuMemSetAccess'))(ptr, size, desc$.bytes, count$n);
   if (status !== 0) throw fail('cuMemSetAccess', status);
 }
 let cuMemUnmap$c: NativeFunction | undefined;
@@ -3692,35 +3695,44 @@ export function cuOccupancyAvailableDynamicSMemPerBlock(func: T.CUfunction | nul
   if (status !== 0) throw fail('cuOccupancyAvailableDynamicSMemPerBlock', status);
   return s.size(0);
 }
+let cuOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): void {
-  pointerArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, true);
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 12.6 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxActiveBlocksPerMultiprocessor(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64): number {
+  const s = (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
   if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
+  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
+  return s.i32[0];
 }
+let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): void {
-  pointerArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, true);
+/** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 12.6 Returns `numBlocks`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.CUfunction | null, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
+  const s = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
   if ((blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
   if ((flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  const status = (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
+  return s.i32[0];
 }
+let cuOccupancyMaxActiveClusters$: Scratch | undefined;
 let cuOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): void {
-  pointerArg('cuOccupancyMaxActiveClusters', 'numClusters', numClusters, true);
+/** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 12.6 Returns `numClusters`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuOccupancyMaxActiveClusters(func: T.CUfunction | null, config: T.CUlaunchConfig_st | Uint8Array): number {
+  const s = (cuOccupancyMaxActiveClusters$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
   const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
-  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(numClusters, func, config$);
+  const status = (cuOccupancyMaxActiveClusters$c ??= binder.native('cuOccupancyMaxActiveClusters'))(s.slot(0), func, config$);
   if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
+  return s.i32[0];
 }
 let cuOccupancyMaxPotentialBlockSize$: Scratch | undefined;
 let cuOccupancyMaxPotentialBlockSize$c: NativeFunction | undefined;
@@ -3920,14 +3932,14 @@ export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstrea
 }
 let cuStreamBeginCaptureToGraph$c: NativeFunction | undefined;
 /** `CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array, mode: T.CUstreamCaptureMode): void {
+export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array | null, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, mode: T.CUstreamCaptureMode): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
   if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuStreamBeginCaptureToGraph', 'hGraph', hGraph, true) as typeof hGraph;
-  const dependencies$ = scalarArrayArg('cuStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, false);
-  const dependencyData$ = recordArg('cuStreamBeginCaptureToGraph', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, false);
+  const dependencies$ = scalarArrayArg('cuStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, true);
+  const dependencyData$ = recordArrayArg('cuStreamBeginCaptureToGraph', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
   if ((mode | 0) !== mode) throw intError('cuStreamBeginCaptureToGraph', 'mode', 'i32', mode);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuStreamBeginCaptureToGraph$c ??= binder.native('cuStreamBeginCaptureToGraph'))(hStream, hGraph, dependencies$.data, dependencyData$, numDependencies$n, mode);
+  const numDependencies$n = sameLength('cuStreamBeginCaptureToGraph', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
+  const status = (cuStreamBeginCaptureToGraph$c ??= binder.native('cuStreamBeginCaptureToGraph'))(hStream, hGraph, dependencies$.data, dependencyData$.bytes, numDependencies$n, mode);
   if (status !== 0) throw fail('cuStreamBeginCaptureToGraph', status);
 }
 let cuStreamCopyAttributes$c: NativeFunction | undefined;
@@ -4006,19 +4018,26 @@ export function cuStreamGetCaptureInfo(hStream: T.CUstream | null): { captureSta
 }
 let cuStreamGetCaptureInfo_v3$: Scratch | undefined;
 let cuStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
-/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `numDependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, dependencies_out: T.Pointer, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; numDependencies_out: number } {
+/** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuStreamGetCaptureInfo_v3(hStream: T.CUstream | null, edgeData_out: T.Pointer): { captureStatus_out: T.CUstreamCaptureStatus; id_out: bigint; graph_out: T.CUgraph; dependencies_out: number[] } {
   const s = (cuStreamGetCaptureInfo_v3$ ??= new Scratch(4));
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   s.u64[2] = 0n;
-  pointerArg('cuStreamGetCaptureInfo_v3', 'dependencies_out', dependencies_out, true);
   pointerArg('cuStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
-  s.u64[3] = 0n;
-  const status = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out, edgeData_out, s.slot(3));
-  if (status !== 0) throw fail('cuStreamGetCaptureInfo_v3', status);
-  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, numDependencies_out: s.size(3) };
+  s.u64[3] = BigInt(0);
+  const asked = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), null, edgeData_out, s.slot(3));
+  if (asked !== 0) throw fail('cuStreamGetCaptureInfo_v3', asked);
+  let n = Number(s.size(3));
+  const dependencies_out$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[3] = BigInt(n as number | bigint);
+    const status = (cuStreamGetCaptureInfo_v3$c ??= binder.native('cuStreamGetCaptureInfo_v3'))(hStream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, edgeData_out, s.slot(3));
+    if (status !== 0) throw fail('cuStreamGetCaptureInfo_v3', status);
+    n = Math.min(n, Number(s.size(3)));
+  }
+  return { captureStatus_out: s.i32[0] as T.CUstreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.CUgraph, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
 }
 let cuStreamGetCtx$: Scratch | undefined;
 let cuStreamGetCtx$c: NativeFunction | undefined;
@@ -4135,13 +4154,13 @@ export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, de
 }
 let cuStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
 /** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: T.CUgraphEdgeData_st | Uint8Array, flags: number): void {
+export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
-  const dependencyData$ = recordArg('cuStreamUpdateCaptureDependencies_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, false);
+  const dependencyData$ = recordArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
   if ((flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies_v2', 'flags', 'u32', flags);
-  const numDependencies$n = dependencies$.count;
-  const status = (cuStreamUpdateCaptureDependencies_v2$c ??= binder.native('cuStreamUpdateCaptureDependencies_v2'))(hStream, dependencies$.data, dependencyData$, numDependencies$n, flags);
+  const numDependencies$n = sameLength('cuStreamUpdateCaptureDependencies_v2', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
+  const status = (cuStreamUpdateCaptureDependencies_v2$c ??= binder.native('cuStreamUpdateCaptureDependencies_v2'))(hStream, dependencies$.data, dependencyData$.bytes, numDependencies$n, flags);
   if (status !== 0) throw fail('cuStreamUpdateCaptureDependencies_v2', status);
 }
 let cuStreamWaitEvent$c: NativeFunction | undefined;
@@ -4424,15 +4443,15 @@ export function cuTexRefGetFlags(hTexRef: T.CUtexref | null): number {
 }
 let cuTexRefGetFormat$: Scratch | undefined;
 let cuTexRefGetFormat$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pFormat`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuTexRefGetFormat(pNumChannels: T.Pointer, hTexRef: T.CUtexref | null): T.CUarray_format {
-  const s = (cuTexRefGetFormat$ ??= new Scratch(1));
+/** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pFormat`, `pNumChannels`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetFormat(hTexRef: T.CUtexref | null): { pFormat: T.CUarray_format; pNumChannels: number } {
+  const s = (cuTexRefGetFormat$ ??= new Scratch(2));
   s.u64[0] = 0n;
-  pointerArg('cuTexRefGetFormat', 'pNumChannels', pNumChannels, true);
+  s.u64[1] = 0n;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetFormat$c ??= binder.native('cuTexRefGetFormat'))(s.slot(0), pNumChannels, hTexRef);
+  const status = (cuTexRefGetFormat$c ??= binder.native('cuTexRefGetFormat'))(s.slot(0), s.slot(1), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetFormat', status);
-  return s.i32[0] as T.CUarray_format;
+  return { pFormat: s.i32[0] as T.CUarray_format, pNumChannels: s.i32[2] };
 }
 let cuTexRefGetMaxAnisotropy$: Scratch | undefined;
 let cuTexRefGetMaxAnisotropy$c: NativeFunction | undefined;
@@ -4456,13 +4475,16 @@ export function cuTexRefGetMipmapFilterMode(hTexRef: T.CUtexref | null): T.CUfil
   if (status !== 0) throw fail('cuTexRefGetMipmapFilterMode', status);
   return s.i32[0] as T.CUfilter_mode;
 }
+let cuTexRefGetMipmapLevelBias$: Scratch | undefined;
 let cuTexRefGetMipmapLevelBias$c: NativeFunction | undefined;
-/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuTexRefGetMipmapLevelBias(pbias: T.Pointer, hTexRef: T.CUtexref | null): void {
-  pointerArg('cuTexRefGetMipmapLevelBias', 'pbias', pbias, true);
+/** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 12.6 Returns `pbias`. Throws {@link DriverError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuTexRefGetMipmapLevelBias(hTexRef: T.CUtexref | null): number {
+  const s = (cuTexRefGetMipmapLevelBias$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  const status = (cuTexRefGetMipmapLevelBias$c ??= binder.native('cuTexRefGetMipmapLevelBias'))(pbias, hTexRef);
+  const status = (cuTexRefGetMipmapLevelBias$c ??= binder.native('cuTexRefGetMipmapLevelBias'))(s.slot(0), hTexRef);
   if (status !== 0) throw fail('cuTexRefGetMipmapLevelBias', status);
+  return s.f32[0];
 }
 let cuTexRefGetMipmapLevelClamp$: Scratch | undefined;
 let cuTexRefGetMipmapLevelClamp$c: NativeFunction | undefined;

@@ -768,7 +768,7 @@ export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t | null): T.nvmlF
   const asked = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
   let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 336);
+  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
     s.u64[0] = 0n; s.u32[0] = n;
     const status = (nvmlDeviceGetFBCSessions$c ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s.slot(0), sessionInfo$);
@@ -1769,7 +1769,7 @@ export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t | null, l
   const asked = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s.slot(0), lastSeenTimeStamp);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
   let n = Number(s.u32[0]);
-  const utilization$ = new Uint8Array(Math.max(1, n) * 24);
+  const utilization$ = new Uint8Array(Math.max(1, n) * 32);
   if (n > 0) {
     s.u64[0] = 0n; s.u32[0] = n;
     const status = (nvmlDeviceGetProcessUtilization$c ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization$, s.slot(0), lastSeenTimeStamp);
@@ -2207,7 +2207,7 @@ export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t | nul
   const asked = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
   let n = Number(s.u32[0]);
-  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 112);
+  const utilizationSamples$ = new Uint8Array(Math.max(1, n) * 96);
   if (n > 0) {
     s.u64[0] = 0n; s.u32[0] = n;
     const status = (nvmlDeviceGetVgpuProcessUtilization$c ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s.slot(0), utilizationSamples$);
@@ -3347,7 +3347,7 @@ export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number): T.nvml
   const asked = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetEncoderSessions', asked);
   let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 36);
+  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 32);
   if (n > 0) {
     s.u64[0] = 0n; s.u32[0] = n;
     const status = (nvmlVgpuInstanceGetEncoderSessions$c ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, s.slot(0), sessionInfo$);
@@ -3379,7 +3379,7 @@ export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number): T.nvmlFBCS
   const asked = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), null);
   if (asked !== 0 && asked !== 7) throw fail('nvmlVgpuInstanceGetFBCSessions', asked);
   let n = Number(s.u32[0]);
-  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 336);
+  const sessionInfo$ = new Uint8Array(Math.max(1, n) * 48);
   if (n > 0) {
     s.u64[0] = 0n; s.u32[0] = n;
     const status = (nvmlVgpuInstanceGetFBCSessions$c ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, s.slot(0), sessionInfo$);

@@ -849,11 +849,11 @@ export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: read
 }
 let cudaGraphAddDependencies_v2$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array, numDependencies: T.Int64): void {
+export function cudaGraphAddDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddDependencies_v2', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphAddDependencies_v2', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cudaGraphAddDependencies_v2', 'to', 'address', to, true);
-  const edgeData$ = recordArg('cudaGraphAddDependencies_v2', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, false);
+  const edgeData$ = recordArg('cudaGraphAddDependencies_v2', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, true);
   if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphAddDependencies_v2', 'numDependencies', numDependencies, false);
   const status = (cudaGraphAddDependencies_v2$c ??= binder.native('cudaGraphAddDependencies_v2'))(graph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cudaGraphAddDependencies_v2', status);
@@ -1081,12 +1081,12 @@ export function cudaGraphAddNode(graph: T.cudaGraph_t | null, pDependencies: rea
 let cudaGraphAddNode_v2$: Scratch | undefined;
 let cudaGraphAddNode_v2$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 12.6 Returns `pGraphNode`, `nodeParams`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphAddNode_v2(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
+export function cudaGraphAddNode_v2(graph: T.cudaGraph_t | null, pDependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array | null): { pGraphNode: T.cudaGraphNode_t; nodeParams: T.cudaGraphNodeParams } {
   const s = (cudaGraphAddNode_v2$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddNode_v2', 'graph', graph, true) as typeof graph;
   const pDependencies$ = scalarArrayArg('cudaGraphAddNode_v2', 'pDependencies', 'address', pDependencies, false);
-  const dependencyData$ = recordArg('cudaGraphAddNode_v2', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, false);
+  const dependencyData$ = recordArg('cudaGraphAddNode_v2', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
   const nodeParams$ = new Uint8Array(256);
   const numDependencies$n = pDependencies$.count;
   const status = (cudaGraphAddNode_v2$c ??= binder.native('cudaGraphAddNode_v2'))(s.slot(0), graph, pDependencies$.data, dependencyData$, numDependencies$n, nodeParams$);
@@ -1806,11 +1806,11 @@ export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: r
 }
 let cudaGraphRemoveDependencies_v2$c: NativeFunction | undefined;
 /** `cudaError_t cudaGraphRemoveDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaGraphRemoveDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array, numDependencies: T.Int64): void {
+export function cudaGraphRemoveDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRemoveDependencies_v2', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphRemoveDependencies_v2', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cudaGraphRemoveDependencies_v2', 'to', 'address', to, true);
-  const edgeData$ = recordArg('cudaGraphRemoveDependencies_v2', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, false);
+  const edgeData$ = recordArg('cudaGraphRemoveDependencies_v2', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, true);
   if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphRemoveDependencies_v2', 'numDependencies', numDependencies, false);
   const status = (cudaGraphRemoveDependencies_v2$c ??= binder.native('cudaGraphRemoveDependencies_v2'))(graph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cudaGraphRemoveDependencies_v2', status);
@@ -2045,14 +2045,13 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
 let cudaLaunchCooperativeKernelMultiDevice$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `launchParamsList`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaLaunchCooperativeKernelMultiDevice(numDevices: number, flags: number): T.cudaLaunchParams {
-  const launchParamsList$ = new Uint8Array(56);
+/** `cudaError_t cudaLaunchCooperativeKernelMultiDevice(struct cudaLaunchParams *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): void {
+  pointerArg('cudaLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, true);
   if ((numDevices >>> 0) !== numDevices) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'numDevices', 'u32', numDevices);
   if ((flags >>> 0) !== flags) throw intError('cudaLaunchCooperativeKernelMultiDevice', 'flags', 'u32', flags);
-  const status = (cudaLaunchCooperativeKernelMultiDevice$c ??= binder.native('cudaLaunchCooperativeKernelMultiDevice'))(launchParamsList$, numDevices, flags);
+  const status = (cudaLaunchCooperativeKernelMultiDevice$c ??= binder.native('cudaLaunchCooperativeKernelMultiDevice'))(launchParamsList, numDevices, flags);
   if (status !== 0) throw fail('cudaLaunchCooperativeKernelMultiDevice', status);
-  return decodeRecord<T.cudaLaunchParams>(records.cudaLaunchParams(), launchParamsList$);
 }
 let cudaLaunchHostFunc$c: NativeFunction | undefined;
 /** `cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)` · cuda_runtime_api.h · CUDA 12.6 The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. `fn` may be a JS function: it is registered for this one call and counts as pending until it has run. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
@@ -2079,17 +2078,14 @@ export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.d
   const status = (cudaLaunchKernel$c ??= binder.native('cudaLaunchKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
   if (status !== 0) throw fail('cudaLaunchKernel', status);
 }
-let cudaLaunchKernelExC$: Scratch | undefined;
 let cudaLaunchKernelExC$c: NativeFunction | undefined;
-/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 12.6 Returns `args`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, func: T.Pointer): number {
-  const s = (cudaLaunchKernelExC$ ??= new Scratch(1));
+/** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaLaunchKernelExC(config: T.cudaLaunchConfig_st | Uint8Array, func: T.Pointer, args: T.Pointer): void {
   const config$ = recordArg('cudaLaunchKernelExC', 'config', records.cudaLaunchConfig_st(), config, false);
   pointerArg('cudaLaunchKernelExC', 'func', func, true);
-  s.u64[0] = 0n;
-  const status = (cudaLaunchKernelExC$c ??= binder.native('cudaLaunchKernelExC'))(config$, func, s.slot(0));
+  pointerArg('cudaLaunchKernelExC', 'args', args, true);
+  const status = (cudaLaunchKernelExC$c ??= binder.native('cudaLaunchKernelExC'))(config$, func, args);
   if (status !== 0) throw fail('cudaLaunchKernelExC', status);
-  return s.address(0);
 }
 let cudaMalloc$: Scratch | undefined;
 let cudaMalloc$c: NativeFunction | undefined;
@@ -2283,15 +2279,15 @@ export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, m
 }
 let cudaMemPoolGetAccess$: Scratch | undefined;
 let cudaMemPoolGetAccess$c: NativeFunction | undefined;
-/** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 12.6 Returns `flags`, `location`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t | null): { flags: T.cudaMemAccessFlags; location: T.cudaMemLocation } {
+/** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 12.6 Returns `flags`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaMemPoolGetAccess(memPool: T.cudaMemPool_t | null, location: T.cudaMemLocation | Uint8Array): T.cudaMemAccessFlags {
   const s = (cudaMemPoolGetAccess$ ??= new Scratch(1));
   s.u64[0] = 0n;
   if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
-  const location$ = new Uint8Array(8);
+  const location$ = recordArg('cudaMemPoolGetAccess', 'location', records.cudaMemLocation(), location, false);
   const status = (cudaMemPoolGetAccess$c ??= binder.native('cudaMemPoolGetAccess'))(s.slot(0), memPool, location$);
   if (status !== 0) throw fail('cudaMemPoolGetAccess', status);
-  return { flags: s.i32[0] as T.cudaMemAccessFlags, location: decodeRecord<T.cudaMemLocation>(records.cudaMemLocation(), location$) };
+  return s.i32[0] as T.cudaMemAccessFlags;
 }
 let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)` · cuda_runtime_api.h · CUDA 12.6 Returns `value`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
@@ -2793,35 +2789,44 @@ export function cudaOccupancyAvailableDynamicSMemPerBlock(func: T.Pointer, numBl
   if (status !== 0) throw fail('cudaOccupancyAvailableDynamicSMemPerBlock', status);
   return s.size(0);
 }
+let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): void {
-  pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, true);
+/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 12.6 Returns `numBlocks`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): number {
+  const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
   if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
+  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessor$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s.slot(0), func, blockSize, dynamicSMemSize);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
+  return s.i32[0];
 }
+let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: Scratch | undefined;
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): void {
-  pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, true);
+/** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Returns `numBlocks`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): number {
+  const s = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
   if ((blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
   if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
   if ((flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
-  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
+  const status = (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$c ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s.slot(0), func, blockSize, dynamicSMemSize, flags);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
+  return s.i32[0];
 }
+let cudaOccupancyMaxActiveClusters$: Scratch | undefined;
 let cudaOccupancyMaxActiveClusters$c: NativeFunction | undefined;
-/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): void {
-  pointerArg('cudaOccupancyMaxActiveClusters', 'numClusters', numClusters, true);
+/** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 12.6 Returns `numClusters`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaOccupancyMaxActiveClusters(func: T.Pointer, launchConfig: T.cudaLaunchConfig_st | Uint8Array): number {
+  const s = (cudaOccupancyMaxActiveClusters$ ??= new Scratch(1));
+  s.u64[0] = 0n;
   pointerArg('cudaOccupancyMaxActiveClusters', 'func', func, true);
   const launchConfig$ = recordArg('cudaOccupancyMaxActiveClusters', 'launchConfig', records.cudaLaunchConfig_st(), launchConfig, false);
-  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(numClusters, func, launchConfig$);
+  const status = (cudaOccupancyMaxActiveClusters$c ??= binder.native('cudaOccupancyMaxActiveClusters'))(s.slot(0), func, launchConfig$);
   if (status !== 0) throw fail('cudaOccupancyMaxActiveClusters', status);
+  return s.i32[0];
 }
 let cudaOccupancyMaxPotentialClusterSize$: Scratch | undefined;
 let cudaOccupancyMaxPotentialClusterSize$c: NativeFunction | undefined;
@@ -2906,16 +2911,13 @@ export function cudaSetDoubleForHost(): number {
   if (status !== 0) throw fail('cudaSetDoubleForHost', status);
   return s.f64[0];
 }
-let cudaSetValidDevices$: Scratch | undefined;
 let cudaSetValidDevices$c: NativeFunction | undefined;
-/** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.6 Returns `device_arr`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaSetValidDevices(len: number): number {
-  const s = (cudaSetValidDevices$ ??= new Scratch(1));
-  s.u64[0] = 0n;
-  if ((len | 0) !== len) throw intError('cudaSetValidDevices', 'len', 'i32', len);
-  const status = (cudaSetValidDevices$c ??= binder.native('cudaSetValidDevices'))(s.slot(0), len);
+/** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaSetValidDevices(device_arr: readonly (number)[] | Int32Array): void {
+  const device_arr$ = scalarArrayArg('cudaSetValidDevices', 'device_arr', 'i32', device_arr, false);
+  const len$n = device_arr$.count;
+  const status = (cudaSetValidDevices$c ??= binder.native('cudaSetValidDevices'))(device_arr$.data, len$n);
   if (status !== 0) throw fail('cudaSetValidDevices', status);
-  return s.i32[0];
 }
 let cudaSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
 /** `cudaError_t cudaSignalExternalSemaphoresAsync_v2(const cudaExternalSemaphore_t *extSemArray, const struct cudaExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
@@ -2961,14 +2963,14 @@ export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cu
 }
 let cudaStreamBeginCaptureToGraph$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph, const cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, enum cudaStreamCaptureMode mode)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, graph: T.cudaGraph_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array, mode: T.cudaStreamCaptureMode): void {
+export function cudaStreamBeginCaptureToGraph(stream: T.cudaStream_t | null, graph: T.cudaGraph_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, mode: T.cudaStreamCaptureMode): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamBeginCaptureToGraph', 'stream', stream, true) as typeof stream;
   if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaStreamBeginCaptureToGraph', 'graph', graph, true) as typeof graph;
-  const dependencies$ = scalarArrayArg('cudaStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, false);
-  const dependencyData$ = recordArg('cudaStreamBeginCaptureToGraph', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, false);
+  const dependencies$ = scalarArrayArg('cudaStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, true);
+  const dependencyData$ = recordArrayArg('cudaStreamBeginCaptureToGraph', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
   if ((mode | 0) !== mode) throw intError('cudaStreamBeginCaptureToGraph', 'mode', 'i32', mode);
-  const numDependencies$n = dependencies$.count;
-  const status = (cudaStreamBeginCaptureToGraph$c ??= binder.native('cudaStreamBeginCaptureToGraph'))(stream, graph, dependencies$.data, dependencyData$, numDependencies$n, mode);
+  const numDependencies$n = sameLength('cudaStreamBeginCaptureToGraph', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
+  const status = (cudaStreamBeginCaptureToGraph$c ??= binder.native('cudaStreamBeginCaptureToGraph'))(stream, graph, dependencies$.data, dependencyData$.bytes, numDependencies$n, mode);
   if (status !== 0) throw fail('cudaStreamBeginCaptureToGraph', status);
 }
 let cudaStreamCopyAttributes$c: NativeFunction | undefined;
@@ -3057,19 +3059,26 @@ export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t | null): { captu
 }
 let cudaStreamGetCaptureInfo_v3$: Scratch | undefined;
 let cudaStreamGetCaptureInfo_v3$c: NativeFunction | undefined;
-/** `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `numDependencies_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaStreamGetCaptureInfo_v3(stream: T.cudaStream_t | null, dependencies_out: T.Pointer, edgeData_out: T.Pointer): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; numDependencies_out: number } {
+/** `cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 12.6 Returns `captureStatus_out`, `id_out`, `graph_out`, `dependencies_out`. Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
+export function cudaStreamGetCaptureInfo_v3(stream: T.cudaStream_t | null, edgeData_out: T.Pointer): { captureStatus_out: T.cudaStreamCaptureStatus; id_out: bigint; graph_out: T.cudaGraph_t; dependencies_out: number[] } {
   const s = (cudaStreamGetCaptureInfo_v3$ ??= new Scratch(4));
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo_v3', 'stream', stream, true) as typeof stream;
   s.u64[0] = 0n;
   s.u64[1] = 0n;
   s.u64[2] = 0n;
-  pointerArg('cudaStreamGetCaptureInfo_v3', 'dependencies_out', dependencies_out, true);
   pointerArg('cudaStreamGetCaptureInfo_v3', 'edgeData_out', edgeData_out, true);
-  s.u64[3] = 0n;
-  const status = (cudaStreamGetCaptureInfo_v3$c ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s.slot(0), s.slot(1), s.slot(2), dependencies_out, edgeData_out, s.slot(3));
-  if (status !== 0) throw fail('cudaStreamGetCaptureInfo_v3', status);
-  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.cudaGraph_t, numDependencies_out: s.size(3) };
+  s.u64[3] = BigInt(0);
+  const asked = (cudaStreamGetCaptureInfo_v3$c ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s.slot(0), s.slot(1), s.slot(2), null, edgeData_out, s.slot(3));
+  if (asked !== 0) throw fail('cudaStreamGetCaptureInfo_v3', asked);
+  let n = Number(s.size(3));
+  const dependencies_out$ = new BigUint64Array(Math.max(1, n));
+  if (n > 0) {
+    s.u64[3] = BigInt(n as number | bigint);
+    const status = (cudaStreamGetCaptureInfo_v3$c ??= binder.native('cudaStreamGetCaptureInfo_v3'))(stream, s.slot(0), s.slot(1), s.slot(2), dependencies_out$, edgeData_out, s.slot(3));
+    if (status !== 0) throw fail('cudaStreamGetCaptureInfo_v3', status);
+    n = Math.min(n, Number(s.size(3)));
+  }
+  return { captureStatus_out: s.i32[0] as T.cudaStreamCaptureStatus, id_out: s.u64[1], graph_out: s.address(2) as T.cudaGraph_t, dependencies_out: Array.from(dependencies_out$.subarray(0, n), (x) => Number(x) as number) };
 }
 let cudaStreamGetFlags$: Scratch | undefined;
 let cudaStreamGetFlags$c: NativeFunction | undefined;
@@ -3152,13 +3161,13 @@ export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | nul
 }
 let cudaStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
 /** `cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 12.6 Throws {@link RuntimeError}; a bad argument throws TypeError or RangeError before any call. */
-export function cudaStreamUpdateCaptureDependencies_v2(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: T.cudaGraphEdgeData_st | Uint8Array, flags: number): void {
+export function cudaStreamUpdateCaptureDependencies_v2(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, dependencyData: readonly (T.cudaGraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamUpdateCaptureDependencies_v2', 'stream', stream, true) as typeof stream;
   const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
-  const dependencyData$ = recordArg('cudaStreamUpdateCaptureDependencies_v2', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, false);
+  const dependencyData$ = recordArrayArg('cudaStreamUpdateCaptureDependencies_v2', 'dependencyData', records.cudaGraphEdgeData_st(), dependencyData, true);
   if ((flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies_v2', 'flags', 'u32', flags);
-  const numDependencies$n = dependencies$.count;
-  const status = (cudaStreamUpdateCaptureDependencies_v2$c ??= binder.native('cudaStreamUpdateCaptureDependencies_v2'))(stream, dependencies$.data, dependencyData$, numDependencies$n, flags);
+  const numDependencies$n = sameLength('cudaStreamUpdateCaptureDependencies_v2', ['dependencies', 'dependencyData'], [dependencies$.count, dependencyData$.count], [dependencies !== null, dependencyData !== null]);
+  const status = (cudaStreamUpdateCaptureDependencies_v2$c ??= binder.native('cudaStreamUpdateCaptureDependencies_v2'))(stream, dependencies$.data, dependencyData$.bytes, numDependencies$n, flags);
   if (status !== 0) throw fail('cudaStreamUpdateCaptureDependencies_v2', status);
 }
 let cudaStreamWaitEvent$c: NativeFunction | undefined;

@@ -101,214 +101,214 @@ export function cublasAxpyEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, al
 }
 let cublasCaxpy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, y: T.Pointer, incy: number): void {
+export function cublasCaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCaxpy', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasCaxpy', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCaxpy', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCaxpy', 'x', records.float2(), x, false);
+  pointerArg('cublasCaxpy', 'alpha', alpha, true);
+  pointerArg('cublasCaxpy', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCaxpy', 'incx', 'i32', incx);
   pointerArg('cublasCaxpy', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCaxpy', 'incy', 'i32', incy);
-  const status = (cublasCaxpy$c ??= binder.native('cublasCaxpy'))(handle, n_, alpha$, x$, incx, y, incy);
+  const status = (cublasCaxpy$c ??= binder.native('cublasCaxpy'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCaxpy', status);
 }
 let cublasCaxpy_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+export function cublasCaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCaxpy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCaxpy_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCaxpy_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCaxpy_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCaxpy_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCaxpy_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCaxpy_v2_64', 'incx', incx, true);
   pointerArg('cublasCaxpy_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCaxpy_v2_64', 'incy', incy, true);
-  const status = (cublasCaxpy_v2_64$c ??= binder.native('cublasCaxpy_v2_64'))(handle, n_, alpha$, x$, incx, y, incy);
+  const status = (cublasCaxpy_v2_64$c ??= binder.native('cublasCaxpy_v2_64'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCaxpy_v2_64', status);
 }
 let cublasCcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, y: T.Pointer, incy: number): void {
+export function cublasCcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCcopy', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasCcopy', 'n', 'i32', n_);
-  const x$ = recordArg('cublasCcopy', 'x', records.float2(), x, false);
+  pointerArg('cublasCcopy', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCcopy', 'incx', 'i32', incx);
   pointerArg('cublasCcopy', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCcopy', 'incy', 'i32', incy);
-  const status = (cublasCcopy$c ??= binder.native('cublasCcopy'))(handle, n_, x$, incx, y, incy);
+  const status = (cublasCcopy$c ??= binder.native('cublasCcopy'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCcopy', status);
 }
 let cublasCcopy_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+export function cublasCcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCcopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCcopy_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasCcopy_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCcopy_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCcopy_v2_64', 'incx', incx, true);
   pointerArg('cublasCcopy_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCcopy_v2_64', 'incy', incy, true);
-  const status = (cublasCcopy_v2_64$c ??= binder.native('cublasCcopy_v2_64'))(handle, n_, x$, incx, y, incy);
+  const status = (cublasCcopy_v2_64$c ??= binder.native('cublasCcopy_v2_64'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasCcopy_v2_64', status);
 }
 let cublasCdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.float2 | Uint8Array, lda: number, x: T.float2 | Uint8Array, incx: number, C: T.Pointer, ldc: number): void {
+export function cublasCdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdgmm', 'handle', handle, true) as typeof handle;
   if ((mode | 0) !== mode) throw intError('cublasCdgmm', 'mode', 'i32', mode);
   if ((m | 0) !== m) throw intError('cublasCdgmm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCdgmm', 'n', 'i32', n_);
-  const A$ = recordArg('cublasCdgmm', 'A', records.float2(), A, false);
+  pointerArg('cublasCdgmm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCdgmm', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasCdgmm', 'x', records.float2(), x, false);
+  pointerArg('cublasCdgmm', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCdgmm', 'incx', 'i32', incx);
   pointerArg('cublasCdgmm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCdgmm', 'ldc', 'i32', ldc);
-  const status = (cublasCdgmm$c ??= binder.native('cublasCdgmm'))(handle, mode, m, n_, A$, lda, x$, incx, C, ldc);
+  const status = (cublasCdgmm$c ??= binder.native('cublasCdgmm'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasCdgmm', status);
 }
 let cublasCdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.float2 | Uint8Array, lda: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdgmm_64', 'handle', handle, true) as typeof handle;
   if ((mode | 0) !== mode) throw intError('cublasCdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCdgmm_64', 'n', n_, true);
-  const A$ = recordArg('cublasCdgmm_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCdgmm_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCdgmm_64', 'lda', lda, true);
-  const x$ = recordArg('cublasCdgmm_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCdgmm_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCdgmm_64', 'incx', incx, true);
   pointerArg('cublasCdgmm_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCdgmm_64', 'ldc', ldc, true);
-  const status = (cublasCdgmm_64$c ??= binder.native('cublasCdgmm_64'))(handle, mode, m, n_, A$, lda, x$, incx, C, ldc);
+  const status = (cublasCdgmm_64$c ??= binder.native('cublasCdgmm_64'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasCdgmm_64', status);
 }
 let cublasCdotc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, result_: T.Pointer): void {
+export function cublasCdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotc', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasCdotc', 'n', 'i32', n_);
-  const x$ = recordArg('cublasCdotc', 'x', records.float2(), x, false);
+  pointerArg('cublasCdotc', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCdotc', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasCdotc', 'y', records.float2(), y, false);
+  pointerArg('cublasCdotc', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCdotc', 'incy', 'i32', incy);
   pointerArg('cublasCdotc', 'result', result_, true);
-  const status = (cublasCdotc$c ??= binder.native('cublasCdotc'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasCdotc$c ??= binder.native('cublasCdotc'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasCdotc', status);
 }
 let cublasCdotc_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, result_: T.Pointer): void {
+export function cublasCdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCdotc_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasCdotc_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCdotc_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCdotc_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasCdotc_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasCdotc_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCdotc_v2_64', 'incy', incy, true);
   pointerArg('cublasCdotc_v2_64', 'result', result_, true);
-  const status = (cublasCdotc_v2_64$c ??= binder.native('cublasCdotc_v2_64'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasCdotc_v2_64$c ??= binder.native('cublasCdotc_v2_64'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasCdotc_v2_64', status);
 }
 let cublasCdotu$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, result_: T.Pointer): void {
+export function cublasCdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotu', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasCdotu', 'n', 'i32', n_);
-  const x$ = recordArg('cublasCdotu', 'x', records.float2(), x, false);
+  pointerArg('cublasCdotu', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCdotu', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasCdotu', 'y', records.float2(), y, false);
+  pointerArg('cublasCdotu', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCdotu', 'incy', 'i32', incy);
   pointerArg('cublasCdotu', 'result', result_, true);
-  const status = (cublasCdotu$c ??= binder.native('cublasCdotu'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasCdotu$c ??= binder.native('cublasCdotu'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasCdotu', status);
 }
 let cublasCdotu_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, result_: T.Pointer): void {
+export function cublasCdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCdotu_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasCdotu_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCdotu_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCdotu_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasCdotu_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasCdotu_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCdotu_v2_64', 'incy', incy, true);
   pointerArg('cublasCdotu_v2_64', 'result', result_, true);
-  const status = (cublasCdotu_v2_64$c ??= binder.native('cublasCdotu_v2_64'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasCdotu_v2_64$c ??= binder.native('cublasCdotu_v2_64'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasCdotu_v2_64', status);
 }
 let cublasCgbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, x: T.float2 | Uint8Array, incx: number, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasCgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgbmv', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgbmv', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasCgbmv', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgbmv', 'n', 'i32', n_);
   if ((kl | 0) !== kl) throw intError('cublasCgbmv', 'kl', 'i32', kl);
   if ((ku | 0) !== ku) throw intError('cublasCgbmv', 'ku', 'i32', ku);
-  const alpha$ = recordArg('cublasCgbmv', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgbmv', 'A', records.float2(), A, false);
+  pointerArg('cublasCgbmv', 'alpha', alpha, true);
+  pointerArg('cublasCgbmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgbmv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasCgbmv', 'x', records.float2(), x, false);
+  pointerArg('cublasCgbmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCgbmv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasCgbmv', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgbmv', 'beta', beta, true);
   pointerArg('cublasCgbmv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCgbmv', 'incy', 'i32', incy);
-  const status = (cublasCgbmv$c ??= binder.native('cublasCgbmv'))(handle, trans, m, n_, kl, ku, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasCgbmv$c ??= binder.native('cublasCgbmv'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCgbmv', status);
 }
 let cublasCgbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasCgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgbmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgbmv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'n', n_, true);
   if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'kl', kl, true);
   if (typeof ku !== 'number' || !(ku >= -9007199254740991 && ku <= 9007199254740991) || ku % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'ku', ku, true);
-  const alpha$ = recordArg('cublasCgbmv_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgbmv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgbmv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCgbmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasCgbmv_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCgbmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasCgbmv_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgbmv_v2_64', 'beta', beta, true);
   pointerArg('cublasCgbmv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCgbmv_v2_64', 'incy', incy, true);
-  const status = (cublasCgbmv_v2_64$c ??= binder.native('cublasCgbmv_v2_64'))(handle, trans, m, n_, kl, ku, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasCgbmv_v2_64$c ??= binder.native('cublasCgbmv_v2_64'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCgbmv_v2_64', status);
 }
 let cublasCgeam$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, beta: T.float2 | Uint8Array, B: T.float2 | Uint8Array, ldb: number, C: T.Pointer, ldc: number): void {
+export function cublasCgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeam', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgeam', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgeam', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgeam', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgeam', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCgeam', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgeam', 'A', records.float2(), A, false);
+  pointerArg('cublasCgeam', 'alpha', alpha, true);
+  pointerArg('cublasCgeam', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgeam', 'lda', 'i32', lda);
-  const beta$ = recordArg('cublasCgeam', 'beta', records.float2(), beta, false);
-  const B$ = recordArg('cublasCgeam', 'B', records.float2(), B, false);
+  pointerArg('cublasCgeam', 'beta', beta, true);
+  pointerArg('cublasCgeam', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgeam', 'ldb', 'i32', ldb);
   pointerArg('cublasCgeam', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgeam', 'ldc', 'i32', ldc);
-  const status = (cublasCgeam$c ??= binder.native('cublasCgeam'))(handle, transa, transb, m, n_, alpha$, A$, lda, beta$, B$, ldb, C, ldc);
+  const status = (cublasCgeam$c ??= binder.native('cublasCgeam'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasCgeam', status);
 }
 let cublasCgeam_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, beta: T.float2 | Uint8Array, B: T.float2 | Uint8Array, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeam_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgeam_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgeam_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgeam_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgeam_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCgeam_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgeam_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgeam_64', 'alpha', alpha, true);
+  pointerArg('cublasCgeam_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgeam_64', 'lda', lda, true);
-  const beta$ = recordArg('cublasCgeam_64', 'beta', records.float2(), beta, false);
-  const B$ = recordArg('cublasCgeam_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCgeam_64', 'beta', beta, true);
+  pointerArg('cublasCgeam_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgeam_64', 'ldb', ldb, true);
   pointerArg('cublasCgeam_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgeam_64', 'ldc', ldc, true);
-  const status = (cublasCgeam_64$c ??= binder.native('cublasCgeam_64'))(handle, transa, transb, m, n_, alpha$, A$, lda, beta$, B$, ldb, C, ldc);
+  const status = (cublasCgeam_64$c ??= binder.native('cublasCgeam_64'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasCgeam_64', status);
 }
 let cublasCgelsBatched$c: NativeFunction | undefined;
@@ -331,472 +331,472 @@ export function cublasCgelsBatched(handle: T.cublasHandle_t | null, trans: T.cub
 }
 let cublasCgemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemm', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemm', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemm', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemm', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemm', 'alpha', alpha, true);
+  pointerArg('cublasCgemm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCgemm', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCgemm', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm', 'beta', beta, true);
   pointerArg('cublasCgemm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemm', 'ldc', 'i32', ldc);
-  const status = (cublasCgemm$c ??= binder.native('cublasCgemm'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCgemm$c ??= binder.native('cublasCgemm'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCgemm', status);
 }
 let cublasCgemm3m$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasCgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3m', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3m', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3m', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemm3m', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemm3m', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemm3m', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemm3m', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemm3m', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemm3m', 'alpha', alpha, true);
+  pointerArg('cublasCgemm3m', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemm3m', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCgemm3m', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemm3m', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemm3m', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCgemm3m', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3m', 'beta', beta, true);
   pointerArg('cublasCgemm3m', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemm3m', 'ldc', 'i32', ldc);
-  const status = (cublasCgemm3m$c ??= binder.native('cublasCgemm3m'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCgemm3m$c ??= binder.native('cublasCgemm3m'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCgemm3m', status);
 }
 let cublasCgemm3mBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3mBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.float2 | Uint8Array, Carray: T.Pointer, ldc: number, batchCount: number): void {
+export function cublasCgemm3mBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mBatched', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3mBatched', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3mBatched', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemm3mBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemm3mBatched', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemm3mBatched', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemm3mBatched', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemm3mBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mBatched', 'Aarray', Aarray, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemm3mBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgemm3mBatched', 'Barray', Barray, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemm3mBatched', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCgemm3mBatched', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3mBatched', 'beta', beta, true);
   pointerArg('cublasCgemm3mBatched', 'Carray', Carray, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemm3mBatched', 'ldc', 'i32', ldc);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCgemm3mBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCgemm3mBatched$c ??= binder.native('cublasCgemm3mBatched'))(handle, transa, transb, m, n_, k, alpha$, Aarray, lda, Barray, ldb, beta$, Carray, ldc, batchCount);
+  const status = (cublasCgemm3mBatched$c ??= binder.native('cublasCgemm3mBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mBatched', status);
 }
 let cublasCgemm3mBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3mBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.float2 | Uint8Array, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
+export function cublasCgemm3mBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mBatched_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3mBatched_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3mBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemm3mBatched_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemm3mBatched_64', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mBatched_64', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'lda', lda, true);
   pointerArg('cublasCgemm3mBatched_64', 'Barray', Barray, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCgemm3mBatched_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3mBatched_64', 'beta', beta, true);
   pointerArg('cublasCgemm3mBatched_64', 'Carray', Carray, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'ldc', ldc, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCgemm3mBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCgemm3mBatched_64$c ??= binder.native('cublasCgemm3mBatched_64'))(handle, transa, transb, m, n_, k, alpha$, Aarray, lda, Barray, ldb, beta$, Carray, ldc, batchCount);
+  const status = (cublasCgemm3mBatched_64$c ??= binder.native('cublasCgemm3mBatched_64'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mBatched_64', status);
 }
 let cublasCgemm3mEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3mEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
+export function cublasCgemm3mEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mEx', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3mEx', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3mEx', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemm3mEx', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemm3mEx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemm3mEx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemm3mEx', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemm3mEx', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mEx', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCgemm3mEx', 'Atype', 'i32', Atype);
   if ((lda | 0) !== lda) throw intError('cublasCgemm3mEx', 'lda', 'i32', lda);
   pointerArg('cublasCgemm3mEx', 'B', B, true);
   if ((Btype | 0) !== Btype) throw intError('cublasCgemm3mEx', 'Btype', 'i32', Btype);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemm3mEx', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCgemm3mEx', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3mEx', 'beta', beta, true);
   pointerArg('cublasCgemm3mEx', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCgemm3mEx', 'Ctype', 'i32', Ctype);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemm3mEx', 'ldc', 'i32', ldc);
-  const status = (cublasCgemm3mEx$c ??= binder.native('cublasCgemm3mEx'))(handle, transa, transb, m, n_, k, alpha$, A, Atype, lda, B, Btype, ldb, beta$, C, Ctype, ldc);
+  const status = (cublasCgemm3mEx$c ??= binder.native('cublasCgemm3mEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemm3mEx', status);
 }
 let cublasCgemm3mEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3mEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
+export function cublasCgemm3mEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mEx_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3mEx_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3mEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemm3mEx_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemm3mEx_64', 'alpha', alpha, true);
   pointerArg('cublasCgemm3mEx_64', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCgemm3mEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'lda', lda, true);
   pointerArg('cublasCgemm3mEx_64', 'B', B, true);
   if ((Btype | 0) !== Btype) throw intError('cublasCgemm3mEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCgemm3mEx_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3mEx_64', 'beta', beta, true);
   pointerArg('cublasCgemm3mEx_64', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCgemm3mEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemm3mEx_64', 'ldc', ldc, true);
-  const status = (cublasCgemm3mEx_64$c ??= binder.native('cublasCgemm3mEx_64'))(handle, transa, transb, m, n_, k, alpha$, A, Atype, lda, B, Btype, ldb, beta$, C, Ctype, ldc);
+  const status = (cublasCgemm3mEx_64$c ??= binder.native('cublasCgemm3mEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemm3mEx_64', status);
 }
 let cublasCgemm3mStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, strideA: T.Int64, B: T.float2 | Uint8Array, ldb: number, strideB: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mStridedBatched', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3mStridedBatched', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3mStridedBatched', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemm3mStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemm3mStridedBatched', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemm3mStridedBatched', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemm3mStridedBatched', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemm3mStridedBatched', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemm3mStridedBatched', 'alpha', alpha, true);
+  pointerArg('cublasCgemm3mStridedBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemm3mStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched', 'strideA', strideA, true);
-  const B$ = recordArg('cublasCgemm3mStridedBatched', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemm3mStridedBatched', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemm3mStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched', 'strideB', strideB, true);
-  const beta$ = recordArg('cublasCgemm3mStridedBatched', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3mStridedBatched', 'beta', beta, true);
   pointerArg('cublasCgemm3mStridedBatched', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemm3mStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched', 'strideC', strideC, true);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCgemm3mStridedBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCgemm3mStridedBatched$c ??= binder.native('cublasCgemm3mStridedBatched'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C, ldc, strideC, batchCount);
+  const status = (cublasCgemm3mStridedBatched$c ??= binder.native('cublasCgemm3mStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mStridedBatched', status);
 }
 let cublasCgemm3mStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3mStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, strideA: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, strideB: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+export function cublasCgemm3mStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3mStridedBatched_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3mStridedBatched_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3mStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemm3mStridedBatched_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemm3mStridedBatched_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemm3mStridedBatched_64', 'alpha', alpha, true);
+  pointerArg('cublasCgemm3mStridedBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'lda', lda, true);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'strideA', strideA, true);
-  const B$ = recordArg('cublasCgemm3mStridedBatched_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemm3mStridedBatched_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'ldb', ldb, true);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'strideB', strideB, true);
-  const beta$ = recordArg('cublasCgemm3mStridedBatched_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3mStridedBatched_64', 'beta', beta, true);
   pointerArg('cublasCgemm3mStridedBatched_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'ldc', ldc, true);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'strideC', strideC, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCgemm3mStridedBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCgemm3mStridedBatched_64$c ??= binder.native('cublasCgemm3mStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C, ldc, strideC, batchCount);
+  const status = (cublasCgemm3mStridedBatched_64$c ??= binder.native('cublasCgemm3mStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemm3mStridedBatched_64', status);
 }
 let cublasCgemm3m_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm3m_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm3m_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm3m_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm3m_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm3m_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm3m_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemm3m_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemm3m_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemm3m_64', 'alpha', alpha, true);
+  pointerArg('cublasCgemm3m_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemm3m_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCgemm3m_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemm3m_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemm3m_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCgemm3m_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm3m_64', 'beta', beta, true);
   pointerArg('cublasCgemm3m_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemm3m_64', 'ldc', ldc, true);
-  const status = (cublasCgemm3m_64$c ??= binder.native('cublasCgemm3m_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCgemm3m_64$c ??= binder.native('cublasCgemm3m_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCgemm3m_64', status);
 }
 let cublasCgemmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *Barray, int ldb, const cuComplex *beta, cuComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.float2 | Uint8Array, Carray: T.Pointer, ldc: number, batchCount: number): void {
+export function cublasCgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmBatched', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemmBatched', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemmBatched', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemmBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemmBatched', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemmBatched', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemmBatched', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemmBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemmBatched', 'Aarray', Aarray, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemmBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgemmBatched', 'Barray', Barray, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemmBatched', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCgemmBatched', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemmBatched', 'beta', beta, true);
   pointerArg('cublasCgemmBatched', 'Carray', Carray, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemmBatched', 'ldc', 'i32', ldc);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCgemmBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCgemmBatched$c ??= binder.native('cublasCgemmBatched'))(handle, transa, transb, m, n_, k, alpha$, Aarray, lda, Barray, ldb, beta$, Carray, ldc, batchCount);
+  const status = (cublasCgemmBatched$c ??= binder.native('cublasCgemmBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasCgemmBatched', status);
 }
 let cublasCgemmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *Barray, int64_t ldb, const cuComplex *beta, cuComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.float2 | Uint8Array, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
+export function cublasCgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmBatched_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemmBatched_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemmBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemmBatched_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemmBatched_64', 'alpha', alpha, true);
   pointerArg('cublasCgemmBatched_64', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'lda', lda, true);
   pointerArg('cublasCgemmBatched_64', 'Barray', Barray, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCgemmBatched_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemmBatched_64', 'beta', beta, true);
   pointerArg('cublasCgemmBatched_64', 'Carray', Carray, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'ldc', ldc, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCgemmBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCgemmBatched_64$c ??= binder.native('cublasCgemmBatched_64'))(handle, transa, transb, m, n_, k, alpha$, Aarray, lda, Barray, ldb, beta$, Carray, ldc, batchCount);
+  const status = (cublasCgemmBatched_64$c ??= binder.native('cublasCgemmBatched_64'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasCgemmBatched_64', status);
 }
 let cublasCgemmEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const void *B, cudaDataType Btype, int ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
+export function cublasCgemmEx(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, B: T.Pointer, Btype: T.cudaDataType, ldb: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmEx', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemmEx', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemmEx', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemmEx', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemmEx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemmEx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemmEx', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemmEx', 'alpha', alpha, true);
   pointerArg('cublasCgemmEx', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCgemmEx', 'Atype', 'i32', Atype);
   if ((lda | 0) !== lda) throw intError('cublasCgemmEx', 'lda', 'i32', lda);
   pointerArg('cublasCgemmEx', 'B', B, true);
   if ((Btype | 0) !== Btype) throw intError('cublasCgemmEx', 'Btype', 'i32', Btype);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemmEx', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCgemmEx', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemmEx', 'beta', beta, true);
   pointerArg('cublasCgemmEx', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCgemmEx', 'Ctype', 'i32', Ctype);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemmEx', 'ldc', 'i32', ldc);
-  const status = (cublasCgemmEx$c ??= binder.native('cublasCgemmEx'))(handle, transa, transb, m, n_, k, alpha$, A, Atype, lda, B, Btype, ldb, beta$, C, Ctype, ldc);
+  const status = (cublasCgemmEx$c ??= binder.native('cublasCgemmEx'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemmEx', status);
 }
 let cublasCgemmEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const void *B, cudaDataType Btype, int64_t ldb, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
+export function cublasCgemmEx_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, B: T.Pointer, Btype: T.cudaDataType, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmEx_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemmEx_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemmEx_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemmEx_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemmEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemmEx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemmEx_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemmEx_64', 'alpha', alpha, true);
   pointerArg('cublasCgemmEx_64', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCgemmEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemmEx_64', 'lda', lda, true);
   pointerArg('cublasCgemmEx_64', 'B', B, true);
   if ((Btype | 0) !== Btype) throw intError('cublasCgemmEx_64', 'Btype', 'i32', Btype);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemmEx_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCgemmEx_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemmEx_64', 'beta', beta, true);
   pointerArg('cublasCgemmEx_64', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCgemmEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemmEx_64', 'ldc', ldc, true);
-  const status = (cublasCgemmEx_64$c ??= binder.native('cublasCgemmEx_64'))(handle, transa, transb, m, n_, k, alpha$, A, Atype, lda, B, Btype, ldb, beta$, C, Ctype, ldc);
+  const status = (cublasCgemmEx_64$c ??= binder.native('cublasCgemmEx_64'))(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCgemmEx_64', status);
 }
 let cublasCgemmStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, strideA: T.Int64, B: T.float2 | Uint8Array, ldb: number, strideB: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+export function cublasCgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmStridedBatched', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemmStridedBatched', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemmStridedBatched', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasCgemmStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemmStridedBatched', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCgemmStridedBatched', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCgemmStridedBatched', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemmStridedBatched', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemmStridedBatched', 'alpha', alpha, true);
+  pointerArg('cublasCgemmStridedBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemmStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemmStridedBatched', 'strideA', strideA, true);
-  const B$ = recordArg('cublasCgemmStridedBatched', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemmStridedBatched', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCgemmStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasCgemmStridedBatched', 'strideB', strideB, true);
-  const beta$ = recordArg('cublasCgemmStridedBatched', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemmStridedBatched', 'beta', beta, true);
   pointerArg('cublasCgemmStridedBatched', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCgemmStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasCgemmStridedBatched', 'strideC', strideC, true);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCgemmStridedBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCgemmStridedBatched$c ??= binder.native('cublasCgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C, ldc, strideC, batchCount);
+  const status = (cublasCgemmStridedBatched$c ??= binder.native('cublasCgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemmStridedBatched', status);
 }
 let cublasCgemmStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, strideA: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, strideB: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemmStridedBatched_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemmStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemmStridedBatched_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemmStridedBatched_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemmStridedBatched_64', 'alpha', alpha, true);
+  pointerArg('cublasCgemmStridedBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'lda', lda, true);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'strideA', strideA, true);
-  const B$ = recordArg('cublasCgemmStridedBatched_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemmStridedBatched_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'ldb', ldb, true);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'strideB', strideB, true);
-  const beta$ = recordArg('cublasCgemmStridedBatched_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemmStridedBatched_64', 'beta', beta, true);
   pointerArg('cublasCgemmStridedBatched_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'ldc', ldc, true);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'strideC', strideC, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCgemmStridedBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCgemmStridedBatched_64$c ??= binder.native('cublasCgemmStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C, ldc, strideC, batchCount);
+  const status = (cublasCgemmStridedBatched_64$c ??= binder.native('cublasCgemmStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasCgemmStridedBatched_64', status);
 }
 let cublasCgemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemm_v2_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasCgemm_v2_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasCgemm_v2_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCgemm_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemm_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCgemm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCgemm_v2_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCgemm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCgemm_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemm_v2_64', 'beta', beta, true);
   pointerArg('cublasCgemm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCgemm_v2_64', 'ldc', ldc, true);
-  const status = (cublasCgemm_v2_64$c ??= binder.native('cublasCgemm_v2_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCgemm_v2_64$c ??= binder.native('cublasCgemm_v2_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCgemm_v2_64', status);
 }
 let cublasCgemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, x: T.float2 | Uint8Array, incx: number, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasCgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemv', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgemv', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasCgemv', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCgemv', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemv', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemv', 'alpha', alpha, true);
+  pointerArg('cublasCgemv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasCgemv', 'x', records.float2(), x, false);
+  pointerArg('cublasCgemv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCgemv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasCgemv', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemv', 'beta', beta, true);
   pointerArg('cublasCgemv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCgemv', 'incy', 'i32', incy);
-  const status = (cublasCgemv$c ??= binder.native('cublasCgemv'))(handle, trans, m, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasCgemv$c ??= binder.native('cublasCgemv'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCgemv', status);
 }
 let cublasCgemvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *const *Aarray, int lda, const cuComplex *const *xarray, int incx, const cuComplex *beta, cuComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.float2 | Uint8Array, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.float2 | Uint8Array, yarray: T.Pointer, incy: number, batchCount: number): void {
+export function cublasCgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvBatched', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgemvBatched', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasCgemvBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemvBatched', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCgemvBatched', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemvBatched', 'alpha', alpha, true);
   pointerArg('cublasCgemvBatched', 'Aarray', Aarray, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemvBatched', 'lda', 'i32', lda);
   pointerArg('cublasCgemvBatched', 'xarray', xarray, true);
   if ((incx | 0) !== incx) throw intError('cublasCgemvBatched', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasCgemvBatched', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemvBatched', 'beta', beta, true);
   pointerArg('cublasCgemvBatched', 'yarray', yarray, true);
   if ((incy | 0) !== incy) throw intError('cublasCgemvBatched', 'incy', 'i32', incy);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCgemvBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCgemvBatched$c ??= binder.native('cublasCgemvBatched'))(handle, trans, m, n_, alpha$, Aarray, lda, xarray, incx, beta$, yarray, incy, batchCount);
+  const status = (cublasCgemvBatched$c ??= binder.native('cublasCgemvBatched'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasCgemvBatched', status);
 }
 let cublasCgemvBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *Aarray, int64_t lda, const cuComplex *const *xarray, int64_t incx, const cuComplex *beta, cuComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.float2 | Uint8Array, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
+export function cublasCgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvBatched_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgemvBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCgemvBatched_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCgemvBatched_64', 'alpha', alpha, true);
   pointerArg('cublasCgemvBatched_64', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'lda', lda, true);
   pointerArg('cublasCgemvBatched_64', 'xarray', xarray, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasCgemvBatched_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemvBatched_64', 'beta', beta, true);
   pointerArg('cublasCgemvBatched_64', 'yarray', yarray, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'incy', incy, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCgemvBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCgemvBatched_64$c ??= binder.native('cublasCgemvBatched_64'))(handle, trans, m, n_, alpha$, Aarray, lda, xarray, incx, beta$, yarray, incy, batchCount);
+  const status = (cublasCgemvBatched_64$c ??= binder.native('cublasCgemvBatched_64'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasCgemvBatched_64', status);
 }
 let cublasCgemvStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, strideA: T.Int64, x: T.float2 | Uint8Array, incx: number, stridex: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
+export function cublasCgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvStridedBatched', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgemvStridedBatched', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasCgemvStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgemvStridedBatched', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCgemvStridedBatched', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemvStridedBatched', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemvStridedBatched', 'alpha', alpha, true);
+  pointerArg('cublasCgemvStridedBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgemvStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'strideA', strideA, true);
-  const x$ = recordArg('cublasCgemvStridedBatched', 'x', records.float2(), x, false);
+  pointerArg('cublasCgemvStridedBatched', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCgemvStridedBatched', 'incx', 'i32', incx);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'stridex', stridex, true);
-  const beta$ = recordArg('cublasCgemvStridedBatched', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemvStridedBatched', 'beta', beta, true);
   pointerArg('cublasCgemvStridedBatched', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCgemvStridedBatched', 'incy', 'i32', incy);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'stridey', stridey, true);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCgemvStridedBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCgemvStridedBatched$c ??= binder.native('cublasCgemvStridedBatched'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y, incy, stridey, batchCount);
+  const status = (cublasCgemvStridedBatched$c ??= binder.native('cublasCgemvStridedBatched'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasCgemvStridedBatched', status);
 }
 let cublasCgemvStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, strideA: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, stridex: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
+export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgemvStridedBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCgemvStridedBatched_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemvStridedBatched_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemvStridedBatched_64', 'alpha', alpha, true);
+  pointerArg('cublasCgemvStridedBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'lda', lda, true);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'strideA', strideA, true);
-  const x$ = recordArg('cublasCgemvStridedBatched_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCgemvStridedBatched_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'incx', incx, true);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'stridex', stridex, true);
-  const beta$ = recordArg('cublasCgemvStridedBatched_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemvStridedBatched_64', 'beta', beta, true);
   pointerArg('cublasCgemvStridedBatched_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'incy', incy, true);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'stridey', stridey, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCgemvStridedBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCgemvStridedBatched_64$c ??= binder.native('cublasCgemvStridedBatched_64'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y, incy, stridey, batchCount);
+  const status = (cublasCgemvStridedBatched_64$c ??= binder.native('cublasCgemvStridedBatched_64'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasCgemvStridedBatched_64', status);
 }
 let cublasCgemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasCgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemv_v2_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasCgemv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCgemv_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCgemv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCgemv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCgemv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasCgemv_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCgemv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasCgemv_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCgemv_v2_64', 'beta', beta, true);
   pointerArg('cublasCgemv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCgemv_v2_64', 'incy', incy, true);
-  const status = (cublasCgemv_v2_64$c ??= binder.native('cublasCgemv_v2_64'))(handle, trans, m, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasCgemv_v2_64$c ??= binder.native('cublasCgemv_v2_64'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCgemv_v2_64', status);
 }
 let cublasCgeqrfBatched$c: NativeFunction | undefined;
@@ -815,66 +815,66 @@ export function cublasCgeqrfBatched(handle: T.cublasHandle_t | null, m: number, 
 }
 let cublasCgerc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasCgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgerc', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cublasCgerc', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgerc', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCgerc', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCgerc', 'x', records.float2(), x, false);
+  pointerArg('cublasCgerc', 'alpha', alpha, true);
+  pointerArg('cublasCgerc', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCgerc', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasCgerc', 'y', records.float2(), y, false);
+  pointerArg('cublasCgerc', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCgerc', 'incy', 'i32', incy);
   pointerArg('cublasCgerc', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgerc', 'lda', 'i32', lda);
-  const status = (cublasCgerc$c ??= binder.native('cublasCgerc'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCgerc$c ??= binder.native('cublasCgerc'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCgerc', status);
 }
 let cublasCgerc_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgerc_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasCgerc_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgerc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgerc_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgerc_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCgerc_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCgerc_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCgerc_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCgerc_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCgerc_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasCgerc_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasCgerc_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCgerc_v2_64', 'incy', incy, true);
   pointerArg('cublasCgerc_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgerc_v2_64', 'lda', lda, true);
-  const status = (cublasCgerc_v2_64$c ??= binder.native('cublasCgerc_v2_64'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCgerc_v2_64$c ??= binder.native('cublasCgerc_v2_64'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCgerc_v2_64', status);
 }
 let cublasCgeru$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasCgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeru', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cublasCgeru', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCgeru', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCgeru', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCgeru', 'x', records.float2(), x, false);
+  pointerArg('cublasCgeru', 'alpha', alpha, true);
+  pointerArg('cublasCgeru', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCgeru', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasCgeru', 'y', records.float2(), y, false);
+  pointerArg('cublasCgeru', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCgeru', 'incy', 'i32', incy);
   pointerArg('cublasCgeru', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCgeru', 'lda', 'i32', lda);
-  const status = (cublasCgeru$c ??= binder.native('cublasCgeru'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCgeru$c ??= binder.native('cublasCgeru'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCgeru', status);
 }
 let cublasCgeru_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasCgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeru_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCgeru_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCgeru_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCgeru_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCgeru_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCgeru_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCgeru_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCgeru_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasCgeru_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasCgeru_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCgeru_v2_64', 'incy', incy, true);
   pointerArg('cublasCgeru_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCgeru_v2_64', 'lda', lda, true);
-  const status = (cublasCgeru_v2_64$c ??= binder.native('cublasCgeru_v2_64'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCgeru_v2_64$c ??= binder.native('cublasCgeru_v2_64'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCgeru_v2_64', status);
 }
 let cublasCgetrfBatched$c: NativeFunction | undefined;
@@ -924,225 +924,225 @@ export function cublasCgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
 }
 let cublasChbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, x: T.float2 | Uint8Array, incx: number, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChbmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChbmv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasChbmv', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasChbmv', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasChbmv', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasChbmv', 'A', records.float2(), A, false);
+  pointerArg('cublasChbmv', 'alpha', alpha, true);
+  pointerArg('cublasChbmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasChbmv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasChbmv', 'x', records.float2(), x, false);
+  pointerArg('cublasChbmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasChbmv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasChbmv', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChbmv', 'beta', beta, true);
   pointerArg('cublasChbmv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasChbmv', 'incy', 'i32', incy);
-  const status = (cublasChbmv$c ??= binder.native('cublasChbmv'))(handle, uplo, n_, k, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasChbmv$c ??= binder.native('cublasChbmv'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChbmv', status);
 }
 let cublasChbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasChbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChbmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasChbmv_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasChbmv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasChbmv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasChbmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasChbmv_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasChbmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasChbmv_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChbmv_v2_64', 'beta', beta, true);
   pointerArg('cublasChbmv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasChbmv_v2_64', 'incy', incy, true);
-  const status = (cublasChbmv_v2_64$c ??= binder.native('cublasChbmv_v2_64'))(handle, uplo, n_, k, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasChbmv_v2_64$c ??= binder.native('cublasChbmv_v2_64'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChbmv_v2_64', status);
 }
 let cublasChemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasChemm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasChemm', 'uplo', 'i32', uplo);
   if ((m | 0) !== m) throw intError('cublasChemm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasChemm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasChemm', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasChemm', 'A', records.float2(), A, false);
+  pointerArg('cublasChemm', 'alpha', alpha, true);
+  pointerArg('cublasChemm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasChemm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasChemm', 'B', records.float2(), B, false);
+  pointerArg('cublasChemm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasChemm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasChemm', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChemm', 'beta', beta, true);
   pointerArg('cublasChemm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasChemm', 'ldc', 'i32', ldc);
-  const status = (cublasChemm$c ??= binder.native('cublasChemm'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasChemm$c ??= binder.native('cublasChemm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasChemm', status);
 }
 let cublasChemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasChemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasChemm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasChemm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasChemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChemm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasChemm_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasChemm_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasChemm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasChemm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasChemm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasChemm_v2_64', 'B', records.float2(), B, false);
+  pointerArg('cublasChemm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasChemm_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasChemm_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChemm_v2_64', 'beta', beta, true);
   pointerArg('cublasChemm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasChemm_v2_64', 'ldc', ldc, true);
-  const status = (cublasChemm_v2_64$c ??= binder.native('cublasChemm_v2_64'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasChemm_v2_64$c ??= binder.native('cublasChemm_v2_64'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasChemm_v2_64', status);
 }
 let cublasChemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChemv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, x: T.float2 | Uint8Array, incx: number, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasChemv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChemv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasChemv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasChemv', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasChemv', 'A', records.float2(), A, false);
+  pointerArg('cublasChemv', 'alpha', alpha, true);
+  pointerArg('cublasChemv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasChemv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasChemv', 'x', records.float2(), x, false);
+  pointerArg('cublasChemv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasChemv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasChemv', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChemv', 'beta', beta, true);
   pointerArg('cublasChemv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasChemv', 'incy', 'i32', incy);
-  const status = (cublasChemv$c ??= binder.native('cublasChemv'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasChemv$c ??= binder.native('cublasChemv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChemv', status);
 }
 let cublasChemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChemv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasChemv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChemv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChemv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasChemv_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasChemv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasChemv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasChemv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasChemv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasChemv_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasChemv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasChemv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasChemv_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChemv_v2_64', 'beta', beta, true);
   pointerArg('cublasChemv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasChemv_v2_64', 'incy', incy, true);
-  const status = (cublasChemv_v2_64$c ??= binder.native('cublasChemv_v2_64'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasChemv_v2_64$c ??= binder.native('cublasChemv_v2_64'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChemv_v2_64', status);
 }
 let cublasCher$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCher(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.float2 | Uint8Array, incx: number, A: T.Pointer, lda: number): void {
+export function cublasCher(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCher', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCher', 'n', 'i32', n_);
   pointerArg('cublasCher', 'alpha', alpha, true);
-  const x$ = recordArg('cublasCher', 'x', records.float2(), x, false);
+  pointerArg('cublasCher', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCher', 'incx', 'i32', incx);
   pointerArg('cublasCher', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCher', 'lda', 'i32', lda);
-  const status = (cublasCher$c ??= binder.native('cublasCher'))(handle, uplo, n_, alpha, x$, incx, A, lda);
+  const status = (cublasCher$c ??= binder.native('cublasCher'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasCher', status);
 }
 let cublasCher2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasCher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCher2', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCher2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCher2', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCher2', 'x', records.float2(), x, false);
+  pointerArg('cublasCher2', 'alpha', alpha, true);
+  pointerArg('cublasCher2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCher2', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasCher2', 'y', records.float2(), y, false);
+  pointerArg('cublasCher2', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCher2', 'incy', 'i32', incy);
   pointerArg('cublasCher2', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCher2', 'lda', 'i32', lda);
-  const status = (cublasCher2$c ??= binder.native('cublasCher2'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCher2$c ??= binder.native('cublasCher2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCher2', status);
 }
 let cublasCher2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasCher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCher2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher2_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCher2_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCher2_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCher2_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCher2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCher2_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasCher2_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasCher2_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCher2_v2_64', 'incy', incy, true);
   pointerArg('cublasCher2_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCher2_v2_64', 'lda', lda, true);
-  const status = (cublasCher2_v2_64$c ??= binder.native('cublasCher2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCher2_v2_64$c ??= binder.native('cublasCher2_v2_64'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCher2_v2_64', status);
 }
 let cublasCher2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+export function cublasCher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2k', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCher2k', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCher2k', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCher2k', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCher2k', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCher2k', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCher2k', 'A', records.float2(), A, false);
+  pointerArg('cublasCher2k', 'alpha', alpha, true);
+  pointerArg('cublasCher2k', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCher2k', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCher2k', 'B', records.float2(), B, false);
+  pointerArg('cublasCher2k', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCher2k', 'ldb', 'i32', ldb);
   pointerArg('cublasCher2k', 'beta', beta, true);
   pointerArg('cublasCher2k', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCher2k', 'ldc', 'i32', ldc);
-  const status = (cublasCher2k$c ??= binder.native('cublasCher2k'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasCher2k$c ??= binder.native('cublasCher2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCher2k', status);
 }
 let cublasCher2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2k_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCher2k_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCher2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCher2k_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCher2k_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCher2k_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCher2k_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCher2k_v2_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCher2k_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'ldb', ldb, true);
   pointerArg('cublasCher2k_v2_64', 'beta', beta, true);
   pointerArg('cublasCher2k_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'ldc', ldc, true);
-  const status = (cublasCher2k_v2_64$c ??= binder.native('cublasCher2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasCher2k_v2_64$c ??= binder.native('cublasCher2k_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCher2k_v2_64', status);
 }
 let cublasCher_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCher_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.float2 | Uint8Array, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasCher_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCher_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher_v2_64', 'n', n_, true);
   pointerArg('cublasCher_v2_64', 'alpha', alpha, true);
-  const x$ = recordArg('cublasCher_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCher_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCher_v2_64', 'incx', incx, true);
   pointerArg('cublasCher_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCher_v2_64', 'lda', lda, true);
-  const status = (cublasCher_v2_64$c ??= binder.native('cublasCher_v2_64'))(handle, uplo, n_, alpha, x$, incx, A, lda);
+  const status = (cublasCher_v2_64$c ??= binder.native('cublasCher_v2_64'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasCher_v2_64', status);
 }
 let cublasCherk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.float2 | Uint8Array, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+export function cublasCherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherk', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCherk', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCherk', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCherk', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCherk', 'k', 'i32', k);
   pointerArg('cublasCherk', 'alpha', alpha, true);
-  const A$ = recordArg('cublasCherk', 'A', records.float2(), A, false);
+  pointerArg('cublasCherk', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCherk', 'lda', 'i32', lda);
   pointerArg('cublasCherk', 'beta', beta, true);
   pointerArg('cublasCherk', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCherk', 'ldc', 'i32', ldc);
-  const status = (cublasCherk$c ??= binder.native('cublasCherk'))(handle, uplo, trans, n_, k, alpha, A$, lda, beta, C, ldc);
+  const status = (cublasCherk$c ??= binder.native('cublasCherk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherk', status);
 }
 let cublasCherk3mEx$c: NativeFunction | undefined;
@@ -1223,145 +1223,145 @@ export function cublasCherkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublas
 }
 let cublasCherk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.float2 | Uint8Array, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherk_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCherk_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCherk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCherk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCherk_v2_64', 'k', k, true);
   pointerArg('cublasCherk_v2_64', 'alpha', alpha, true);
-  const A$ = recordArg('cublasCherk_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCherk_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCherk_v2_64', 'lda', lda, true);
   pointerArg('cublasCherk_v2_64', 'beta', beta, true);
   pointerArg('cublasCherk_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCherk_v2_64', 'ldc', ldc, true);
-  const status = (cublasCherk_v2_64$c ??= binder.native('cublasCherk_v2_64'))(handle, uplo, trans, n_, k, alpha, A$, lda, beta, C, ldc);
+  const status = (cublasCherk_v2_64$c ??= binder.native('cublasCherk_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherk_v2_64', status);
 }
 let cublasCherkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+export function cublasCherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherkx', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCherkx', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCherkx', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCherkx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCherkx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCherkx', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCherkx', 'A', records.float2(), A, false);
+  pointerArg('cublasCherkx', 'alpha', alpha, true);
+  pointerArg('cublasCherkx', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCherkx', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCherkx', 'B', records.float2(), B, false);
+  pointerArg('cublasCherkx', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCherkx', 'ldb', 'i32', ldb);
   pointerArg('cublasCherkx', 'beta', beta, true);
   pointerArg('cublasCherkx', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCherkx', 'ldc', 'i32', ldc);
-  const status = (cublasCherkx$c ??= binder.native('cublasCherkx'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasCherkx$c ??= binder.native('cublasCherkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherkx', status);
 }
 let cublasCherkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCherkx_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCherkx_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCherkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCherkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCherkx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCherkx_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCherkx_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCherkx_64', 'alpha', alpha, true);
+  pointerArg('cublasCherkx_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCherkx_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCherkx_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCherkx_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCherkx_64', 'ldb', ldb, true);
   pointerArg('cublasCherkx_64', 'beta', beta, true);
   pointerArg('cublasCherkx_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCherkx_64', 'ldc', ldc, true);
-  const status = (cublasCherkx_64$c ??= binder.native('cublasCherkx_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasCherkx_64$c ??= binder.native('cublasCherkx_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCherkx_64', status);
 }
 let cublasChpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, AP: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasChpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChpmv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasChpmv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasChpmv', 'alpha', records.float2(), alpha, false);
-  const AP$ = recordArg('cublasChpmv', 'AP', records.float2(), AP, false);
-  const x$ = recordArg('cublasChpmv', 'x', records.float2(), x, false);
+  pointerArg('cublasChpmv', 'alpha', alpha, true);
+  pointerArg('cublasChpmv', 'AP', AP, true);
+  pointerArg('cublasChpmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasChpmv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasChpmv', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChpmv', 'beta', beta, true);
   pointerArg('cublasChpmv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasChpmv', 'incy', 'i32', incy);
-  const status = (cublasChpmv$c ??= binder.native('cublasChpmv'))(handle, uplo, n_, alpha$, AP$, x$, incx, beta$, y, incy);
+  const status = (cublasChpmv$c ??= binder.native('cublasChpmv'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChpmv', status);
 }
 let cublasChpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, AP: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasChpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChpmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChpmv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasChpmv_v2_64', 'alpha', records.float2(), alpha, false);
-  const AP$ = recordArg('cublasChpmv_v2_64', 'AP', records.float2(), AP, false);
-  const x$ = recordArg('cublasChpmv_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasChpmv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasChpmv_v2_64', 'AP', AP, true);
+  pointerArg('cublasChpmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasChpmv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasChpmv_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasChpmv_v2_64', 'beta', beta, true);
   pointerArg('cublasChpmv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasChpmv_v2_64', 'incy', incy, true);
-  const status = (cublasChpmv_v2_64$c ??= binder.native('cublasChpmv_v2_64'))(handle, uplo, n_, alpha$, AP$, x$, incx, beta$, y, incy);
+  const status = (cublasChpmv_v2_64$c ??= binder.native('cublasChpmv_v2_64'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasChpmv_v2_64', status);
 }
 let cublasChpr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.float2 | Uint8Array, incx: number, AP: T.Pointer): void {
+export function cublasChpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChpr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasChpr', 'n', 'i32', n_);
   pointerArg('cublasChpr', 'alpha', alpha, true);
-  const x$ = recordArg('cublasChpr', 'x', records.float2(), x, false);
+  pointerArg('cublasChpr', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasChpr', 'incx', 'i32', incx);
   pointerArg('cublasChpr', 'AP', AP, true);
-  const status = (cublasChpr$c ??= binder.native('cublasChpr'))(handle, uplo, n_, alpha, x$, incx, AP);
+  const status = (cublasChpr$c ??= binder.native('cublasChpr'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasChpr', status);
 }
 let cublasChpr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, AP: T.Pointer): void {
+export function cublasChpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr2', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChpr2', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasChpr2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasChpr2', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasChpr2', 'x', records.float2(), x, false);
+  pointerArg('cublasChpr2', 'alpha', alpha, true);
+  pointerArg('cublasChpr2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasChpr2', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasChpr2', 'y', records.float2(), y, false);
+  pointerArg('cublasChpr2', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasChpr2', 'incy', 'i32', incy);
   pointerArg('cublasChpr2', 'AP', AP, true);
-  const status = (cublasChpr2$c ??= binder.native('cublasChpr2'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, AP);
+  const status = (cublasChpr2$c ??= binder.native('cublasChpr2'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasChpr2', status);
 }
 let cublasChpr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, AP: T.Pointer): void {
+export function cublasChpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr2_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChpr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChpr2_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasChpr2_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasChpr2_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasChpr2_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasChpr2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasChpr2_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasChpr2_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasChpr2_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasChpr2_v2_64', 'incy', incy, true);
   pointerArg('cublasChpr2_v2_64', 'AP', AP, true);
-  const status = (cublasChpr2_v2_64$c ??= binder.native('cublasChpr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, AP);
+  const status = (cublasChpr2_v2_64$c ??= binder.native('cublasChpr2_v2_64'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasChpr2_v2_64', status);
 }
 let cublasChpr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasChpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.float2 | Uint8Array, incx: T.Int64, AP: T.Pointer): void {
+export function cublasChpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChpr_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasChpr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChpr_v2_64', 'n', n_, true);
   pointerArg('cublasChpr_v2_64', 'alpha', alpha, true);
-  const x$ = recordArg('cublasChpr_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasChpr_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasChpr_v2_64', 'incx', incx, true);
   pointerArg('cublasChpr_v2_64', 'AP', AP, true);
-  const status = (cublasChpr_v2_64$c ??= binder.native('cublasChpr_v2_64'))(handle, uplo, n_, alpha, x$, incx, AP);
+  const status = (cublasChpr_v2_64$c ??= binder.native('cublasChpr_v2_64'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasChpr_v2_64', status);
 }
 let cublasCmatinvBatched$c: NativeFunction | undefined;
@@ -1418,7 +1418,7 @@ export function cublasCreate(): T.cublasHandle_t {
 }
 let cublasCrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.float2 | Uint8Array): void {
+export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
   pointerArg('cublasCrot', 'x', x, true);
@@ -1426,13 +1426,13 @@ export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   pointerArg('cublasCrot', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCrot', 'incy', 'i32', incy);
   pointerArg('cublasCrot', 'c', c, true);
-  const s_$ = recordArg('cublasCrot', 's', records.float2(), s_, false);
-  const status = (cublasCrot$c ??= binder.native('cublasCrot'))(handle, n_, x, incx, y, incy, c, s_$);
+  pointerArg('cublasCrot', 's', s_, true);
+  const status = (cublasCrot$c ??= binder.native('cublasCrot'))(handle, n_, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasCrot', status);
 }
 let cublasCrot_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.float2 | Uint8Array): void {
+export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCrot_v2_64', 'n', n_, true);
   pointerArg('cublasCrot_v2_64', 'x', x, true);
@@ -1440,8 +1440,8 @@ export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   pointerArg('cublasCrot_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCrot_v2_64', 'incy', incy, true);
   pointerArg('cublasCrot_v2_64', 'c', c, true);
-  const s_$ = recordArg('cublasCrot_v2_64', 's', records.float2(), s_, false);
-  const status = (cublasCrot_v2_64$c ??= binder.native('cublasCrot_v2_64'))(handle, n_, x, incx, y, incy, c, s_$);
+  pointerArg('cublasCrot_v2_64', 's', s_, true);
+  const status = (cublasCrot_v2_64$c ??= binder.native('cublasCrot_v2_64'))(handle, n_, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasCrot_v2_64', status);
 }
 let cublasCrotg$c: NativeFunction | undefined;
@@ -1457,24 +1457,24 @@ export function cublasCrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.
 }
 let cublasCscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.float2 | Uint8Array, x: T.Pointer, incx: number): void {
+export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCscal', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCscal', 'alpha', alpha, true);
   pointerArg('cublasCscal', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCscal', 'incx', 'i32', incx);
-  const status = (cublasCscal$c ??= binder.native('cublasCscal'))(handle, n_, alpha$, x, incx);
+  const status = (cublasCscal$c ??= binder.native('cublasCscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasCscal', status);
 }
 let cublasCscal_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.Pointer, incx: T.Int64): void {
+export function cublasCscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCscal_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCscal_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCscal_v2_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCscal_v2_64', 'alpha', alpha, true);
   pointerArg('cublasCscal_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCscal_v2_64', 'incx', incx, true);
-  const status = (cublasCscal_v2_64$c ??= binder.native('cublasCscal_v2_64'))(handle, n_, alpha$, x, incx);
+  const status = (cublasCscal_v2_64$c ??= binder.native('cublasCscal_v2_64'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasCscal_v2_64', status);
 }
 let cublasCsrot$c: NativeFunction | undefined;
@@ -1553,457 +1553,457 @@ export function cublasCswap_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
 }
 let cublasCsymm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasCsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCsymm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCsymm', 'uplo', 'i32', uplo);
   if ((m | 0) !== m) throw intError('cublasCsymm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCsymm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCsymm', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsymm', 'A', records.float2(), A, false);
+  pointerArg('cublasCsymm', 'alpha', alpha, true);
+  pointerArg('cublasCsymm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsymm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCsymm', 'B', records.float2(), B, false);
+  pointerArg('cublasCsymm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCsymm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCsymm', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsymm', 'beta', beta, true);
   pointerArg('cublasCsymm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCsymm', 'ldc', 'i32', ldc);
-  const status = (cublasCsymm$c ??= binder.native('cublasCsymm'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCsymm$c ??= binder.native('cublasCsymm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsymm', status);
 }
 let cublasCsymm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCsymm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCsymm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCsymm_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsymm_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCsymm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCsymm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCsymm_v2_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCsymm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCsymm_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsymm_v2_64', 'beta', beta, true);
   pointerArg('cublasCsymm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsymm_v2_64', 'ldc', ldc, true);
-  const status = (cublasCsymm_v2_64$c ??= binder.native('cublasCsymm_v2_64'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCsymm_v2_64$c ??= binder.native('cublasCsymm_v2_64'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsymm_v2_64', status);
 }
 let cublasCsymv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, x: T.float2 | Uint8Array, incx: number, beta: T.float2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasCsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsymv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCsymv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCsymv', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsymv', 'A', records.float2(), A, false);
+  pointerArg('cublasCsymv', 'alpha', alpha, true);
+  pointerArg('cublasCsymv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsymv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasCsymv', 'x', records.float2(), x, false);
+  pointerArg('cublasCsymv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCsymv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasCsymv', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsymv', 'beta', beta, true);
   pointerArg('cublasCsymv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCsymv', 'incy', 'i32', incy);
-  const status = (cublasCsymv$c ??= binder.native('cublasCsymv'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasCsymv$c ??= binder.native('cublasCsymv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCsymv', status);
 }
 let cublasCsymv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, beta: T.float2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasCsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsymv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsymv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCsymv_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsymv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCsymv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCsymv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsymv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasCsymv_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCsymv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCsymv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasCsymv_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsymv_v2_64', 'beta', beta, true);
   pointerArg('cublasCsymv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCsymv_v2_64', 'incy', incy, true);
-  const status = (cublasCsymv_v2_64$c ??= binder.native('cublasCsymv_v2_64'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasCsymv_v2_64$c ??= binder.native('cublasCsymv_v2_64'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasCsymv_v2_64', status);
 }
 let cublasCsyr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, A: T.Pointer, lda: number): void {
+export function cublasCsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCsyr', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCsyr', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCsyr', 'x', records.float2(), x, false);
+  pointerArg('cublasCsyr', 'alpha', alpha, true);
+  pointerArg('cublasCsyr', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCsyr', 'incx', 'i32', incx);
   pointerArg('cublasCsyr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsyr', 'lda', 'i32', lda);
-  const status = (cublasCsyr$c ??= binder.native('cublasCsyr'))(handle, uplo, n_, alpha$, x$, incx, A, lda);
+  const status = (cublasCsyr$c ??= binder.native('cublasCsyr'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasCsyr', status);
 }
 let cublasCsyr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: number, y: T.float2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasCsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyr2', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCsyr2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCsyr2', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCsyr2', 'x', records.float2(), x, false);
+  pointerArg('cublasCsyr2', 'alpha', alpha, true);
+  pointerArg('cublasCsyr2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCsyr2', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasCsyr2', 'y', records.float2(), y, false);
+  pointerArg('cublasCsyr2', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasCsyr2', 'incy', 'i32', incy);
   pointerArg('cublasCsyr2', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsyr2', 'lda', 'i32', lda);
-  const status = (cublasCsyr2$c ??= binder.native('cublasCsyr2'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCsyr2$c ??= binder.native('cublasCsyr2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCsyr2', status);
 }
 let cublasCsyr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, y: T.float2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasCsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyr2_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCsyr2_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCsyr2_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCsyr2_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCsyr2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCsyr2_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasCsyr2_v2_64', 'y', records.float2(), y, false);
+  pointerArg('cublasCsyr2_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCsyr2_v2_64', 'incy', incy, true);
   pointerArg('cublasCsyr2_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyr2_v2_64', 'lda', lda, true);
-  const status = (cublasCsyr2_v2_64$c ??= binder.native('cublasCsyr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasCsyr2_v2_64$c ??= binder.native('cublasCsyr2_v2_64'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasCsyr2_v2_64', status);
 }
 let cublasCsyr2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasCsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyr2k', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyr2k', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCsyr2k', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCsyr2k', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCsyr2k', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsyr2k', 'A', records.float2(), A, false);
+  pointerArg('cublasCsyr2k', 'alpha', alpha, true);
+  pointerArg('cublasCsyr2k', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsyr2k', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCsyr2k', 'B', records.float2(), B, false);
+  pointerArg('cublasCsyr2k', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCsyr2k', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCsyr2k', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyr2k', 'beta', beta, true);
   pointerArg('cublasCsyr2k', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCsyr2k', 'ldc', 'i32', ldc);
-  const status = (cublasCsyr2k$c ??= binder.native('cublasCsyr2k'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCsyr2k$c ??= binder.native('cublasCsyr2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyr2k', status);
 }
 let cublasCsyr2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyr2k_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyr2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCsyr2k_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsyr2k_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCsyr2k_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCsyr2k_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCsyr2k_v2_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCsyr2k_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCsyr2k_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyr2k_v2_64', 'beta', beta, true);
   pointerArg('cublasCsyr2k_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyr2k_v2_64', 'ldc', ldc, true);
-  const status = (cublasCsyr2k_v2_64$c ??= binder.native('cublasCsyr2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCsyr2k_v2_64$c ??= binder.native('cublasCsyr2k_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyr2k_v2_64', status);
 }
 let cublasCsyr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.float2 | Uint8Array, x: T.float2 | Uint8Array, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasCsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyr_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCsyr_v2_64', 'alpha', records.float2(), alpha, false);
-  const x$ = recordArg('cublasCsyr_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasCsyr_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCsyr_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCsyr_v2_64', 'incx', incx, true);
   pointerArg('cublasCsyr_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyr_v2_64', 'lda', lda, true);
-  const status = (cublasCsyr_v2_64$c ??= binder.native('cublasCsyr_v2_64'))(handle, uplo, n_, alpha$, x$, incx, A, lda);
+  const status = (cublasCsyr_v2_64$c ??= binder.native('cublasCsyr_v2_64'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasCsyr_v2_64', status);
 }
 let cublasCsyrk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasCsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrk', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrk', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCsyrk', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCsyrk', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCsyrk', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsyrk', 'A', records.float2(), A, false);
+  pointerArg('cublasCsyrk', 'alpha', alpha, true);
+  pointerArg('cublasCsyrk', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsyrk', 'lda', 'i32', lda);
-  const beta$ = recordArg('cublasCsyrk', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrk', 'beta', beta, true);
   pointerArg('cublasCsyrk', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCsyrk', 'ldc', 'i32', ldc);
-  const status = (cublasCsyrk$c ??= binder.native('cublasCsyrk'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C, ldc);
+  const status = (cublasCsyrk$c ??= binder.native('cublasCsyrk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyrk', status);
 }
 let cublasCsyrk3mEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk3mEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrk3mEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
+export function cublasCsyrk3mEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk3mEx', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrk3mEx', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCsyrk3mEx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCsyrk3mEx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCsyrk3mEx', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCsyrk3mEx', 'alpha', alpha, true);
   pointerArg('cublasCsyrk3mEx', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCsyrk3mEx', 'Atype', 'i32', Atype);
   if ((lda | 0) !== lda) throw intError('cublasCsyrk3mEx', 'lda', 'i32', lda);
-  const beta$ = recordArg('cublasCsyrk3mEx', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrk3mEx', 'beta', beta, true);
   pointerArg('cublasCsyrk3mEx', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrk3mEx', 'Ctype', 'i32', Ctype);
   if ((ldc | 0) !== ldc) throw intError('cublasCsyrk3mEx', 'ldc', 'i32', ldc);
-  const status = (cublasCsyrk3mEx$c ??= binder.native('cublasCsyrk3mEx'))(handle, uplo, trans, n_, k, alpha$, A, Atype, lda, beta$, C, Ctype, ldc);
+  const status = (cublasCsyrk3mEx$c ??= binder.native('cublasCsyrk3mEx'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrk3mEx', status);
 }
 let cublasCsyrk3mEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk3mEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrk3mEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
+export function cublasCsyrk3mEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk3mEx_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrk3mEx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCsyrk3mEx_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCsyrk3mEx_64', 'alpha', alpha, true);
   pointerArg('cublasCsyrk3mEx_64', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCsyrk3mEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'lda', lda, true);
-  const beta$ = recordArg('cublasCsyrk3mEx_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrk3mEx_64', 'beta', beta, true);
   pointerArg('cublasCsyrk3mEx_64', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrk3mEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyrk3mEx_64', 'ldc', ldc, true);
-  const status = (cublasCsyrk3mEx_64$c ??= binder.native('cublasCsyrk3mEx_64'))(handle, uplo, trans, n_, k, alpha$, A, Atype, lda, beta$, C, Ctype, ldc);
+  const status = (cublasCsyrk3mEx_64$c ??= binder.native('cublasCsyrk3mEx_64'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrk3mEx_64', status);
 }
 let cublasCsyrkEx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkEx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const void *A, cudaDataType Atype, int lda, const cuComplex *beta, void *C, cudaDataType Ctype, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
+export function cublasCsyrkEx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: number, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrkEx', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrkEx', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCsyrkEx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCsyrkEx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCsyrkEx', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCsyrkEx', 'alpha', alpha, true);
   pointerArg('cublasCsyrkEx', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCsyrkEx', 'Atype', 'i32', Atype);
   if ((lda | 0) !== lda) throw intError('cublasCsyrkEx', 'lda', 'i32', lda);
-  const beta$ = recordArg('cublasCsyrkEx', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrkEx', 'beta', beta, true);
   pointerArg('cublasCsyrkEx', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrkEx', 'Ctype', 'i32', Ctype);
   if ((ldc | 0) !== ldc) throw intError('cublasCsyrkEx', 'ldc', 'i32', ldc);
-  const status = (cublasCsyrkEx$c ??= binder.native('cublasCsyrkEx'))(handle, uplo, trans, n_, k, alpha$, A, Atype, lda, beta$, C, Ctype, ldc);
+  const status = (cublasCsyrkEx$c ??= binder.native('cublasCsyrkEx'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrkEx', status);
 }
 let cublasCsyrkEx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkEx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const void *A, cudaDataType Atype, int64_t lda, const cuComplex *beta, void *C, cudaDataType Ctype, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
+export function cublasCsyrkEx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, Atype: T.cudaDataType, lda: T.Int64, beta: T.Pointer, C: T.Pointer, Ctype: T.cudaDataType, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrkEx_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrkEx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCsyrkEx_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCsyrkEx_64', 'alpha', alpha, true);
   pointerArg('cublasCsyrkEx_64', 'A', A, true);
   if ((Atype | 0) !== Atype) throw intError('cublasCsyrkEx_64', 'Atype', 'i32', Atype);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'lda', lda, true);
-  const beta$ = recordArg('cublasCsyrkEx_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrkEx_64', 'beta', beta, true);
   pointerArg('cublasCsyrkEx_64', 'C', C, true);
   if ((Ctype | 0) !== Ctype) throw intError('cublasCsyrkEx_64', 'Ctype', 'i32', Ctype);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyrkEx_64', 'ldc', ldc, true);
-  const status = (cublasCsyrkEx_64$c ??= binder.native('cublasCsyrkEx_64'))(handle, uplo, trans, n_, k, alpha$, A, Atype, lda, beta$, C, Ctype, ldc);
+  const status = (cublasCsyrkEx_64$c ??= binder.native('cublasCsyrkEx_64'))(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
   if (status !== 0) throw fail('cublasCsyrkEx_64', status);
 }
 let cublasCsyrk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrk_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrk_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCsyrk_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsyrk_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCsyrk_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCsyrk_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyrk_v2_64', 'lda', lda, true);
-  const beta$ = recordArg('cublasCsyrk_v2_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrk_v2_64', 'beta', beta, true);
   pointerArg('cublasCsyrk_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyrk_v2_64', 'ldc', ldc, true);
-  const status = (cublasCsyrk_v2_64$c ??= binder.native('cublasCsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C, ldc);
+  const status = (cublasCsyrk_v2_64$c ??= binder.native('cublasCsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyrk_v2_64', status);
 }
 let cublasCsyrkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasCsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkx', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrkx', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrkx', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasCsyrkx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCsyrkx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasCsyrkx', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsyrkx', 'A', records.float2(), A, false);
+  pointerArg('cublasCsyrkx', 'alpha', alpha, true);
+  pointerArg('cublasCsyrkx', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCsyrkx', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCsyrkx', 'B', records.float2(), B, false);
+  pointerArg('cublasCsyrkx', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCsyrkx', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasCsyrkx', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrkx', 'beta', beta, true);
   pointerArg('cublasCsyrkx', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCsyrkx', 'ldc', 'i32', ldc);
-  const status = (cublasCsyrkx$c ??= binder.native('cublasCsyrkx'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCsyrkx$c ??= binder.native('cublasCsyrkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyrkx', status);
 }
 let cublasCsyrkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkx_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCsyrkx_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCsyrkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCsyrkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCsyrkx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasCsyrkx_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCsyrkx_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCsyrkx_64', 'alpha', alpha, true);
+  pointerArg('cublasCsyrkx_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCsyrkx_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCsyrkx_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCsyrkx_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCsyrkx_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasCsyrkx_64', 'beta', records.float2(), beta, false);
+  pointerArg('cublasCsyrkx_64', 'beta', beta, true);
   pointerArg('cublasCsyrkx_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCsyrkx_64', 'ldc', ldc, true);
-  const status = (cublasCsyrkx_64$c ??= binder.native('cublasCsyrkx_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasCsyrkx_64$c ??= binder.native('cublasCsyrkx_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasCsyrkx_64', status);
 }
 let cublasCtbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.float2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasCtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtbmv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtbmv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtbmv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasCtbmv', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCtbmv', 'k', 'i32', k);
-  const A$ = recordArg('cublasCtbmv', 'A', records.float2(), A, false);
+  pointerArg('cublasCtbmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtbmv', 'lda', 'i32', lda);
   pointerArg('cublasCtbmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCtbmv', 'incx', 'i32', incx);
-  const status = (cublasCtbmv$c ??= binder.native('cublasCtbmv'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasCtbmv$c ??= binder.native('cublasCtbmv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtbmv', status);
 }
 let cublasCtbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.float2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasCtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtbmv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtbmv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtbmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCtbmv_v2_64', 'k', k, true);
-  const A$ = recordArg('cublasCtbmv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCtbmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtbmv_v2_64', 'lda', lda, true);
   pointerArg('cublasCtbmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCtbmv_v2_64', 'incx', incx, true);
-  const status = (cublasCtbmv_v2_64$c ??= binder.native('cublasCtbmv_v2_64'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasCtbmv_v2_64$c ??= binder.native('cublasCtbmv_v2_64'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtbmv_v2_64', status);
 }
 let cublasCtbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.float2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasCtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbsv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtbsv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtbsv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtbsv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasCtbsv', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasCtbsv', 'k', 'i32', k);
-  const A$ = recordArg('cublasCtbsv', 'A', records.float2(), A, false);
+  pointerArg('cublasCtbsv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtbsv', 'lda', 'i32', lda);
   pointerArg('cublasCtbsv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCtbsv', 'incx', 'i32', incx);
-  const status = (cublasCtbsv$c ??= binder.native('cublasCtbsv'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasCtbsv$c ??= binder.native('cublasCtbsv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtbsv', status);
 }
 let cublasCtbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.float2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasCtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbsv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtbsv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtbsv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtbsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtbsv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCtbsv_v2_64', 'k', k, true);
-  const A$ = recordArg('cublasCtbsv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCtbsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtbsv_v2_64', 'lda', lda, true);
   pointerArg('cublasCtbsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCtbsv_v2_64', 'incx', incx, true);
-  const status = (cublasCtbsv_v2_64$c ??= binder.native('cublasCtbsv_v2_64'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasCtbsv_v2_64$c ??= binder.native('cublasCtbsv_v2_64'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtbsv_v2_64', status);
 }
 let cublasCtpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.float2 | Uint8Array, x: T.Pointer, incx: number): void {
+export function cublasCtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtpmv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtpmv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtpmv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasCtpmv', 'n', 'i32', n_);
-  const AP$ = recordArg('cublasCtpmv', 'AP', records.float2(), AP, false);
+  pointerArg('cublasCtpmv', 'AP', AP, true);
   pointerArg('cublasCtpmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCtpmv', 'incx', 'i32', incx);
-  const status = (cublasCtpmv$c ??= binder.native('cublasCtpmv'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasCtpmv$c ??= binder.native('cublasCtpmv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasCtpmv', status);
 }
 let cublasCtpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.float2 | Uint8Array, x: T.Pointer, incx: T.Int64): void {
+export function cublasCtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtpmv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtpmv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtpmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtpmv_v2_64', 'n', n_, true);
-  const AP$ = recordArg('cublasCtpmv_v2_64', 'AP', records.float2(), AP, false);
+  pointerArg('cublasCtpmv_v2_64', 'AP', AP, true);
   pointerArg('cublasCtpmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCtpmv_v2_64', 'incx', incx, true);
-  const status = (cublasCtpmv_v2_64$c ??= binder.native('cublasCtpmv_v2_64'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasCtpmv_v2_64$c ??= binder.native('cublasCtpmv_v2_64'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasCtpmv_v2_64', status);
 }
 let cublasCtpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.float2 | Uint8Array, x: T.Pointer, incx: number): void {
+export function cublasCtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpsv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtpsv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtpsv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtpsv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasCtpsv', 'n', 'i32', n_);
-  const AP$ = recordArg('cublasCtpsv', 'AP', records.float2(), AP, false);
+  pointerArg('cublasCtpsv', 'AP', AP, true);
   pointerArg('cublasCtpsv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCtpsv', 'incx', 'i32', incx);
-  const status = (cublasCtpsv$c ??= binder.native('cublasCtpsv'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasCtpsv$c ??= binder.native('cublasCtpsv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasCtpsv', status);
 }
 let cublasCtpsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.float2 | Uint8Array, x: T.Pointer, incx: T.Int64): void {
+export function cublasCtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpsv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtpsv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtpsv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtpsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtpsv_v2_64', 'n', n_, true);
-  const AP$ = recordArg('cublasCtpsv_v2_64', 'AP', records.float2(), AP, false);
+  pointerArg('cublasCtpsv_v2_64', 'AP', AP, true);
   pointerArg('cublasCtpsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCtpsv_v2_64', 'incx', incx, true);
-  const status = (cublasCtpsv_v2_64$c ??= binder.native('cublasCtpsv_v2_64'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasCtpsv_v2_64$c ??= binder.native('cublasCtpsv_v2_64'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasCtpsv_v2_64', status);
 }
 let cublasCtpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.float2 | Uint8Array, A: T.Pointer, lda: number): void {
+export function cublasCtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtpttr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtpttr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCtpttr', 'n', 'i32', n_);
-  const AP$ = recordArg('cublasCtpttr', 'AP', records.float2(), AP, false);
+  pointerArg('cublasCtpttr', 'AP', AP, true);
   pointerArg('cublasCtpttr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtpttr', 'lda', 'i32', lda);
-  const status = (cublasCtpttr$c ??= binder.native('cublasCtpttr'))(handle, uplo, n_, AP$, A, lda);
+  const status = (cublasCtpttr$c ??= binder.native('cublasCtpttr'))(handle, uplo, n_, AP, A, lda);
   if (status !== 0) throw fail('cublasCtpttr', status);
 }
 let cublasCtrmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, C: T.Pointer, ldc: number): void {
+export function cublasCtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCtrmm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCtrmm', 'uplo', 'i32', uplo);
@@ -2011,19 +2011,19 @@ export function cublasCtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if ((diag | 0) !== diag) throw intError('cublasCtrmm', 'diag', 'i32', diag);
   if ((m | 0) !== m) throw intError('cublasCtrmm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCtrmm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCtrmm', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCtrmm', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrmm', 'alpha', alpha, true);
+  pointerArg('cublasCtrmm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtrmm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasCtrmm', 'B', records.float2(), B, false);
+  pointerArg('cublasCtrmm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCtrmm', 'ldb', 'i32', ldb);
   pointerArg('cublasCtrmm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasCtrmm', 'ldc', 'i32', ldc);
-  const status = (cublasCtrmm$c ??= binder.native('cublasCtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, C, ldc);
+  const status = (cublasCtrmm$c ??= binder.native('cublasCtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasCtrmm', status);
 }
 let cublasCtrmm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.float2 | Uint8Array, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+export function cublasCtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCtrmm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCtrmm_v2_64', 'uplo', 'i32', uplo);
@@ -2031,49 +2031,49 @@ export function cublasCtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cubla
   if ((diag | 0) !== diag) throw intError('cublasCtrmm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCtrmm_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCtrmm_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrmm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCtrmm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasCtrmm_v2_64', 'B', records.float2(), B, false);
+  pointerArg('cublasCtrmm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'ldb', ldb, true);
   pointerArg('cublasCtrmm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCtrmm_v2_64', 'ldc', ldc, true);
-  const status = (cublasCtrmm_v2_64$c ??= binder.native('cublasCtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, C, ldc);
+  const status = (cublasCtrmm_v2_64$c ??= binder.native('cublasCtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasCtrmm_v2_64', status);
 }
 let cublasCtrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.float2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasCtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtrmv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtrmv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtrmv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasCtrmv', 'n', 'i32', n_);
-  const A$ = recordArg('cublasCtrmv', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtrmv', 'lda', 'i32', lda);
   pointerArg('cublasCtrmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCtrmv', 'incx', 'i32', incx);
-  const status = (cublasCtrmv$c ??= binder.native('cublasCtrmv'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasCtrmv$c ??= binder.native('cublasCtrmv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtrmv', status);
 }
 let cublasCtrmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.float2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasCtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtrmv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtrmv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtrmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrmv_v2_64', 'n', n_, true);
-  const A$ = recordArg('cublasCtrmv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrmv_v2_64', 'lda', lda, true);
   pointerArg('cublasCtrmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCtrmv_v2_64', 'incx', incx, true);
-  const status = (cublasCtrmv_v2_64$c ??= binder.native('cublasCtrmv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasCtrmv_v2_64$c ??= binder.native('cublasCtrmv_v2_64'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtrmv_v2_64', status);
 }
 let cublasCtrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, B: T.Pointer, ldb: number): void {
+export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCtrsm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCtrsm', 'uplo', 'i32', uplo);
@@ -2081,17 +2081,17 @@ export function cublasCtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if ((diag | 0) !== diag) throw intError('cublasCtrsm', 'diag', 'i32', diag);
   if ((m | 0) !== m) throw intError('cublasCtrsm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCtrsm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCtrsm', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCtrsm', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrsm', 'alpha', alpha, true);
+  pointerArg('cublasCtrsm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtrsm', 'lda', 'i32', lda);
   pointerArg('cublasCtrsm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCtrsm', 'ldb', 'i32', ldb);
-  const status = (cublasCtrsm$c ??= binder.native('cublasCtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B, ldb);
+  const status = (cublasCtrsm$c ??= binder.native('cublasCtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasCtrsm', status);
 }
 let cublasCtrsmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *const *A, int lda, cuComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
+export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsmBatched', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCtrsmBatched', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCtrsmBatched', 'uplo', 'i32', uplo);
@@ -2099,18 +2099,18 @@ export function cublasCtrsmBatched(handle: T.cublasHandle_t | null, side: T.cubl
   if ((diag | 0) !== diag) throw intError('cublasCtrsmBatched', 'diag', 'i32', diag);
   if ((m | 0) !== m) throw intError('cublasCtrsmBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasCtrsmBatched', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasCtrsmBatched', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCtrsmBatched', 'alpha', alpha, true);
   pointerArg('cublasCtrsmBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtrsmBatched', 'lda', 'i32', lda);
   pointerArg('cublasCtrsmBatched', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasCtrsmBatched', 'ldb', 'i32', ldb);
   if ((batchCount | 0) !== batchCount) throw intError('cublasCtrsmBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasCtrsmBatched$c ??= binder.native('cublasCtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha$, A, lda, B, ldb, batchCount);
+  const status = (cublasCtrsmBatched$c ??= binder.native('cublasCtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasCtrsmBatched', status);
 }
 let cublasCtrsmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *const *A, int64_t lda, cuComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
+export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsmBatched_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCtrsmBatched_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCtrsmBatched_64', 'uplo', 'i32', uplo);
@@ -2118,18 +2118,18 @@ export function cublasCtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.c
   if ((diag | 0) !== diag) throw intError('cublasCtrsmBatched_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCtrsmBatched_64', 'alpha', records.float2(), alpha, false);
+  pointerArg('cublasCtrsmBatched_64', 'alpha', alpha, true);
   pointerArg('cublasCtrsmBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'lda', lda, true);
   pointerArg('cublasCtrsmBatched_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'ldb', ldb, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasCtrsmBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasCtrsmBatched_64$c ??= binder.native('cublasCtrsmBatched_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A, lda, B, ldb, batchCount);
+  const status = (cublasCtrsmBatched_64$c ??= binder.native('cublasCtrsmBatched_64'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasCtrsmBatched_64', status);
 }
 let cublasCtrsm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
+export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasCtrsm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasCtrsm_v2_64', 'uplo', 'i32', uplo);
@@ -2137,54 +2137,54 @@ export function cublasCtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cubla
   if ((diag | 0) !== diag) throw intError('cublasCtrsm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasCtrsm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrsm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasCtrsm_v2_64', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cublasCtrsm_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrsm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasCtrsm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrsm_v2_64', 'lda', lda, true);
   pointerArg('cublasCtrsm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCtrsm_v2_64', 'ldb', ldb, true);
-  const status = (cublasCtrsm_v2_64$c ??= binder.native('cublasCtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B, ldb);
+  const status = (cublasCtrsm_v2_64$c ??= binder.native('cublasCtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasCtrsm_v2_64', status);
 }
 let cublasCtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.float2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasCtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtrsv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtrsv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtrsv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasCtrsv', 'n', 'i32', n_);
-  const A$ = recordArg('cublasCtrsv', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrsv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtrsv', 'lda', 'i32', lda);
   pointerArg('cublasCtrsv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasCtrsv', 'incx', 'i32', incx);
-  const status = (cublasCtrsv$c ??= binder.native('cublasCtrsv'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasCtrsv$c ??= binder.native('cublasCtrsv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtrsv', status);
 }
 let cublasCtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.float2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasCtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtrsv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasCtrsv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasCtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCtrsv_v2_64', 'n', n_, true);
-  const A$ = recordArg('cublasCtrsv_v2_64', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCtrsv_v2_64', 'lda', lda, true);
   pointerArg('cublasCtrsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCtrsv_v2_64', 'incx', incx, true);
-  const status = (cublasCtrsv_v2_64$c ??= binder.native('cublasCtrsv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasCtrsv_v2_64$c ??= binder.native('cublasCtrsv_v2_64'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasCtrsv_v2_64', status);
 }
 let cublasCtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, AP: T.Pointer): void {
+export function cublasCtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtrttp', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasCtrttp', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasCtrttp', 'n', 'i32', n_);
-  const A$ = recordArg('cublasCtrttp', 'A', records.float2(), A, false);
+  pointerArg('cublasCtrttp', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasCtrttp', 'lda', 'i32', lda);
   pointerArg('cublasCtrttp', 'AP', AP, true);
-  const status = (cublasCtrttp$c ??= binder.native('cublasCtrttp'))(handle, uplo, n_, A$, lda, AP);
+  const status = (cublasCtrttp$c ??= binder.native('cublasCtrttp'))(handle, uplo, n_, A, lda, AP);
   if (status !== 0) throw fail('cublasCtrttp', status);
 }
 let cublasDasum$c: NativeFunction | undefined;
@@ -3716,46 +3716,46 @@ export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFill
 }
 let cublasDzasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
-  const x$ = recordArg('cublasDzasum', 'x', records.double2(), x, false);
+  pointerArg('cublasDzasum', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasDzasum', 'incx', 'i32', incx);
   pointerArg('cublasDzasum', 'result', result_, true);
-  const status = (cublasDzasum$c ??= binder.native('cublasDzasum'))(handle, n_, x$, incx, result_);
+  const status = (cublasDzasum$c ??= binder.native('cublasDzasum'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDzasum', status);
 }
 let cublasDzasum_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDzasum_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasDzasum_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasDzasum_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDzasum_v2_64', 'incx', incx, true);
   pointerArg('cublasDzasum_v2_64', 'result', result_, true);
-  const status = (cublasDzasum_v2_64$c ??= binder.native('cublasDzasum_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasDzasum_v2_64$c ??= binder.native('cublasDzasum_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDzasum_v2_64', status);
 }
 let cublasDznrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
-  const x$ = recordArg('cublasDznrm2', 'x', records.double2(), x, false);
+  pointerArg('cublasDznrm2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasDznrm2', 'incx', 'i32', incx);
   pointerArg('cublasDznrm2', 'result', result_, true);
-  const status = (cublasDznrm2$c ??= binder.native('cublasDznrm2'))(handle, n_, x$, incx, result_);
+  const status = (cublasDznrm2$c ??= binder.native('cublasDznrm2'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDznrm2', status);
 }
 let cublasDznrm2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDznrm2_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasDznrm2_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasDznrm2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDznrm2_v2_64', 'incx', incx, true);
   pointerArg('cublasDznrm2_v2_64', 'result', result_, true);
-  const status = (cublasDznrm2_v2_64$c ??= binder.native('cublasDznrm2_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasDznrm2_v2_64$c ??= binder.native('cublasDznrm2_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasDznrm2_v2_64', status);
 }
 let cublasGemmBatchedEx$c: NativeFunction | undefined;
@@ -4288,46 +4288,46 @@ export function cublasIaminEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
 }
 let cublasIcamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasIcamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamax', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasIcamax', 'n', 'i32', n_);
-  const x$ = recordArg('cublasIcamax', 'x', records.float2(), x, false);
+  pointerArg('cublasIcamax', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasIcamax', 'incx', 'i32', incx);
   pointerArg('cublasIcamax', 'result', result_, true);
-  const status = (cublasIcamax$c ??= binder.native('cublasIcamax'))(handle, n_, x$, incx, result_);
+  const status = (cublasIcamax$c ??= binder.native('cublasIcamax'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIcamax', status);
 }
 let cublasIcamax_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIcamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasIcamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamax_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIcamax_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasIcamax_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasIcamax_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIcamax_v2_64', 'incx', incx, true);
   pointerArg('cublasIcamax_v2_64', 'result', result_, true);
-  const status = (cublasIcamax_v2_64$c ??= binder.native('cublasIcamax_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasIcamax_v2_64$c ??= binder.native('cublasIcamax_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIcamax_v2_64', status);
 }
 let cublasIcamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasIcamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamin', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasIcamin', 'n', 'i32', n_);
-  const x$ = recordArg('cublasIcamin', 'x', records.float2(), x, false);
+  pointerArg('cublasIcamin', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasIcamin', 'incx', 'i32', incx);
   pointerArg('cublasIcamin', 'result', result_, true);
-  const status = (cublasIcamin$c ??= binder.native('cublasIcamin'))(handle, n_, x$, incx, result_);
+  const status = (cublasIcamin$c ??= binder.native('cublasIcamin'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIcamin', status);
 }
 let cublasIcamin_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIcamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasIcamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIcamin_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIcamin_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasIcamin_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasIcamin_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIcamin_v2_64', 'incx', incx, true);
   pointerArg('cublasIcamin_v2_64', 'result', result_, true);
-  const status = (cublasIcamin_v2_64$c ??= binder.native('cublasIcamin_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasIcamin_v2_64$c ??= binder.native('cublasIcamin_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIcamin_v2_64', status);
 }
 let cublasIdamax$c: NativeFunction | undefined;
@@ -4420,46 +4420,46 @@ export function cublasIsamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasIzamax$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
-  const x$ = recordArg('cublasIzamax', 'x', records.double2(), x, false);
+  pointerArg('cublasIzamax', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasIzamax', 'incx', 'i32', incx);
   pointerArg('cublasIzamax', 'result', result_, true);
-  const status = (cublasIzamax$c ??= binder.native('cublasIzamax'))(handle, n_, x$, incx, result_);
+  const status = (cublasIzamax$c ??= binder.native('cublasIzamax'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIzamax', status);
 }
 let cublasIzamax_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIzamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasIzamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamax_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIzamax_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasIzamax_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasIzamax_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIzamax_v2_64', 'incx', incx, true);
   pointerArg('cublasIzamax_v2_64', 'result', result_, true);
-  const status = (cublasIzamax_v2_64$c ??= binder.native('cublasIzamax_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasIzamax_v2_64$c ??= binder.native('cublasIzamax_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIzamax_v2_64', status);
 }
 let cublasIzamin$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
-  const x$ = recordArg('cublasIzamin', 'x', records.double2(), x, false);
+  pointerArg('cublasIzamin', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasIzamin', 'incx', 'i32', incx);
   pointerArg('cublasIzamin', 'result', result_, true);
-  const status = (cublasIzamin$c ??= binder.native('cublasIzamin'))(handle, n_, x$, incx, result_);
+  const status = (cublasIzamin$c ??= binder.native('cublasIzamin'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIzamin', status);
 }
 let cublasIzamin_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasIzamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamin_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIzamin_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasIzamin_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasIzamin_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIzamin_v2_64', 'incx', incx, true);
   pointerArg('cublasIzamin_v2_64', 'result', result_, true);
-  const status = (cublasIzamin_v2_64$c ??= binder.native('cublasIzamin_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasIzamin_v2_64$c ??= binder.native('cublasIzamin_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasIzamin_v2_64', status);
 }
 let cublasLoggerConfigure$c: NativeFunction | undefined;
@@ -4680,46 +4680,46 @@ export function cublasScalEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, al
 }
 let cublasScasum$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
-  const x$ = recordArg('cublasScasum', 'x', records.float2(), x, false);
+  pointerArg('cublasScasum', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasScasum', 'incx', 'i32', incx);
   pointerArg('cublasScasum', 'result', result_, true);
-  const status = (cublasScasum$c ??= binder.native('cublasScasum'))(handle, n_, x$, incx, result_);
+  const status = (cublasScasum$c ??= binder.native('cublasScasum'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasScasum', status);
 }
 let cublasScasum_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScasum_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasScasum_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasScasum_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScasum_v2_64', 'incx', incx, true);
   pointerArg('cublasScasum_v2_64', 'result', result_, true);
-  const status = (cublasScasum_v2_64$c ??= binder.native('cublasScasum_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasScasum_v2_64$c ??= binder.native('cublasScasum_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasScasum_v2_64', status);
 }
 let cublasScnrm2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.float2 | Uint8Array, incx: number, result_: T.Pointer): void {
+export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
-  const x$ = recordArg('cublasScnrm2', 'x', records.float2(), x, false);
+  pointerArg('cublasScnrm2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasScnrm2', 'incx', 'i32', incx);
   pointerArg('cublasScnrm2', 'result', result_, true);
-  const status = (cublasScnrm2$c ??= binder.native('cublasScnrm2'))(handle, n_, x$, incx, result_);
+  const status = (cublasScnrm2$c ??= binder.native('cublasScnrm2'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasScnrm2', status);
 }
 let cublasScnrm2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.float2 | Uint8Array, incx: T.Int64, result_: T.Pointer): void {
+export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScnrm2_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasScnrm2_v2_64', 'x', records.float2(), x, false);
+  pointerArg('cublasScnrm2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScnrm2_v2_64', 'incx', incx, true);
   pointerArg('cublasScnrm2_v2_64', 'result', result_, true);
-  const status = (cublasScnrm2_v2_64$c ??= binder.native('cublasScnrm2_v2_64'))(handle, n_, x$, incx, result_);
+  const status = (cublasScnrm2_v2_64$c ??= binder.native('cublasScnrm2_v2_64'))(handle, n_, x, incx, result_);
   if (status !== 0) throw fail('cublasScnrm2_v2_64', status);
 }
 let cublasScopy$c: NativeFunction | undefined;
@@ -6445,136 +6445,136 @@ export function cublasXerbla(srName: string, info: number): void {
 }
 let cublasZaxpy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, y: T.Pointer, incy: number): void {
+export function cublasZaxpy(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZaxpy', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasZaxpy', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZaxpy', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZaxpy', 'x', records.double2(), x, false);
+  pointerArg('cublasZaxpy', 'alpha', alpha, true);
+  pointerArg('cublasZaxpy', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZaxpy', 'incx', 'i32', incx);
   pointerArg('cublasZaxpy', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZaxpy', 'incy', 'i32', incy);
-  const status = (cublasZaxpy$c ??= binder.native('cublasZaxpy'))(handle, n_, alpha$, x$, incx, y, incy);
+  const status = (cublasZaxpy$c ??= binder.native('cublasZaxpy'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZaxpy', status);
 }
 let cublasZaxpy_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+export function cublasZaxpy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZaxpy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZaxpy_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZaxpy_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZaxpy_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZaxpy_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZaxpy_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZaxpy_v2_64', 'incx', incx, true);
   pointerArg('cublasZaxpy_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZaxpy_v2_64', 'incy', incy, true);
-  const status = (cublasZaxpy_v2_64$c ??= binder.native('cublasZaxpy_v2_64'))(handle, n_, alpha$, x$, incx, y, incy);
+  const status = (cublasZaxpy_v2_64$c ??= binder.native('cublasZaxpy_v2_64'))(handle, n_, alpha, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZaxpy_v2_64', status);
 }
 let cublasZcopy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, y: T.Pointer, incy: number): void {
+export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
-  const x$ = recordArg('cublasZcopy', 'x', records.double2(), x, false);
+  pointerArg('cublasZcopy', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZcopy', 'incx', 'i32', incx);
   pointerArg('cublasZcopy', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZcopy', 'incy', 'i32', incy);
-  const status = (cublasZcopy$c ??= binder.native('cublasZcopy'))(handle, n_, x$, incx, y, incy);
+  const status = (cublasZcopy$c ??= binder.native('cublasZcopy'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZcopy', status);
 }
 let cublasZcopy_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
+export function cublasZcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZcopy_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZcopy_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasZcopy_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZcopy_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZcopy_v2_64', 'incx', incx, true);
   pointerArg('cublasZcopy_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZcopy_v2_64', 'incy', incy, true);
-  const status = (cublasZcopy_v2_64$c ??= binder.native('cublasZcopy_v2_64'))(handle, n_, x$, incx, y, incy);
+  const status = (cublasZcopy_v2_64$c ??= binder.native('cublasZcopy_v2_64'))(handle, n_, x, incx, y, incy);
   if (status !== 0) throw fail('cublasZcopy_v2_64', status);
 }
 let cublasZdgmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.double2 | Uint8Array, lda: number, x: T.double2 | Uint8Array, incx: number, C: T.Pointer, ldc: number): void {
+export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
   if ((mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);
   if ((m | 0) !== m) throw intError('cublasZdgmm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZdgmm', 'n', 'i32', n_);
-  const A$ = recordArg('cublasZdgmm', 'A', records.double2(), A, false);
+  pointerArg('cublasZdgmm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZdgmm', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasZdgmm', 'x', records.double2(), x, false);
+  pointerArg('cublasZdgmm', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZdgmm', 'incx', 'i32', incx);
   pointerArg('cublasZdgmm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZdgmm', 'ldc', 'i32', ldc);
-  const status = (cublasZdgmm$c ??= binder.native('cublasZdgmm'))(handle, mode, m, n_, A$, lda, x$, incx, C, ldc);
+  const status = (cublasZdgmm$c ??= binder.native('cublasZdgmm'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasZdgmm', status);
 }
 let cublasZdgmm_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.double2 | Uint8Array, lda: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm_64', 'handle', handle, true) as typeof handle;
   if ((mode | 0) !== mode) throw intError('cublasZdgmm_64', 'mode', 'i32', mode);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZdgmm_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdgmm_64', 'n', n_, true);
-  const A$ = recordArg('cublasZdgmm_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZdgmm_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZdgmm_64', 'lda', lda, true);
-  const x$ = recordArg('cublasZdgmm_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZdgmm_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZdgmm_64', 'incx', incx, true);
   pointerArg('cublasZdgmm_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZdgmm_64', 'ldc', ldc, true);
-  const status = (cublasZdgmm_64$c ??= binder.native('cublasZdgmm_64'))(handle, mode, m, n_, A$, lda, x$, incx, C, ldc);
+  const status = (cublasZdgmm_64$c ??= binder.native('cublasZdgmm_64'))(handle, mode, m, n_, A, lda, x, incx, C, ldc);
   if (status !== 0) throw fail('cublasZdgmm_64', status);
 }
 let cublasZdotc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, result_: T.Pointer): void {
+export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
-  const x$ = recordArg('cublasZdotc', 'x', records.double2(), x, false);
+  pointerArg('cublasZdotc', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZdotc', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZdotc', 'y', records.double2(), y, false);
+  pointerArg('cublasZdotc', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZdotc', 'incy', 'i32', incy);
   pointerArg('cublasZdotc', 'result', result_, true);
-  const status = (cublasZdotc$c ??= binder.native('cublasZdotc'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasZdotc$c ??= binder.native('cublasZdotc'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasZdotc', status);
 }
 let cublasZdotc_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, result_: T.Pointer): void {
+export function cublasZdotc_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdotc_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasZdotc_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZdotc_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZdotc_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZdotc_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZdotc_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZdotc_v2_64', 'incy', incy, true);
   pointerArg('cublasZdotc_v2_64', 'result', result_, true);
-  const status = (cublasZdotc_v2_64$c ??= binder.native('cublasZdotc_v2_64'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasZdotc_v2_64$c ??= binder.native('cublasZdotc_v2_64'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasZdotc_v2_64', status);
 }
 let cublasZdotu$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, result_: T.Pointer): void {
+export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
-  const x$ = recordArg('cublasZdotu', 'x', records.double2(), x, false);
+  pointerArg('cublasZdotu', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZdotu', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZdotu', 'y', records.double2(), y, false);
+  pointerArg('cublasZdotu', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZdotu', 'incy', 'i32', incy);
   pointerArg('cublasZdotu', 'result', result_, true);
-  const status = (cublasZdotu$c ??= binder.native('cublasZdotu'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasZdotu$c ??= binder.native('cublasZdotu'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasZdotu', status);
 }
 let cublasZdotu_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, result_: T.Pointer): void {
+export function cublasZdotu_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotu_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdotu_v2_64', 'n', n_, true);
-  const x$ = recordArg('cublasZdotu_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZdotu_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZdotu_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZdotu_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZdotu_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZdotu_v2_64', 'incy', incy, true);
   pointerArg('cublasZdotu_v2_64', 'result', result_, true);
-  const status = (cublasZdotu_v2_64$c ??= binder.native('cublasZdotu_v2_64'))(handle, n_, x$, incx, y$, incy, result_);
+  const status = (cublasZdotu_v2_64$c ??= binder.native('cublasZdotu_v2_64'))(handle, n_, x, incx, y, incy, result_);
   if (status !== 0) throw fail('cublasZdotu_v2_64', status);
 }
 let cublasZdrot$c: NativeFunction | undefined;
@@ -6629,80 +6629,80 @@ export function cublasZdscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64,
 }
 let cublasZgbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, x: T.double2 | Uint8Array, incx: number, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasZgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgbmv', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgbmv', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasZgbmv', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgbmv', 'n', 'i32', n_);
   if ((kl | 0) !== kl) throw intError('cublasZgbmv', 'kl', 'i32', kl);
   if ((ku | 0) !== ku) throw intError('cublasZgbmv', 'ku', 'i32', ku);
-  const alpha$ = recordArg('cublasZgbmv', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgbmv', 'A', records.double2(), A, false);
+  pointerArg('cublasZgbmv', 'alpha', alpha, true);
+  pointerArg('cublasZgbmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgbmv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasZgbmv', 'x', records.double2(), x, false);
+  pointerArg('cublasZgbmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZgbmv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZgbmv', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgbmv', 'beta', beta, true);
   pointerArg('cublasZgbmv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZgbmv', 'incy', 'i32', incy);
-  const status = (cublasZgbmv$c ??= binder.native('cublasZgbmv'))(handle, trans, m, n_, kl, ku, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZgbmv$c ??= binder.native('cublasZgbmv'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZgbmv', status);
 }
 let cublasZgbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasZgbmv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgbmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgbmv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'n', n_, true);
   if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'kl', kl, true);
   if (typeof ku !== 'number' || !(ku >= -9007199254740991 && ku <= 9007199254740991) || ku % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'ku', ku, true);
-  const alpha$ = recordArg('cublasZgbmv_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgbmv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgbmv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZgbmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasZgbmv_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZgbmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZgbmv_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgbmv_v2_64', 'beta', beta, true);
   pointerArg('cublasZgbmv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgbmv_v2_64', 'incy', incy, true);
-  const status = (cublasZgbmv_v2_64$c ??= binder.native('cublasZgbmv_v2_64'))(handle, trans, m, n_, kl, ku, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZgbmv_v2_64$c ??= binder.native('cublasZgbmv_v2_64'))(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZgbmv_v2_64', status);
 }
 let cublasZgeam$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, beta: T.double2 | Uint8Array, B: T.double2 | Uint8Array, ldb: number, C: T.Pointer, ldc: number): void {
+export function cublasZgeam(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeam', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgeam', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgeam', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasZgeam', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgeam', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZgeam', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgeam', 'A', records.double2(), A, false);
+  pointerArg('cublasZgeam', 'alpha', alpha, true);
+  pointerArg('cublasZgeam', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgeam', 'lda', 'i32', lda);
-  const beta$ = recordArg('cublasZgeam', 'beta', records.double2(), beta, false);
-  const B$ = recordArg('cublasZgeam', 'B', records.double2(), B, false);
+  pointerArg('cublasZgeam', 'beta', beta, true);
+  pointerArg('cublasZgeam', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZgeam', 'ldb', 'i32', ldb);
   pointerArg('cublasZgeam', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZgeam', 'ldc', 'i32', ldc);
-  const status = (cublasZgeam$c ??= binder.native('cublasZgeam'))(handle, transa, transb, m, n_, alpha$, A$, lda, beta$, B$, ldb, C, ldc);
+  const status = (cublasZgeam$c ??= binder.native('cublasZgeam'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasZgeam', status);
 }
 let cublasZgeam_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, beta: T.double2 | Uint8Array, B: T.double2 | Uint8Array, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZgeam_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeam_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgeam_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgeam_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgeam_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgeam_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZgeam_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgeam_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgeam_64', 'alpha', alpha, true);
+  pointerArg('cublasZgeam_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgeam_64', 'lda', lda, true);
-  const beta$ = recordArg('cublasZgeam_64', 'beta', records.double2(), beta, false);
-  const B$ = recordArg('cublasZgeam_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZgeam_64', 'beta', beta, true);
+  pointerArg('cublasZgeam_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZgeam_64', 'ldb', ldb, true);
   pointerArg('cublasZgeam_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZgeam_64', 'ldc', ldc, true);
-  const status = (cublasZgeam_64$c ??= binder.native('cublasZgeam_64'))(handle, transa, transb, m, n_, alpha$, A$, lda, beta$, B$, ldb, C, ldc);
+  const status = (cublasZgeam_64$c ??= binder.native('cublasZgeam_64'))(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasZgeam_64', status);
 }
 let cublasZgelsBatched$c: NativeFunction | undefined;
@@ -6725,290 +6725,290 @@ export function cublasZgelsBatched(handle: T.cublasHandle_t | null, trans: T.cub
 }
 let cublasZgemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemm', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemm', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasZgemm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemm', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZgemm', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZgemm', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemm', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemm', 'alpha', alpha, true);
+  pointerArg('cublasZgemm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZgemm', 'B', records.double2(), B, false);
+  pointerArg('cublasZgemm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZgemm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZgemm', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemm', 'beta', beta, true);
   pointerArg('cublasZgemm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZgemm', 'ldc', 'i32', ldc);
-  const status = (cublasZgemm$c ??= binder.native('cublasZgemm'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZgemm$c ??= binder.native('cublasZgemm'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZgemm', status);
 }
 let cublasZgemm3m$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm3m', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemm3m', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemm3m', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasZgemm3m', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemm3m', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZgemm3m', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZgemm3m', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemm3m', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemm3m', 'alpha', alpha, true);
+  pointerArg('cublasZgemm3m', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemm3m', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZgemm3m', 'B', records.double2(), B, false);
+  pointerArg('cublasZgemm3m', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZgemm3m', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZgemm3m', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemm3m', 'beta', beta, true);
   pointerArg('cublasZgemm3m', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZgemm3m', 'ldc', 'i32', ldc);
-  const status = (cublasZgemm3m$c ??= binder.native('cublasZgemm3m'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZgemm3m$c ??= binder.native('cublasZgemm3m'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZgemm3m', status);
 }
 let cublasZgemm3m_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZgemm3m_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm3m_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemm3m_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemm3m_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemm3m_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemm3m_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemm3m_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZgemm3m_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemm3m_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemm3m_64', 'alpha', alpha, true);
+  pointerArg('cublasZgemm3m_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemm3m_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZgemm3m_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZgemm3m_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZgemm3m_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZgemm3m_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemm3m_64', 'beta', beta, true);
   pointerArg('cublasZgemm3m_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZgemm3m_64', 'ldc', ldc, true);
-  const status = (cublasZgemm3m_64$c ??= binder.native('cublasZgemm3m_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZgemm3m_64$c ??= binder.native('cublasZgemm3m_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZgemm3m_64', status);
 }
 let cublasZgemmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *Barray, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int ldc, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.double2 | Uint8Array, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.double2 | Uint8Array, Carray: T.Pointer, ldc: number, batchCount: number): void {
+export function cublasZgemmBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, Barray: T.Pointer, ldb: number, beta: T.Pointer, Carray: T.Pointer, ldc: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmBatched', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemmBatched', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemmBatched', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasZgemmBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemmBatched', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZgemmBatched', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZgemmBatched', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZgemmBatched', 'alpha', alpha, true);
   pointerArg('cublasZgemmBatched', 'Aarray', Aarray, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemmBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgemmBatched', 'Barray', Barray, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZgemmBatched', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZgemmBatched', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemmBatched', 'beta', beta, true);
   pointerArg('cublasZgemmBatched', 'Carray', Carray, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZgemmBatched', 'ldc', 'i32', ldc);
   if ((batchCount | 0) !== batchCount) throw intError('cublasZgemmBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasZgemmBatched$c ??= binder.native('cublasZgemmBatched'))(handle, transa, transb, m, n_, k, alpha$, Aarray, lda, Barray, ldb, beta$, Carray, ldc, batchCount);
+  const status = (cublasZgemmBatched$c ??= binder.native('cublasZgemmBatched'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasZgemmBatched', status);
 }
 let cublasZgemmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *Barray, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *const *Carray, int64_t ldc, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.double2 | Uint8Array, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
+export function cublasZgemmBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, Barray: T.Pointer, ldb: T.Int64, beta: T.Pointer, Carray: T.Pointer, ldc: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmBatched_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemmBatched_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemmBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZgemmBatched_64', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZgemmBatched_64', 'alpha', alpha, true);
   pointerArg('cublasZgemmBatched_64', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'lda', lda, true);
   pointerArg('cublasZgemmBatched_64', 'Barray', Barray, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZgemmBatched_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemmBatched_64', 'beta', beta, true);
   pointerArg('cublasZgemmBatched_64', 'Carray', Carray, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'ldc', ldc, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZgemmBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasZgemmBatched_64$c ??= binder.native('cublasZgemmBatched_64'))(handle, transa, transb, m, n_, k, alpha$, Aarray, lda, Barray, ldb, beta$, Carray, ldc, batchCount);
+  const status = (cublasZgemmBatched_64$c ??= binder.native('cublasZgemmBatched_64'))(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
   if (status !== 0) throw fail('cublasZgemmBatched_64', status);
 }
 let cublasZgemmStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, strideA: T.Int64, B: T.double2 | Uint8Array, ldb: number, strideB: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
+export function cublasZgemmStridedBatched(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmStridedBatched', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemmStridedBatched', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemmStridedBatched', 'transb', 'i32', transb);
   if ((m | 0) !== m) throw intError('cublasZgemmStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemmStridedBatched', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZgemmStridedBatched', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZgemmStridedBatched', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemmStridedBatched', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemmStridedBatched', 'alpha', alpha, true);
+  pointerArg('cublasZgemmStridedBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemmStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideA', strideA, true);
-  const B$ = recordArg('cublasZgemmStridedBatched', 'B', records.double2(), B, false);
+  pointerArg('cublasZgemmStridedBatched', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZgemmStridedBatched', 'ldb', 'i32', ldb);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideB', strideB, true);
-  const beta$ = recordArg('cublasZgemmStridedBatched', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemmStridedBatched', 'beta', beta, true);
   pointerArg('cublasZgemmStridedBatched', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZgemmStridedBatched', 'ldc', 'i32', ldc);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideC', strideC, true);
   if ((batchCount | 0) !== batchCount) throw intError('cublasZgemmStridedBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasZgemmStridedBatched$c ??= binder.native('cublasZgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C, ldc, strideC, batchCount);
+  const status = (cublasZgemmStridedBatched$c ??= binder.native('cublasZgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasZgemmStridedBatched', status);
 }
 let cublasZgemmStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, strideA: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, strideB: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
+export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemmStridedBatched_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemmStridedBatched_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZgemmStridedBatched_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemmStridedBatched_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemmStridedBatched_64', 'alpha', alpha, true);
+  pointerArg('cublasZgemmStridedBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'lda', lda, true);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'strideA', strideA, true);
-  const B$ = recordArg('cublasZgemmStridedBatched_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZgemmStridedBatched_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'ldb', ldb, true);
   if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'strideB', strideB, true);
-  const beta$ = recordArg('cublasZgemmStridedBatched_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemmStridedBatched_64', 'beta', beta, true);
   pointerArg('cublasZgemmStridedBatched_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'ldc', ldc, true);
   if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'strideC', strideC, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZgemmStridedBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasZgemmStridedBatched_64$c ??= binder.native('cublasZgemmStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C, ldc, strideC, batchCount);
+  const status = (cublasZgemmStridedBatched_64$c ??= binder.native('cublasZgemmStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
   if (status !== 0) throw fail('cublasZgemmStridedBatched_64', status);
 }
 let cublasZgemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZgemm_v2_64(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm_v2_64', 'handle', handle, true) as typeof handle;
   if ((transa | 0) !== transa) throw intError('cublasZgemm_v2_64', 'transa', 'i32', transa);
   if ((transb | 0) !== transb) throw intError('cublasZgemm_v2_64', 'transb', 'i32', transb);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZgemm_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemm_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZgemm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZgemm_v2_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZgemm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZgemm_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemm_v2_64', 'beta', beta, true);
   pointerArg('cublasZgemm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZgemm_v2_64', 'ldc', ldc, true);
-  const status = (cublasZgemm_v2_64$c ??= binder.native('cublasZgemm_v2_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZgemm_v2_64$c ??= binder.native('cublasZgemm_v2_64'))(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZgemm_v2_64', status);
 }
 let cublasZgemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, x: T.double2 | Uint8Array, incx: number, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemv', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgemv', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasZgemv', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZgemv', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemv', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemv', 'alpha', alpha, true);
+  pointerArg('cublasZgemv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasZgemv', 'x', records.double2(), x, false);
+  pointerArg('cublasZgemv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZgemv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZgemv', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemv', 'beta', beta, true);
   pointerArg('cublasZgemv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZgemv', 'incy', 'i32', incy);
-  const status = (cublasZgemv$c ??= binder.native('cublasZgemv'))(handle, trans, m, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZgemv$c ??= binder.native('cublasZgemv'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZgemv', status);
 }
 let cublasZgemvBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int lda, const cuDoubleComplex *const *xarray, int incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int incy, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.double2 | Uint8Array, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.double2 | Uint8Array, yarray: T.Pointer, incy: number, batchCount: number): void {
+export function cublasZgemvBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, Aarray: T.Pointer, lda: number, xarray: T.Pointer, incx: number, beta: T.Pointer, yarray: T.Pointer, incy: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvBatched', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgemvBatched', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasZgemvBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemvBatched', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZgemvBatched', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZgemvBatched', 'alpha', alpha, true);
   pointerArg('cublasZgemvBatched', 'Aarray', Aarray, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemvBatched', 'lda', 'i32', lda);
   pointerArg('cublasZgemvBatched', 'xarray', xarray, true);
   if ((incx | 0) !== incx) throw intError('cublasZgemvBatched', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZgemvBatched', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemvBatched', 'beta', beta, true);
   pointerArg('cublasZgemvBatched', 'yarray', yarray, true);
   if ((incy | 0) !== incy) throw intError('cublasZgemvBatched', 'incy', 'i32', incy);
   if ((batchCount | 0) !== batchCount) throw intError('cublasZgemvBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasZgemvBatched$c ??= binder.native('cublasZgemvBatched'))(handle, trans, m, n_, alpha$, Aarray, lda, xarray, incx, beta$, yarray, incy, batchCount);
+  const status = (cublasZgemvBatched$c ??= binder.native('cublasZgemvBatched'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasZgemvBatched', status);
 }
 let cublasZgemvBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *Aarray, int64_t lda, const cuDoubleComplex *const *xarray, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *const *yarray, int64_t incy, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.double2 | Uint8Array, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
+export function cublasZgemvBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, Aarray: T.Pointer, lda: T.Int64, xarray: T.Pointer, incx: T.Int64, beta: T.Pointer, yarray: T.Pointer, incy: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvBatched_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgemvBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZgemvBatched_64', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZgemvBatched_64', 'alpha', alpha, true);
   pointerArg('cublasZgemvBatched_64', 'Aarray', Aarray, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'lda', lda, true);
   pointerArg('cublasZgemvBatched_64', 'xarray', xarray, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZgemvBatched_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemvBatched_64', 'beta', beta, true);
   pointerArg('cublasZgemvBatched_64', 'yarray', yarray, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'incy', incy, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasZgemvBatched_64$c ??= binder.native('cublasZgemvBatched_64'))(handle, trans, m, n_, alpha$, Aarray, lda, xarray, incx, beta$, yarray, incy, batchCount);
+  const status = (cublasZgemvBatched_64$c ??= binder.native('cublasZgemvBatched_64'))(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
   if (status !== 0) throw fail('cublasZgemvBatched_64', status);
 }
 let cublasZgemvStridedBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, strideA: T.Int64, x: T.double2 | Uint8Array, incx: number, stridex: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
+export function cublasZgemvStridedBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvStridedBatched', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgemvStridedBatched', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cublasZgemvStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgemvStridedBatched', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZgemvStridedBatched', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemvStridedBatched', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemvStridedBatched', 'alpha', alpha, true);
+  pointerArg('cublasZgemvStridedBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgemvStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'strideA', strideA, true);
-  const x$ = recordArg('cublasZgemvStridedBatched', 'x', records.double2(), x, false);
+  pointerArg('cublasZgemvStridedBatched', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZgemvStridedBatched', 'incx', 'i32', incx);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'stridex', stridex, true);
-  const beta$ = recordArg('cublasZgemvStridedBatched', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemvStridedBatched', 'beta', beta, true);
   pointerArg('cublasZgemvStridedBatched', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZgemvStridedBatched', 'incy', 'i32', incy);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'stridey', stridey, true);
   if ((batchCount | 0) !== batchCount) throw intError('cublasZgemvStridedBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasZgemvStridedBatched$c ??= binder.native('cublasZgemvStridedBatched'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y, incy, stridey, batchCount);
+  const status = (cublasZgemvStridedBatched$c ??= binder.native('cublasZgemvStridedBatched'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasZgemvStridedBatched', status);
 }
 let cublasZgemvStridedBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, strideA: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, stridex: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
+export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgemvStridedBatched_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZgemvStridedBatched_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemvStridedBatched_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemvStridedBatched_64', 'alpha', alpha, true);
+  pointerArg('cublasZgemvStridedBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'lda', lda, true);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'strideA', strideA, true);
-  const x$ = recordArg('cublasZgemvStridedBatched_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZgemvStridedBatched_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'incx', incx, true);
   if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'stridex', stridex, true);
-  const beta$ = recordArg('cublasZgemvStridedBatched_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemvStridedBatched_64', 'beta', beta, true);
   pointerArg('cublasZgemvStridedBatched_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'incy', incy, true);
   if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'stridey', stridey, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasZgemvStridedBatched_64$c ??= binder.native('cublasZgemvStridedBatched_64'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y, incy, stridey, batchCount);
+  const status = (cublasZgemvStridedBatched_64$c ??= binder.native('cublasZgemvStridedBatched_64'))(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
   if (status !== 0) throw fail('cublasZgemvStridedBatched_64', status);
 }
 let cublasZgemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasZgemv_v2_64(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemv_v2_64', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cublasZgemv_v2_64', 'trans', 'i32', trans);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZgemv_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZgemv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZgemv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZgemv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasZgemv_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZgemv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZgemv_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZgemv_v2_64', 'beta', beta, true);
   pointerArg('cublasZgemv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'incy', incy, true);
-  const status = (cublasZgemv_v2_64$c ??= binder.native('cublasZgemv_v2_64'))(handle, trans, m, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZgemv_v2_64$c ??= binder.native('cublasZgemv_v2_64'))(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZgemv_v2_64', status);
 }
 let cublasZgeqrfBatched$c: NativeFunction | undefined;
@@ -7027,66 +7027,66 @@ export function cublasZgeqrfBatched(handle: T.cublasHandle_t | null, m: number, 
 }
 let cublasZgerc$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasZgerc(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgerc', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cublasZgerc', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgerc', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZgerc', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZgerc', 'x', records.double2(), x, false);
+  pointerArg('cublasZgerc', 'alpha', alpha, true);
+  pointerArg('cublasZgerc', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZgerc', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZgerc', 'y', records.double2(), y, false);
+  pointerArg('cublasZgerc', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZgerc', 'incy', 'i32', incy);
   pointerArg('cublasZgerc', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgerc', 'lda', 'i32', lda);
-  const status = (cublasZgerc$c ??= binder.native('cublasZgerc'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZgerc$c ??= binder.native('cublasZgerc'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZgerc', status);
 }
 let cublasZgerc_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgerc_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasZgerc_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgerc_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgerc_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgerc_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZgerc_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZgerc_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZgerc_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZgerc_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgerc_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZgerc_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZgerc_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgerc_v2_64', 'incy', incy, true);
   pointerArg('cublasZgerc_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgerc_v2_64', 'lda', lda, true);
-  const status = (cublasZgerc_v2_64$c ??= binder.native('cublasZgerc_v2_64'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZgerc_v2_64$c ??= binder.native('cublasZgerc_v2_64'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZgerc_v2_64', status);
 }
 let cublasZgeru$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasZgeru(handle: T.cublasHandle_t | null, m: number, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeru', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cublasZgeru', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZgeru', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZgeru', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZgeru', 'x', records.double2(), x, false);
+  pointerArg('cublasZgeru', 'alpha', alpha, true);
+  pointerArg('cublasZgeru', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZgeru', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZgeru', 'y', records.double2(), y, false);
+  pointerArg('cublasZgeru', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZgeru', 'incy', 'i32', incy);
   pointerArg('cublasZgeru', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZgeru', 'lda', 'i32', lda);
-  const status = (cublasZgeru$c ??= binder.native('cublasZgeru'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZgeru$c ??= binder.native('cublasZgeru'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZgeru', status);
 }
 let cublasZgeru_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasZgeru_v2_64(handle: T.cublasHandle_t | null, m: T.Int64, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeru_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgeru_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgeru_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZgeru_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZgeru_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZgeru_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZgeru_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgeru_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZgeru_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZgeru_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgeru_v2_64', 'incy', incy, true);
   pointerArg('cublasZgeru_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgeru_v2_64', 'lda', lda, true);
-  const status = (cublasZgeru_v2_64$c ??= binder.native('cublasZgeru_v2_64'))(handle, m, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZgeru_v2_64$c ??= binder.native('cublasZgeru_v2_64'))(handle, m, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZgeru_v2_64', status);
 }
 let cublasZgetrfBatched$c: NativeFunction | undefined;
@@ -7136,368 +7136,368 @@ export function cublasZgetrsBatched(handle: T.cublasHandle_t | null, trans: T.cu
 }
 let cublasZhbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, x: T.double2 | Uint8Array, incx: number, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasZhbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhbmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhbmv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZhbmv', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZhbmv', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZhbmv', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZhbmv', 'A', records.double2(), A, false);
+  pointerArg('cublasZhbmv', 'alpha', alpha, true);
+  pointerArg('cublasZhbmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZhbmv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasZhbmv', 'x', records.double2(), x, false);
+  pointerArg('cublasZhbmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZhbmv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZhbmv', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhbmv', 'beta', beta, true);
   pointerArg('cublasZhbmv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZhbmv', 'incy', 'i32', incy);
-  const status = (cublasZhbmv$c ??= binder.native('cublasZhbmv'))(handle, uplo, n_, k, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZhbmv$c ??= binder.native('cublasZhbmv'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhbmv', status);
 }
 let cublasZhbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasZhbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhbmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZhbmv_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZhbmv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZhbmv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZhbmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasZhbmv_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZhbmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZhbmv_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhbmv_v2_64', 'beta', beta, true);
   pointerArg('cublasZhbmv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZhbmv_v2_64', 'incy', incy, true);
-  const status = (cublasZhbmv_v2_64$c ??= binder.native('cublasZhbmv_v2_64'))(handle, uplo, n_, k, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZhbmv_v2_64$c ??= binder.native('cublasZhbmv_v2_64'))(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhbmv_v2_64', status);
 }
 let cublasZhemm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZhemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZhemm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZhemm', 'uplo', 'i32', uplo);
   if ((m | 0) !== m) throw intError('cublasZhemm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZhemm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZhemm', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZhemm', 'A', records.double2(), A, false);
+  pointerArg('cublasZhemm', 'alpha', alpha, true);
+  pointerArg('cublasZhemm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZhemm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZhemm', 'B', records.double2(), B, false);
+  pointerArg('cublasZhemm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZhemm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZhemm', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhemm', 'beta', beta, true);
   pointerArg('cublasZhemm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZhemm', 'ldc', 'i32', ldc);
-  const status = (cublasZhemm$c ??= binder.native('cublasZhemm'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZhemm$c ??= binder.native('cublasZhemm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZhemm', status);
 }
 let cublasZhemm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZhemm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZhemm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZhemm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZhemm_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZhemm_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZhemm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZhemm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZhemm_v2_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZhemm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZhemm_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhemm_v2_64', 'beta', beta, true);
   pointerArg('cublasZhemm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZhemm_v2_64', 'ldc', ldc, true);
-  const status = (cublasZhemm_v2_64$c ??= binder.native('cublasZhemm_v2_64'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZhemm_v2_64$c ??= binder.native('cublasZhemm_v2_64'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZhemm_v2_64', status);
 }
 let cublasZhemv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhemv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, x: T.double2 | Uint8Array, incx: number, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasZhemv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhemv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZhemv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZhemv', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZhemv', 'A', records.double2(), A, false);
+  pointerArg('cublasZhemv', 'alpha', alpha, true);
+  pointerArg('cublasZhemv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZhemv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasZhemv', 'x', records.double2(), x, false);
+  pointerArg('cublasZhemv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZhemv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZhemv', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhemv', 'beta', beta, true);
   pointerArg('cublasZhemv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZhemv', 'incy', 'i32', incy);
-  const status = (cublasZhemv$c ??= binder.native('cublasZhemv'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZhemv$c ??= binder.native('cublasZhemv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhemv', status);
 }
 let cublasZhemv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhemv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasZhemv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhemv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhemv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhemv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZhemv_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZhemv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZhemv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZhemv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZhemv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasZhemv_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZhemv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhemv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZhemv_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhemv_v2_64', 'beta', beta, true);
   pointerArg('cublasZhemv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZhemv_v2_64', 'incy', incy, true);
-  const status = (cublasZhemv_v2_64$c ??= binder.native('cublasZhemv_v2_64'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZhemv_v2_64$c ??= binder.native('cublasZhemv_v2_64'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhemv_v2_64', status);
 }
 let cublasZher$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZher(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.double2 | Uint8Array, incx: number, A: T.Pointer, lda: number): void {
+export function cublasZher(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZher', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZher', 'n', 'i32', n_);
   pointerArg('cublasZher', 'alpha', alpha, true);
-  const x$ = recordArg('cublasZher', 'x', records.double2(), x, false);
+  pointerArg('cublasZher', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZher', 'incx', 'i32', incx);
   pointerArg('cublasZher', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZher', 'lda', 'i32', lda);
-  const status = (cublasZher$c ??= binder.native('cublasZher'))(handle, uplo, n_, alpha, x$, incx, A, lda);
+  const status = (cublasZher$c ??= binder.native('cublasZher'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasZher', status);
 }
 let cublasZher2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasZher2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZher2', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZher2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZher2', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZher2', 'x', records.double2(), x, false);
+  pointerArg('cublasZher2', 'alpha', alpha, true);
+  pointerArg('cublasZher2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZher2', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZher2', 'y', records.double2(), y, false);
+  pointerArg('cublasZher2', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZher2', 'incy', 'i32', incy);
   pointerArg('cublasZher2', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZher2', 'lda', 'i32', lda);
-  const status = (cublasZher2$c ??= binder.native('cublasZher2'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZher2$c ??= binder.native('cublasZher2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZher2', status);
 }
 let cublasZher2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasZher2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZher2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZher2_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZher2_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZher2_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZher2_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZher2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZher2_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZher2_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZher2_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZher2_v2_64', 'incy', incy, true);
   pointerArg('cublasZher2_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZher2_v2_64', 'lda', lda, true);
-  const status = (cublasZher2_v2_64$c ??= binder.native('cublasZher2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZher2_v2_64$c ??= binder.native('cublasZher2_v2_64'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZher2_v2_64', status);
 }
 let cublasZher2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+export function cublasZher2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2k', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZher2k', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZher2k', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasZher2k', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZher2k', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZher2k', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZher2k', 'A', records.double2(), A, false);
+  pointerArg('cublasZher2k', 'alpha', alpha, true);
+  pointerArg('cublasZher2k', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZher2k', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZher2k', 'B', records.double2(), B, false);
+  pointerArg('cublasZher2k', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZher2k', 'ldb', 'i32', ldb);
   pointerArg('cublasZher2k', 'beta', beta, true);
   pointerArg('cublasZher2k', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZher2k', 'ldc', 'i32', ldc);
-  const status = (cublasZher2k$c ??= binder.native('cublasZher2k'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasZher2k$c ??= binder.native('cublasZher2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZher2k', status);
 }
 let cublasZher2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZher2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher2k_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZher2k_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZher2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZher2k_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZher2k_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZher2k_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZher2k_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZher2k_v2_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZher2k_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'ldb', ldb, true);
   pointerArg('cublasZher2k_v2_64', 'beta', beta, true);
   pointerArg('cublasZher2k_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZher2k_v2_64', 'ldc', ldc, true);
-  const status = (cublasZher2k_v2_64$c ??= binder.native('cublasZher2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasZher2k_v2_64$c ??= binder.native('cublasZher2k_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZher2k_v2_64', status);
 }
 let cublasZher_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZher_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.double2 | Uint8Array, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasZher_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZher_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZher_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZher_v2_64', 'n', n_, true);
   pointerArg('cublasZher_v2_64', 'alpha', alpha, true);
-  const x$ = recordArg('cublasZher_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZher_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZher_v2_64', 'incx', incx, true);
   pointerArg('cublasZher_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZher_v2_64', 'lda', lda, true);
-  const status = (cublasZher_v2_64$c ??= binder.native('cublasZher_v2_64'))(handle, uplo, n_, alpha, x$, incx, A, lda);
+  const status = (cublasZher_v2_64$c ??= binder.native('cublasZher_v2_64'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasZher_v2_64', status);
 }
 let cublasZherk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.double2 | Uint8Array, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+export function cublasZherk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherk', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZherk', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZherk', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasZherk', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZherk', 'k', 'i32', k);
   pointerArg('cublasZherk', 'alpha', alpha, true);
-  const A$ = recordArg('cublasZherk', 'A', records.double2(), A, false);
+  pointerArg('cublasZherk', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZherk', 'lda', 'i32', lda);
   pointerArg('cublasZherk', 'beta', beta, true);
   pointerArg('cublasZherk', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZherk', 'ldc', 'i32', ldc);
-  const status = (cublasZherk$c ??= binder.native('cublasZherk'))(handle, uplo, trans, n_, k, alpha, A$, lda, beta, C, ldc);
+  const status = (cublasZherk$c ??= binder.native('cublasZherk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherk', status);
 }
 let cublasZherk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.double2 | Uint8Array, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZherk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherk_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZherk_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZherk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZherk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZherk_v2_64', 'k', k, true);
   pointerArg('cublasZherk_v2_64', 'alpha', alpha, true);
-  const A$ = recordArg('cublasZherk_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZherk_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZherk_v2_64', 'lda', lda, true);
   pointerArg('cublasZherk_v2_64', 'beta', beta, true);
   pointerArg('cublasZherk_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZherk_v2_64', 'ldc', ldc, true);
-  const status = (cublasZherk_v2_64$c ??= binder.native('cublasZherk_v2_64'))(handle, uplo, trans, n_, k, alpha, A$, lda, beta, C, ldc);
+  const status = (cublasZherk_v2_64$c ??= binder.native('cublasZherk_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherk_v2_64', status);
 }
 let cublasZherkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
+export function cublasZherkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherkx', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZherkx', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZherkx', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasZherkx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZherkx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZherkx', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZherkx', 'A', records.double2(), A, false);
+  pointerArg('cublasZherkx', 'alpha', alpha, true);
+  pointerArg('cublasZherkx', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZherkx', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZherkx', 'B', records.double2(), B, false);
+  pointerArg('cublasZherkx', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZherkx', 'ldb', 'i32', ldb);
   pointerArg('cublasZherkx', 'beta', beta, true);
   pointerArg('cublasZherkx', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZherkx', 'ldc', 'i32', ldc);
-  const status = (cublasZherkx$c ??= binder.native('cublasZherkx'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasZherkx$c ??= binder.native('cublasZherkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherkx', status);
 }
 let cublasZherkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZherkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZherkx_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZherkx_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZherkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZherkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZherkx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZherkx_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZherkx_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZherkx_64', 'alpha', alpha, true);
+  pointerArg('cublasZherkx_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZherkx_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZherkx_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZherkx_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZherkx_64', 'ldb', ldb, true);
   pointerArg('cublasZherkx_64', 'beta', beta, true);
   pointerArg('cublasZherkx_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZherkx_64', 'ldc', ldc, true);
-  const status = (cublasZherkx_64$c ??= binder.native('cublasZherkx_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta, C, ldc);
+  const status = (cublasZherkx_64$c ??= binder.native('cublasZherkx_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZherkx_64', status);
 }
 let cublasZhpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, AP: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhpmv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZhpmv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZhpmv', 'alpha', records.double2(), alpha, false);
-  const AP$ = recordArg('cublasZhpmv', 'AP', records.double2(), AP, false);
-  const x$ = recordArg('cublasZhpmv', 'x', records.double2(), x, false);
+  pointerArg('cublasZhpmv', 'alpha', alpha, true);
+  pointerArg('cublasZhpmv', 'AP', AP, true);
+  pointerArg('cublasZhpmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZhpmv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZhpmv', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhpmv', 'beta', beta, true);
   pointerArg('cublasZhpmv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZhpmv', 'incy', 'i32', incy);
-  const status = (cublasZhpmv$c ??= binder.native('cublasZhpmv'))(handle, uplo, n_, alpha$, AP$, x$, incx, beta$, y, incy);
+  const status = (cublasZhpmv$c ??= binder.native('cublasZhpmv'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhpmv', status);
 }
 let cublasZhpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, AP: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasZhpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhpmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZhpmv_v2_64', 'alpha', records.double2(), alpha, false);
-  const AP$ = recordArg('cublasZhpmv_v2_64', 'AP', records.double2(), AP, false);
-  const x$ = recordArg('cublasZhpmv_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZhpmv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZhpmv_v2_64', 'AP', AP, true);
+  pointerArg('cublasZhpmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZhpmv_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZhpmv_v2_64', 'beta', beta, true);
   pointerArg('cublasZhpmv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'incy', incy, true);
-  const status = (cublasZhpmv_v2_64$c ??= binder.native('cublasZhpmv_v2_64'))(handle, uplo, n_, alpha$, AP$, x$, incx, beta$, y, incy);
+  const status = (cublasZhpmv_v2_64$c ??= binder.native('cublasZhpmv_v2_64'))(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZhpmv_v2_64', status);
 }
 let cublasZhpr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.double2 | Uint8Array, incx: number, AP: T.Pointer): void {
+export function cublasZhpr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhpr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZhpr', 'n', 'i32', n_);
   pointerArg('cublasZhpr', 'alpha', alpha, true);
-  const x$ = recordArg('cublasZhpr', 'x', records.double2(), x, false);
+  pointerArg('cublasZhpr', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZhpr', 'incx', 'i32', incx);
   pointerArg('cublasZhpr', 'AP', AP, true);
-  const status = (cublasZhpr$c ??= binder.native('cublasZhpr'))(handle, uplo, n_, alpha, x$, incx, AP);
+  const status = (cublasZhpr$c ??= binder.native('cublasZhpr'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasZhpr', status);
 }
 let cublasZhpr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, AP: T.Pointer): void {
+export function cublasZhpr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhpr2', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZhpr2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZhpr2', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZhpr2', 'x', records.double2(), x, false);
+  pointerArg('cublasZhpr2', 'alpha', alpha, true);
+  pointerArg('cublasZhpr2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZhpr2', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZhpr2', 'y', records.double2(), y, false);
+  pointerArg('cublasZhpr2', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZhpr2', 'incy', 'i32', incy);
   pointerArg('cublasZhpr2', 'AP', AP, true);
-  const status = (cublasZhpr2$c ??= binder.native('cublasZhpr2'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, AP);
+  const status = (cublasZhpr2$c ??= binder.native('cublasZhpr2'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasZhpr2', status);
 }
 let cublasZhpr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, AP: T.Pointer): void {
+export function cublasZhpr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhpr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZhpr2_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZhpr2_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZhpr2_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZhpr2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZhpr2_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZhpr2_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'incy', incy, true);
   pointerArg('cublasZhpr2_v2_64', 'AP', AP, true);
-  const status = (cublasZhpr2_v2_64$c ??= binder.native('cublasZhpr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, AP);
+  const status = (cublasZhpr2_v2_64$c ??= binder.native('cublasZhpr2_v2_64'))(handle, uplo, n_, alpha, x, incx, y, incy, AP);
   if (status !== 0) throw fail('cublasZhpr2_v2_64', status);
 }
 let cublasZhpr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZhpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.double2 | Uint8Array, incx: T.Int64, AP: T.Pointer): void {
+export function cublasZhpr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZhpr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpr_v2_64', 'n', n_, true);
   pointerArg('cublasZhpr_v2_64', 'alpha', alpha, true);
-  const x$ = recordArg('cublasZhpr_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZhpr_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhpr_v2_64', 'incx', incx, true);
   pointerArg('cublasZhpr_v2_64', 'AP', AP, true);
-  const status = (cublasZhpr_v2_64$c ??= binder.native('cublasZhpr_v2_64'))(handle, uplo, n_, alpha, x$, incx, AP);
+  const status = (cublasZhpr_v2_64$c ??= binder.native('cublasZhpr_v2_64'))(handle, uplo, n_, alpha, x, incx, AP);
   if (status !== 0) throw fail('cublasZhpr_v2_64', status);
 }
 let cublasZmatinvBatched$c: NativeFunction | undefined;
@@ -7516,7 +7516,7 @@ export function cublasZmatinvBatched(handle: T.cublasHandle_t | null, n_: number
 }
 let cublasZrot$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.double2 | Uint8Array): void {
+export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrot', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasZrot', 'n', 'i32', n_);
   pointerArg('cublasZrot', 'x', x, true);
@@ -7524,13 +7524,13 @@ export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.Poi
   pointerArg('cublasZrot', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZrot', 'incy', 'i32', incy);
   pointerArg('cublasZrot', 'c', c, true);
-  const s_$ = recordArg('cublasZrot', 's', records.double2(), s_, false);
-  const status = (cublasZrot$c ??= binder.native('cublasZrot'))(handle, n_, x, incx, y, incy, c, s_$);
+  pointerArg('cublasZrot', 's', s_, true);
+  const status = (cublasZrot$c ??= binder.native('cublasZrot'))(handle, n_, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasZrot', status);
 }
 let cublasZrot_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.double2 | Uint8Array): void {
+export function cublasZrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s_: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrot_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZrot_v2_64', 'n', n_, true);
   pointerArg('cublasZrot_v2_64', 'x', x, true);
@@ -7538,8 +7538,8 @@ export function cublasZrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x
   pointerArg('cublasZrot_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZrot_v2_64', 'incy', incy, true);
   pointerArg('cublasZrot_v2_64', 'c', c, true);
-  const s_$ = recordArg('cublasZrot_v2_64', 's', records.double2(), s_, false);
-  const status = (cublasZrot_v2_64$c ??= binder.native('cublasZrot_v2_64'))(handle, n_, x, incx, y, incy, c, s_$);
+  pointerArg('cublasZrot_v2_64', 's', s_, true);
+  const status = (cublasZrot_v2_64$c ??= binder.native('cublasZrot_v2_64'))(handle, n_, x, incx, y, incy, c, s_);
   if (status !== 0) throw fail('cublasZrot_v2_64', status);
 }
 let cublasZrotg$c: NativeFunction | undefined;
@@ -7555,24 +7555,24 @@ export function cublasZrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.
 }
 let cublasZscal$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.double2 | Uint8Array, x: T.Pointer, incx: number): void {
+export function cublasZscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZscal', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cublasZscal', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZscal', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZscal', 'alpha', alpha, true);
   pointerArg('cublasZscal', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZscal', 'incx', 'i32', incx);
-  const status = (cublasZscal$c ??= binder.native('cublasZscal'))(handle, n_, alpha$, x, incx);
+  const status = (cublasZscal$c ??= binder.native('cublasZscal'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasZscal', status);
 }
 let cublasZscal_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.Pointer, incx: T.Int64): void {
+export function cublasZscal_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZscal_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZscal_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZscal_v2_64', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZscal_v2_64', 'alpha', alpha, true);
   pointerArg('cublasZscal_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZscal_v2_64', 'incx', incx, true);
-  const status = (cublasZscal_v2_64$c ??= binder.native('cublasZscal_v2_64'))(handle, n_, alpha$, x, incx);
+  const status = (cublasZscal_v2_64$c ??= binder.native('cublasZscal_v2_64'))(handle, n_, alpha, x, incx);
   if (status !== 0) throw fail('cublasZscal_v2_64', status);
 }
 let cublasZswap$c: NativeFunction | undefined;
@@ -7601,381 +7601,381 @@ export function cublasZswap_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, 
 }
 let cublasZsymm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZsymm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZsymm', 'uplo', 'i32', uplo);
   if ((m | 0) !== m) throw intError('cublasZsymm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZsymm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZsymm', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsymm', 'A', records.double2(), A, false);
+  pointerArg('cublasZsymm', 'alpha', alpha, true);
+  pointerArg('cublasZsymm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsymm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZsymm', 'B', records.double2(), B, false);
+  pointerArg('cublasZsymm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZsymm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZsymm', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsymm', 'beta', beta, true);
   pointerArg('cublasZsymm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZsymm', 'ldc', 'i32', ldc);
-  const status = (cublasZsymm$c ??= binder.native('cublasZsymm'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZsymm$c ??= binder.native('cublasZsymm'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsymm', status);
 }
 let cublasZsymm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZsymm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZsymm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZsymm_v2_64', 'uplo', 'i32', uplo);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZsymm_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsymm_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZsymm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZsymm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZsymm_v2_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZsymm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZsymm_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsymm_v2_64', 'beta', beta, true);
   pointerArg('cublasZsymm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZsymm_v2_64', 'ldc', ldc, true);
-  const status = (cublasZsymm_v2_64$c ??= binder.native('cublasZsymm_v2_64'))(handle, side, uplo, m, n_, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZsymm_v2_64$c ??= binder.native('cublasZsymm_v2_64'))(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsymm_v2_64', status);
 }
 let cublasZsymv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, x: T.double2 | Uint8Array, incx: number, beta: T.double2 | Uint8Array, y: T.Pointer, incy: number): void {
+export function cublasZsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsymv', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZsymv', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZsymv', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsymv', 'A', records.double2(), A, false);
+  pointerArg('cublasZsymv', 'alpha', alpha, true);
+  pointerArg('cublasZsymv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsymv', 'lda', 'i32', lda);
-  const x$ = recordArg('cublasZsymv', 'x', records.double2(), x, false);
+  pointerArg('cublasZsymv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZsymv', 'incx', 'i32', incx);
-  const beta$ = recordArg('cublasZsymv', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsymv', 'beta', beta, true);
   pointerArg('cublasZsymv', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZsymv', 'incy', 'i32', incy);
-  const status = (cublasZsymv$c ??= binder.native('cublasZsymv'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZsymv$c ??= binder.native('cublasZsymv'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZsymv', status);
 }
 let cublasZsymv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, x: T.double2 | Uint8Array, incx: T.Int64, beta: T.double2 | Uint8Array, y: T.Pointer, incy: T.Int64): void {
+export function cublasZsymv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsymv_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsymv_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZsymv_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsymv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZsymv_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZsymv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsymv_v2_64', 'lda', lda, true);
-  const x$ = recordArg('cublasZsymv_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZsymv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZsymv_v2_64', 'incx', incx, true);
-  const beta$ = recordArg('cublasZsymv_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsymv_v2_64', 'beta', beta, true);
   pointerArg('cublasZsymv_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZsymv_v2_64', 'incy', incy, true);
-  const status = (cublasZsymv_v2_64$c ??= binder.native('cublasZsymv_v2_64'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y, incy);
+  const status = (cublasZsymv_v2_64$c ??= binder.native('cublasZsymv_v2_64'))(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy);
   if (status !== 0) throw fail('cublasZsymv_v2_64', status);
 }
 let cublasZsyr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, A: T.Pointer, lda: number): void {
+export function cublasZsyr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZsyr', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZsyr', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZsyr', 'x', records.double2(), x, false);
+  pointerArg('cublasZsyr', 'alpha', alpha, true);
+  pointerArg('cublasZsyr', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZsyr', 'incx', 'i32', incx);
   pointerArg('cublasZsyr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsyr', 'lda', 'i32', lda);
-  const status = (cublasZsyr$c ??= binder.native('cublasZsyr'))(handle, uplo, n_, alpha$, x$, incx, A, lda);
+  const status = (cublasZsyr$c ??= binder.native('cublasZsyr'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasZsyr', status);
 }
 let cublasZsyr2$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: number, y: T.double2 | Uint8Array, incy: number, A: T.Pointer, lda: number): void {
+export function cublasZsyr2(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyr2', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZsyr2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZsyr2', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZsyr2', 'x', records.double2(), x, false);
+  pointerArg('cublasZsyr2', 'alpha', alpha, true);
+  pointerArg('cublasZsyr2', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZsyr2', 'incx', 'i32', incx);
-  const y$ = recordArg('cublasZsyr2', 'y', records.double2(), y, false);
+  pointerArg('cublasZsyr2', 'y', y, true);
   if ((incy | 0) !== incy) throw intError('cublasZsyr2', 'incy', 'i32', incy);
   pointerArg('cublasZsyr2', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsyr2', 'lda', 'i32', lda);
-  const status = (cublasZsyr2$c ??= binder.native('cublasZsyr2'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZsyr2$c ??= binder.native('cublasZsyr2'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZsyr2', status);
 }
 let cublasZsyr2_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, y: T.double2 | Uint8Array, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasZsyr2_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyr2_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZsyr2_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZsyr2_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZsyr2_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZsyr2_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'incx', incx, true);
-  const y$ = recordArg('cublasZsyr2_v2_64', 'y', records.double2(), y, false);
+  pointerArg('cublasZsyr2_v2_64', 'y', y, true);
   if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'incy', incy, true);
   pointerArg('cublasZsyr2_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'lda', lda, true);
-  const status = (cublasZsyr2_v2_64$c ??= binder.native('cublasZsyr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A, lda);
+  const status = (cublasZsyr2_v2_64$c ??= binder.native('cublasZsyr2_v2_64'))(handle, uplo, n_, alpha, x, incx, y, incy, A, lda);
   if (status !== 0) throw fail('cublasZsyr2_v2_64', status);
 }
 let cublasZsyr2k$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZsyr2k(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyr2k', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZsyr2k', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasZsyr2k', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZsyr2k', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZsyr2k', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsyr2k', 'A', records.double2(), A, false);
+  pointerArg('cublasZsyr2k', 'alpha', alpha, true);
+  pointerArg('cublasZsyr2k', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsyr2k', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZsyr2k', 'B', records.double2(), B, false);
+  pointerArg('cublasZsyr2k', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZsyr2k', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZsyr2k', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsyr2k', 'beta', beta, true);
   pointerArg('cublasZsyr2k', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZsyr2k', 'ldc', 'i32', ldc);
-  const status = (cublasZsyr2k$c ??= binder.native('cublasZsyr2k'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZsyr2k$c ??= binder.native('cublasZsyr2k'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyr2k', status);
 }
 let cublasZsyr2k_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyr2k_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZsyr2k_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZsyr2k_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsyr2k_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZsyr2k_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZsyr2k_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZsyr2k_v2_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZsyr2k_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZsyr2k_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsyr2k_v2_64', 'beta', beta, true);
   pointerArg('cublasZsyr2k_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'ldc', ldc, true);
-  const status = (cublasZsyr2k_v2_64$c ??= binder.native('cublasZsyr2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZsyr2k_v2_64$c ??= binder.native('cublasZsyr2k_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyr2k_v2_64', status);
 }
 let cublasZsyr_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.double2 | Uint8Array, x: T.double2 | Uint8Array, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
+export function cublasZsyr_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyr_v2_64', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZsyr_v2_64', 'alpha', records.double2(), alpha, false);
-  const x$ = recordArg('cublasZsyr_v2_64', 'x', records.double2(), x, false);
+  pointerArg('cublasZsyr_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZsyr_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'incx', incx, true);
   pointerArg('cublasZsyr_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'lda', lda, true);
-  const status = (cublasZsyr_v2_64$c ??= binder.native('cublasZsyr_v2_64'))(handle, uplo, n_, alpha$, x$, incx, A, lda);
+  const status = (cublasZsyr_v2_64$c ??= binder.native('cublasZsyr_v2_64'))(handle, uplo, n_, alpha, x, incx, A, lda);
   if (status !== 0) throw fail('cublasZsyr_v2_64', status);
 }
 let cublasZsyrk$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZsyrk(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyrk', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZsyrk', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasZsyrk', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZsyrk', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZsyrk', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsyrk', 'A', records.double2(), A, false);
+  pointerArg('cublasZsyrk', 'alpha', alpha, true);
+  pointerArg('cublasZsyrk', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsyrk', 'lda', 'i32', lda);
-  const beta$ = recordArg('cublasZsyrk', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsyrk', 'beta', beta, true);
   pointerArg('cublasZsyrk', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZsyrk', 'ldc', 'i32', ldc);
-  const status = (cublasZsyrk$c ??= binder.native('cublasZsyrk'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C, ldc);
+  const status = (cublasZsyrk$c ??= binder.native('cublasZsyrk'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyrk', status);
 }
 let cublasZsyrk_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZsyrk_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyrk_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZsyrk_v2_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZsyrk_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsyrk_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZsyrk_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZsyrk_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'lda', lda, true);
-  const beta$ = recordArg('cublasZsyrk_v2_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsyrk_v2_64', 'beta', beta, true);
   pointerArg('cublasZsyrk_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'ldc', ldc, true);
-  const status = (cublasZsyrk_v2_64$c ??= binder.native('cublasZsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C, ldc);
+  const status = (cublasZsyrk_v2_64$c ??= binder.native('cublasZsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyrk_v2_64', status);
 }
 let cublasZsyrkx$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cublasZsyrkx(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrkx', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyrkx', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZsyrkx', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cublasZsyrkx', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZsyrkx', 'k', 'i32', k);
-  const alpha$ = recordArg('cublasZsyrkx', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsyrkx', 'A', records.double2(), A, false);
+  pointerArg('cublasZsyrkx', 'alpha', alpha, true);
+  pointerArg('cublasZsyrkx', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZsyrkx', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZsyrkx', 'B', records.double2(), B, false);
+  pointerArg('cublasZsyrkx', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZsyrkx', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cublasZsyrkx', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsyrkx', 'beta', beta, true);
   pointerArg('cublasZsyrkx', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZsyrkx', 'ldc', 'i32', ldc);
-  const status = (cublasZsyrkx$c ??= binder.native('cublasZsyrkx'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZsyrkx$c ??= binder.native('cublasZsyrkx'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyrkx', status);
 }
 let cublasZsyrkx_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZsyrkx_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n_: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrkx_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZsyrkx_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZsyrkx_64', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyrkx_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyrkx_64', 'k', k, true);
-  const alpha$ = recordArg('cublasZsyrkx_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZsyrkx_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZsyrkx_64', 'alpha', alpha, true);
+  pointerArg('cublasZsyrkx_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyrkx_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZsyrkx_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZsyrkx_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZsyrkx_64', 'ldb', ldb, true);
-  const beta$ = recordArg('cublasZsyrkx_64', 'beta', records.double2(), beta, false);
+  pointerArg('cublasZsyrkx_64', 'beta', beta, true);
   pointerArg('cublasZsyrkx_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZsyrkx_64', 'ldc', ldc, true);
-  const status = (cublasZsyrkx_64$c ??= binder.native('cublasZsyrkx_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C, ldc);
+  const status = (cublasZsyrkx_64$c ??= binder.native('cublasZsyrkx_64'))(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cublasZsyrkx_64', status);
 }
 let cublasZtbmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.double2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasZtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtbmv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtbmv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtbmv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasZtbmv', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZtbmv', 'k', 'i32', k);
-  const A$ = recordArg('cublasZtbmv', 'A', records.double2(), A, false);
+  pointerArg('cublasZtbmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtbmv', 'lda', 'i32', lda);
   pointerArg('cublasZtbmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZtbmv', 'incx', 'i32', incx);
-  const status = (cublasZtbmv$c ??= binder.native('cublasZtbmv'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasZtbmv$c ??= binder.native('cublasZtbmv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtbmv', status);
 }
 let cublasZtbmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.double2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasZtbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtbmv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtbmv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtbmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtbmv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZtbmv_v2_64', 'k', k, true);
-  const A$ = recordArg('cublasZtbmv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZtbmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtbmv_v2_64', 'lda', lda, true);
   pointerArg('cublasZtbmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZtbmv_v2_64', 'incx', incx, true);
-  const status = (cublasZtbmv_v2_64$c ??= binder.native('cublasZtbmv_v2_64'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasZtbmv_v2_64$c ??= binder.native('cublasZtbmv_v2_64'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtbmv_v2_64', status);
 }
 let cublasZtbsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.double2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasZtbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbsv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtbsv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtbsv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtbsv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasZtbsv', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cublasZtbsv', 'k', 'i32', k);
-  const A$ = recordArg('cublasZtbsv', 'A', records.double2(), A, false);
+  pointerArg('cublasZtbsv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtbsv', 'lda', 'i32', lda);
   pointerArg('cublasZtbsv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZtbsv', 'incx', 'i32', incx);
-  const status = (cublasZtbsv$c ??= binder.native('cublasZtbsv'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasZtbsv$c ??= binder.native('cublasZtbsv'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtbsv', status);
 }
 let cublasZtbsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.double2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasZtbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtbsv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtbsv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtbsv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtbsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtbsv_v2_64', 'n', n_, true);
   if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZtbsv_v2_64', 'k', k, true);
-  const A$ = recordArg('cublasZtbsv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZtbsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtbsv_v2_64', 'lda', lda, true);
   pointerArg('cublasZtbsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZtbsv_v2_64', 'incx', incx, true);
-  const status = (cublasZtbsv_v2_64$c ??= binder.native('cublasZtbsv_v2_64'))(handle, uplo, trans, diag, n_, k, A$, lda, x, incx);
+  const status = (cublasZtbsv_v2_64$c ??= binder.native('cublasZtbsv_v2_64'))(handle, uplo, trans, diag, n_, k, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtbsv_v2_64', status);
 }
 let cublasZtpmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.double2 | Uint8Array, x: T.Pointer, incx: number): void {
+export function cublasZtpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtpmv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtpmv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtpmv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasZtpmv', 'n', 'i32', n_);
-  const AP$ = recordArg('cublasZtpmv', 'AP', records.double2(), AP, false);
+  pointerArg('cublasZtpmv', 'AP', AP, true);
   pointerArg('cublasZtpmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZtpmv', 'incx', 'i32', incx);
-  const status = (cublasZtpmv$c ??= binder.native('cublasZtpmv'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasZtpmv$c ??= binder.native('cublasZtpmv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasZtpmv', status);
 }
 let cublasZtpmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.double2 | Uint8Array, x: T.Pointer, incx: T.Int64): void {
+export function cublasZtpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtpmv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtpmv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtpmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtpmv_v2_64', 'n', n_, true);
-  const AP$ = recordArg('cublasZtpmv_v2_64', 'AP', records.double2(), AP, false);
+  pointerArg('cublasZtpmv_v2_64', 'AP', AP, true);
   pointerArg('cublasZtpmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZtpmv_v2_64', 'incx', incx, true);
-  const status = (cublasZtpmv_v2_64$c ??= binder.native('cublasZtpmv_v2_64'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasZtpmv_v2_64$c ??= binder.native('cublasZtpmv_v2_64'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasZtpmv_v2_64', status);
 }
 let cublasZtpsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.double2 | Uint8Array, x: T.Pointer, incx: number): void {
+export function cublasZtpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.Pointer, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpsv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtpsv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtpsv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtpsv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasZtpsv', 'n', 'i32', n_);
-  const AP$ = recordArg('cublasZtpsv', 'AP', records.double2(), AP, false);
+  pointerArg('cublasZtpsv', 'AP', AP, true);
   pointerArg('cublasZtpsv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZtpsv', 'incx', 'i32', incx);
-  const status = (cublasZtpsv$c ??= binder.native('cublasZtpsv'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasZtpsv$c ??= binder.native('cublasZtpsv'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasZtpsv', status);
 }
 let cublasZtpsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.double2 | Uint8Array, x: T.Pointer, incx: T.Int64): void {
+export function cublasZtpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpsv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtpsv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtpsv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtpsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtpsv_v2_64', 'n', n_, true);
-  const AP$ = recordArg('cublasZtpsv_v2_64', 'AP', records.double2(), AP, false);
+  pointerArg('cublasZtpsv_v2_64', 'AP', AP, true);
   pointerArg('cublasZtpsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZtpsv_v2_64', 'incx', incx, true);
-  const status = (cublasZtpsv_v2_64$c ??= binder.native('cublasZtpsv_v2_64'))(handle, uplo, trans, diag, n_, AP$, x, incx);
+  const status = (cublasZtpsv_v2_64$c ??= binder.native('cublasZtpsv_v2_64'))(handle, uplo, trans, diag, n_, AP, x, incx);
   if (status !== 0) throw fail('cublasZtpsv_v2_64', status);
 }
 let cublasZtpttr$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.double2 | Uint8Array, A: T.Pointer, lda: number): void {
+export function cublasZtpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.Pointer, A: T.Pointer, lda: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtpttr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtpttr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZtpttr', 'n', 'i32', n_);
-  const AP$ = recordArg('cublasZtpttr', 'AP', records.double2(), AP, false);
+  pointerArg('cublasZtpttr', 'AP', AP, true);
   pointerArg('cublasZtpttr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtpttr', 'lda', 'i32', lda);
-  const status = (cublasZtpttr$c ??= binder.native('cublasZtpttr'))(handle, uplo, n_, AP$, A, lda);
+  const status = (cublasZtpttr$c ??= binder.native('cublasZtpttr'))(handle, uplo, n_, AP, A, lda);
   if (status !== 0) throw fail('cublasZtpttr', status);
 }
 let cublasZtrmm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, C: T.Pointer, ldc: number): void {
+export function cublasZtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZtrmm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZtrmm', 'uplo', 'i32', uplo);
@@ -7983,19 +7983,19 @@ export function cublasZtrmm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if ((diag | 0) !== diag) throw intError('cublasZtrmm', 'diag', 'i32', diag);
   if ((m | 0) !== m) throw intError('cublasZtrmm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZtrmm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZtrmm', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZtrmm', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrmm', 'alpha', alpha, true);
+  pointerArg('cublasZtrmm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtrmm', 'lda', 'i32', lda);
-  const B$ = recordArg('cublasZtrmm', 'B', records.double2(), B, false);
+  pointerArg('cublasZtrmm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZtrmm', 'ldb', 'i32', ldb);
   pointerArg('cublasZtrmm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cublasZtrmm', 'ldc', 'i32', ldc);
-  const status = (cublasZtrmm$c ??= binder.native('cublasZtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, C, ldc);
+  const status = (cublasZtrmm$c ??= binder.native('cublasZtrmm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasZtrmm', status);
 }
 let cublasZtrmm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.double2 | Uint8Array, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
+export function cublasZtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZtrmm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZtrmm_v2_64', 'uplo', 'i32', uplo);
@@ -8003,49 +8003,49 @@ export function cublasZtrmm_v2_64(handle: T.cublasHandle_t | null, side: T.cubla
   if ((diag | 0) !== diag) throw intError('cublasZtrmm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZtrmm_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZtrmm_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrmm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZtrmm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'lda', lda, true);
-  const B$ = recordArg('cublasZtrmm_v2_64', 'B', records.double2(), B, false);
+  pointerArg('cublasZtrmm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'ldb', ldb, true);
   pointerArg('cublasZtrmm_v2_64', 'C', C, true);
   if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZtrmm_v2_64', 'ldc', ldc, true);
-  const status = (cublasZtrmm_v2_64$c ??= binder.native('cublasZtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, C, ldc);
+  const status = (cublasZtrmm_v2_64$c ??= binder.native('cublasZtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc);
   if (status !== 0) throw fail('cublasZtrmm_v2_64', status);
 }
 let cublasZtrmv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.double2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasZtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtrmv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtrmv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtrmv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasZtrmv', 'n', 'i32', n_);
-  const A$ = recordArg('cublasZtrmv', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrmv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtrmv', 'lda', 'i32', lda);
   pointerArg('cublasZtrmv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZtrmv', 'incx', 'i32', incx);
-  const status = (cublasZtrmv$c ??= binder.native('cublasZtrmv'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasZtrmv$c ??= binder.native('cublasZtrmv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtrmv', status);
 }
 let cublasZtrmv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.double2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasZtrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrmv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtrmv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtrmv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtrmv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrmv_v2_64', 'n', n_, true);
-  const A$ = recordArg('cublasZtrmv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrmv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrmv_v2_64', 'lda', lda, true);
   pointerArg('cublasZtrmv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZtrmv_v2_64', 'incx', incx, true);
-  const status = (cublasZtrmv_v2_64$c ??= binder.native('cublasZtrmv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasZtrmv_v2_64$c ??= binder.native('cublasZtrmv_v2_64'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtrmv_v2_64', status);
 }
 let cublasZtrsm$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, B: T.Pointer, ldb: number): void {
+export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsm', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZtrsm', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZtrsm', 'uplo', 'i32', uplo);
@@ -8053,17 +8053,17 @@ export function cublasZtrsm(handle: T.cublasHandle_t | null, side: T.cublasSideM
   if ((diag | 0) !== diag) throw intError('cublasZtrsm', 'diag', 'i32', diag);
   if ((m | 0) !== m) throw intError('cublasZtrsm', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZtrsm', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZtrsm', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZtrsm', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrsm', 'alpha', alpha, true);
+  pointerArg('cublasZtrsm', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtrsm', 'lda', 'i32', lda);
   pointerArg('cublasZtrsm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZtrsm', 'ldb', 'i32', ldb);
-  const status = (cublasZtrsm$c ??= binder.native('cublasZtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B, ldb);
+  const status = (cublasZtrsm$c ??= binder.native('cublasZtrsm'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasZtrsm', status);
 }
 let cublasZtrsmBatched$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsmBatched(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *B, int ldb, int batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
+export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, batchCount: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsmBatched', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZtrsmBatched', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZtrsmBatched', 'uplo', 'i32', uplo);
@@ -8071,18 +8071,18 @@ export function cublasZtrsmBatched(handle: T.cublasHandle_t | null, side: T.cubl
   if ((diag | 0) !== diag) throw intError('cublasZtrsmBatched', 'diag', 'i32', diag);
   if ((m | 0) !== m) throw intError('cublasZtrsmBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cublasZtrsmBatched', 'n', 'i32', n_);
-  const alpha$ = recordArg('cublasZtrsmBatched', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZtrsmBatched', 'alpha', alpha, true);
   pointerArg('cublasZtrsmBatched', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtrsmBatched', 'lda', 'i32', lda);
   pointerArg('cublasZtrsmBatched', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cublasZtrsmBatched', 'ldb', 'i32', ldb);
   if ((batchCount | 0) !== batchCount) throw intError('cublasZtrsmBatched', 'batchCount', 'i32', batchCount);
-  const status = (cublasZtrsmBatched$c ??= binder.native('cublasZtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha$, A, lda, B, ldb, batchCount);
+  const status = (cublasZtrsmBatched$c ??= binder.native('cublasZtrsmBatched'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasZtrsmBatched', status);
 }
 let cublasZtrsmBatched_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsmBatched_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *const *A, int64_t lda, cuDoubleComplex *const *B, int64_t ldb, int64_t batchCount)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
+export function cublasZtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, batchCount: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsmBatched_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZtrsmBatched_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZtrsmBatched_64', 'uplo', 'i32', uplo);
@@ -8090,18 +8090,18 @@ export function cublasZtrsmBatched_64(handle: T.cublasHandle_t | null, side: T.c
   if ((diag | 0) !== diag) throw intError('cublasZtrsmBatched_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZtrsmBatched_64', 'alpha', records.double2(), alpha, false);
+  pointerArg('cublasZtrsmBatched_64', 'alpha', alpha, true);
   pointerArg('cublasZtrsmBatched_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'lda', lda, true);
   pointerArg('cublasZtrsmBatched_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'ldb', ldb, true);
   if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZtrsmBatched_64', 'batchCount', batchCount, true);
-  const status = (cublasZtrsmBatched_64$c ??= binder.native('cublasZtrsmBatched_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A, lda, B, ldb, batchCount);
+  const status = (cublasZtrsmBatched_64$c ??= binder.native('cublasZtrsmBatched_64'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount);
   if (status !== 0) throw fail('cublasZtrsmBatched_64', status);
 }
 let cublasZtrsm_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
+export function cublasZtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n_: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsm_v2_64', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cublasZtrsm_v2_64', 'side', 'i32', side);
   if ((uplo | 0) !== uplo) throw intError('cublasZtrsm_v2_64', 'uplo', 'i32', uplo);
@@ -8109,54 +8109,54 @@ export function cublasZtrsm_v2_64(handle: T.cublasHandle_t | null, side: T.cubla
   if ((diag | 0) !== diag) throw intError('cublasZtrsm_v2_64', 'diag', 'i32', diag);
   if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZtrsm_v2_64', 'm', m, true);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrsm_v2_64', 'n', n_, true);
-  const alpha$ = recordArg('cublasZtrsm_v2_64', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cublasZtrsm_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrsm_v2_64', 'alpha', alpha, true);
+  pointerArg('cublasZtrsm_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrsm_v2_64', 'lda', lda, true);
   pointerArg('cublasZtrsm_v2_64', 'B', B, true);
   if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZtrsm_v2_64', 'ldb', ldb, true);
-  const status = (cublasZtrsm_v2_64$c ??= binder.native('cublasZtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B, ldb);
+  const status = (cublasZtrsm_v2_64$c ??= binder.native('cublasZtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb);
   if (status !== 0) throw fail('cublasZtrsm_v2_64', status);
 }
 let cublasZtrsv$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.double2 | Uint8Array, lda: number, x: T.Pointer, incx: number): void {
+export function cublasZtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsv', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtrsv', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtrsv', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtrsv', 'diag', 'i32', diag);
   if ((n_ | 0) !== n_) throw intError('cublasZtrsv', 'n', 'i32', n_);
-  const A$ = recordArg('cublasZtrsv', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrsv', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtrsv', 'lda', 'i32', lda);
   pointerArg('cublasZtrsv', 'x', x, true);
   if ((incx | 0) !== incx) throw intError('cublasZtrsv', 'incx', 'i32', incx);
-  const status = (cublasZtrsv$c ??= binder.native('cublasZtrsv'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasZtrsv$c ??= binder.native('cublasZtrsv'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtrsv', status);
 }
 let cublasZtrsv_v2_64$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.double2 | Uint8Array, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
+export function cublasZtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtrsv_v2_64', 'uplo', 'i32', uplo);
   if ((trans | 0) !== trans) throw intError('cublasZtrsv_v2_64', 'trans', 'i32', trans);
   if ((diag | 0) !== diag) throw intError('cublasZtrsv_v2_64', 'diag', 'i32', diag);
   if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZtrsv_v2_64', 'n', n_, true);
-  const A$ = recordArg('cublasZtrsv_v2_64', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrsv_v2_64', 'A', A, true);
   if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZtrsv_v2_64', 'lda', lda, true);
   pointerArg('cublasZtrsv_v2_64', 'x', x, true);
   if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZtrsv_v2_64', 'incx', incx, true);
-  const status = (cublasZtrsv_v2_64$c ??= binder.native('cublasZtrsv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x, incx);
+  const status = (cublasZtrsv_v2_64$c ??= binder.native('cublasZtrsv_v2_64'))(handle, uplo, trans, diag, n_, A, lda, x, incx);
   if (status !== 0) throw fail('cublasZtrsv_v2_64', status);
 }
 let cublasZtrttp$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 13.0 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, AP: T.Pointer): void {
+export function cublasZtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, AP: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZtrttp', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cublasZtrttp', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cublasZtrttp', 'n', 'i32', n_);
-  const A$ = recordArg('cublasZtrttp', 'A', records.double2(), A, false);
+  pointerArg('cublasZtrttp', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cublasZtrttp', 'lda', 'i32', lda);
   pointerArg('cublasZtrttp', 'AP', AP, true);
-  const status = (cublasZtrttp$c ??= binder.native('cublasZtrttp'))(handle, uplo, n_, A$, lda, AP);
+  const status = (cublasZtrttp$c ??= binder.native('cublasZtrttp'))(handle, uplo, n_, A, lda, AP);
   if (status !== 0) throw fail('cublasZtrttp', status);
 }
 /** Alias of {@link cublasCaxpy_v2_64} (`#define cublasCaxpy_64 cublasCaxpy_v2_64`). */

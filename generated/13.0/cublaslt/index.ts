@@ -81,14 +81,14 @@ export function cublasLtEmulationDescDestroy(emulationDesc: T.Pointer): void {
 let cublasLtEmulationDescGetAttribute$: Scratch | undefined;
 let cublasLtEmulationDescGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtEmulationDescGetAttribute(emulationDesc: Uint8Array, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtEmulationDescGetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtEmulationDescGetAttribute$ ??= new Scratch(1));
-  const emulationDesc$ = recordArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', records.cublasLtEmulationDescOpaque_t(), emulationDesc, false);
+  pointerArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtEmulationDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtEmulationDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtEmulationDescGetAttribute$c ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtEmulationDescGetAttribute$c ??= binder.native('cublasLtEmulationDescGetAttribute'))(emulationDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtEmulationDescGetAttribute', status);
   return s.size(0);
 }
@@ -102,12 +102,12 @@ export function cublasLtEmulationDescInit_internal(emulationDesc: T.Pointer, siz
 }
 let cublasLtEmulationDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtEmulationDescSetAttribute(emulationDesc: Uint8Array, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  const emulationDesc$ = recordArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', records.cublasLtEmulationDescOpaque_t(), emulationDesc, false);
+export function cublasLtEmulationDescSetAttribute(emulationDesc: T.Pointer, attr: T.cublasLtEmulationDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtEmulationDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtEmulationDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtEmulationDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
-  const status = (cublasLtEmulationDescSetAttribute$c ??= binder.native('cublasLtEmulationDescSetAttribute'))(emulationDesc$, attr, buf, sizeInBytes);
+  const status = (cublasLtEmulationDescSetAttribute$c ??= binder.native('cublasLtEmulationDescSetAttribute'))(emulationDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtEmulationDescSetAttribute', status);
 }
 let cublasLtGetCudartVersion$c: NativeFunction | undefined;
@@ -186,9 +186,9 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): void {
 }
 let cublasLtLoggerSetFile$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtLoggerSetFile(file: T._IO_FILE | Uint8Array): void {
-  const file$ = recordArg('cublasLtLoggerSetFile', 'file', records._IO_FILE(), file, false);
-  const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file$);
+export function cublasLtLoggerSetFile(file: T.Pointer): void {
+  pointerArg('cublasLtLoggerSetFile', 'file', file, true);
+  const status = (cublasLtLoggerSetFile$c ??= binder.native('cublasLtLoggerSetFile'))(file);
   if (status !== 0) throw fail('cublasLtLoggerSetFile', status);
 }
 let cublasLtLoggerSetLevel$c: NativeFunction | undefined;
@@ -207,7 +207,7 @@ export function cublasLtLoggerSetMask(mask: number): void {
 }
 let cublasLtMatmul$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: Uint8Array, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
+export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t | null): void {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmul', 'computeDesc', computeDesc, true);
   pointerArg('cublasLtMatmul', 'alpha', alpha, true);
@@ -220,83 +220,83 @@ export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t | null, computeDe
   pointerArg('cublasLtMatmul', 'Cdesc', Cdesc, true);
   pointerArg('cublasLtMatmul', 'D', D, true);
   pointerArg('cublasLtMatmul', 'Ddesc', Ddesc, true);
-  const algo$ = recordArg('cublasLtMatmul', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmul', 'algo', algo, true);
   pointerArg('cublasLtMatmul', 'workspace', workspace, true);
   if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
   if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
-  const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo$, workspace, workspaceSizeInBytes, stream);
+  const status = (cublasLtMatmul$c ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
   if (status !== 0) throw fail('cublasLtMatmul', status);
 }
 let cublasLtMatmulAlgoCapGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoCapGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoCapGetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoCapGetAttribute$ ??= new Scratch(1));
-  const algo$ = recordArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', algo, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatmulAlgoCapGetAttribute$c ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 13.0 Returns `result`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: Uint8Array): T.cublasLtMatmulHeuristicResult_t {
+export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer): T.cublasLtMatmulHeuristicResult_t {
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
   pointerArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true);
   pointerArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true);
-  const algo$ = recordArg('cublasLtMatmulAlgoCheck', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmulAlgoCheck', 'algo', algo, true);
   const result_$ = new Uint8Array(96);
-  const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo$, result_$);
+  const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result_$);
   if (status !== 0) throw fail('cublasLtMatmulAlgoCheck', status);
   return decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), result_$);
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: Scratch | undefined;
 let cublasLtMatmulAlgoConfigGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoConfigGetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulAlgoConfigGetAttribute$ ??= new Scratch(1));
-  const algo$ = recordArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+  pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', algo, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatmulAlgoConfigGetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
   return s.size(0);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  const algo$ = recordArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
+export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
-  const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo$, attr, buf, sizeInBytes);
+  const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
 }
 let cublasLtMatmulAlgoGetHeuristic$: Scratch | undefined;
 let cublasLtMatmulAlgoGetHeuristic$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 13.0 Returns `heuristicResultsArray`, `returnAlgoCount`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: Uint8Array, Adesc: Uint8Array, Bdesc: Uint8Array, Cdesc: Uint8Array, Ddesc: Uint8Array, preference: Uint8Array, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
+export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray?: Partial<T.cublasLtMatmulHeuristicResult_t> | Uint8Array): { heuristicResultsArray: T.cublasLtMatmulHeuristicResult_t; returnAlgoCount: number } {
   const s = (cublasLtMatmulAlgoGetHeuristic$ ??= new Scratch(1));
   if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  const operationDesc$ = recordArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', records.cublasLtMatmulDescOpaque_t(), operationDesc, false);
-  const Adesc$ = recordArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', records.cublasLtMatrixLayoutOpaque_t(), Adesc, false);
-  const Bdesc$ = recordArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', records.cublasLtMatrixLayoutOpaque_t(), Bdesc, false);
-  const Cdesc$ = recordArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', records.cublasLtMatrixLayoutOpaque_t(), Cdesc, false);
-  const Ddesc$ = recordArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', records.cublasLtMatrixLayoutOpaque_t(), Ddesc, false);
-  const preference$ = recordArg('cublasLtMatmulAlgoGetHeuristic', 'preference', records.cublasLtMatmulPreferenceOpaque_t(), preference, false);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true);
+  pointerArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true);
   if ((requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
   const heuristicResultsArray$ = new Uint8Array(records.cublasLtMatmulHeuristicResult_t().size);
   if (heuristicResultsArray != null) heuristicResultsArray$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray, false) as Uint8Array).subarray(0, heuristicResultsArray$.length));
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc$, Adesc$, Bdesc$, Cdesc$, Ddesc$, preference$, requestedAlgoCount, heuristicResultsArray$, s.slot(0));
+  const status = (cublasLtMatmulAlgoGetHeuristic$c ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray$, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulAlgoGetHeuristic', status);
   return { heuristicResultsArray: decodeRecord<T.cublasLtMatmulHeuristicResult_t>(records.cublasLtMatmulHeuristicResult_t(), heuristicResultsArray$), returnAlgoCount: s.i32[0] };
 }
@@ -356,14 +356,14 @@ export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): void {
 let cublasLtMatmulDescGetAttribute$: Scratch | undefined;
 let cublasLtMatmulDescGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulDescGetAttribute(matmulDesc: Uint8Array, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulDescGetAttribute$ ??= new Scratch(1));
-  const matmulDesc$ = recordArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', records.cublasLtMatmulDescOpaque_t(), matmulDesc, false);
+  pointerArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatmulDescGetAttribute$c ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulDescGetAttribute', status);
   return s.size(0);
 }
@@ -379,12 +379,12 @@ export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.I
 }
 let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulDescSetAttribute(matmulDesc: Uint8Array, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  const matmulDesc$ = recordArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', records.cublasLtMatmulDescOpaque_t(), matmulDesc, false);
+export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
-  const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc$, attr, buf, sizeInBytes);
+  const status = (cublasLtMatmulDescSetAttribute$c ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulDescSetAttribute', status);
 }
 let cublasLtMatmulPreferenceCreate$: Scratch | undefined;
@@ -407,14 +407,14 @@ export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): void {
 let cublasLtMatmulPreferenceGetAttribute$: Scratch | undefined;
 let cublasLtMatmulPreferenceGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulPreferenceGetAttribute(pref: Uint8Array, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatmulPreferenceGetAttribute$ ??= new Scratch(1));
-  const pref$ = recordArg('cublasLtMatmulPreferenceGetAttribute', 'pref', records.cublasLtMatmulPreferenceOpaque_t(), pref, false);
+  pointerArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulPreferenceGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatmulPreferenceGetAttribute$c ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatmulPreferenceGetAttribute', status);
   return s.size(0);
 }
@@ -428,12 +428,12 @@ export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.I
 }
 let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatmulPreferenceSetAttribute(pref: Uint8Array, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  const pref$ = recordArg('cublasLtMatmulPreferenceSetAttribute', 'pref', records.cublasLtMatmulPreferenceOpaque_t(), pref, false);
+export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatmulPreferenceSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulPreferenceSetAttribute', 'sizeInBytes', sizeInBytes, false);
-  const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref$, attr, buf, sizeInBytes);
+  const status = (cublasLtMatmulPreferenceSetAttribute$c ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceSetAttribute', status);
 }
 let cublasLtMatrixLayoutCreate$: Scratch | undefined;
@@ -460,14 +460,14 @@ export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): void {
 let cublasLtMatrixLayoutGetAttribute$: Scratch | undefined;
 let cublasLtMatrixLayoutGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatrixLayoutGetAttribute(matLayout: Uint8Array, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixLayoutGetAttribute$ ??= new Scratch(1));
-  const matLayout$ = recordArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', records.cublasLtMatrixLayoutOpaque_t(), matLayout, false);
+  pointerArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixLayoutGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatrixLayoutGetAttribute$c ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatrixLayoutGetAttribute', status);
   return s.size(0);
 }
@@ -485,12 +485,12 @@ export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.
 }
 let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatrixLayoutSetAttribute(matLayout: Uint8Array, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  const matLayout$ = recordArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', records.cublasLtMatrixLayoutOpaque_t(), matLayout, false);
+export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixLayoutSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixLayoutSetAttribute', 'sizeInBytes', sizeInBytes, false);
-  const status = (cublasLtMatrixLayoutSetAttribute$c ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout$, attr, buf, sizeInBytes);
+  const status = (cublasLtMatrixLayoutSetAttribute$c ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixLayoutSetAttribute', status);
 }
 let cublasLtMatrixTransform$c: NativeFunction | undefined;
@@ -531,14 +531,14 @@ export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): vo
 let cublasLtMatrixTransformDescGetAttribute$: Scratch | undefined;
 let cublasLtMatrixTransformDescGetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 Returns `sizeWritten`. Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatrixTransformDescGetAttribute(transformDesc: Uint8Array, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
+export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): number {
   const s = (cublasLtMatrixTransformDescGetAttribute$ ??= new Scratch(1));
-  const transformDesc$ = recordArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', records.cublasLtMatrixTransformDescOpaque_t(), transformDesc, false);
+  pointerArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixTransformDescGetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescGetAttribute', 'sizeInBytes', sizeInBytes, false);
   s.u64[0] = 0n;
-  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc$, attr, buf, sizeInBytes, s.slot(0));
+  const status = (cublasLtMatrixTransformDescGetAttribute$c ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, s.slot(0));
   if (status !== 0) throw fail('cublasLtMatrixTransformDescGetAttribute', status);
   return s.size(0);
 }
@@ -553,11 +553,11 @@ export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointe
 }
 let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call. */
-export function cublasLtMatrixTransformDescSetAttribute(transformDesc: Uint8Array, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
-  const transformDesc$ = recordArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', records.cublasLtMatrixTransformDescOpaque_t(), transformDesc, false);
+export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): void {
+  pointerArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true, sizeInBytes);
   if ((attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   pointerArg('cublasLtMatrixTransformDescSetAttribute', 'buf', buf, true, sizeInBytes);
   if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatrixTransformDescSetAttribute', 'sizeInBytes', sizeInBytes, false);
-  const status = (cublasLtMatrixTransformDescSetAttribute$c ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc$, attr, buf, sizeInBytes);
+  const status = (cublasLtMatrixTransformDescSetAttribute$c ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescSetAttribute', status);
 }

@@ -67,15 +67,14 @@ export function cuFileBatchIOSetUp(nr: number): number {
   return s.address(0);
 }
 let cuFileBatchIOSubmit$c: NativeFunction | undefined;
-/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Returns `iocbp`. Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, flags: number): T.CUfileIOParams {
+/** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuFileBatchIOSubmit(batch_idp: T.Pointer, iocbp: readonly (T.CUfileIOParams)[] | Uint8Array, flags: number): void {
   pointerArg('cuFileBatchIOSubmit', 'batch_idp', batch_idp, true);
-  if ((nr >>> 0) !== nr) throw intError('cuFileBatchIOSubmit', 'nr', 'u32', nr);
-  const iocbp$ = new Uint8Array(64);
+  const iocbp$ = recordArrayArg('cuFileBatchIOSubmit', 'iocbp', records.CUfileIOParams(), iocbp, false);
   if ((flags >>> 0) !== flags) throw intError('cuFileBatchIOSubmit', 'flags', 'u32', flags);
-  const status = ((cuFileBatchIOSubmit$c ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr, iocbp$, flags) as { err: number }).err;
+  const nr$n = iocbp$.count;
+  const status = ((cuFileBatchIOSubmit$c ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr$n, iocbp$.bytes, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBatchIOSubmit', status);
-  return decodeRecord<T.CUfileIOParams>(records.CUfileIOParams(), iocbp$);
 }
 let cuFileBufDeregister$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileBufDeregister(const void *bufPtr_base)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call. */

@@ -39,13 +39,12 @@ function fail(func: string, code: number): CuptiError {
 }
 
 let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null): T.CUpti_ActivityPCSamplingConfig {
+/** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 13.0 Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config: T.CUpti_ActivityPCSamplingConfig | Uint8Array): void {
   if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
-  const config$ = new Uint8Array(16);
+  const config$ = recordArg('cuptiActivityConfigurePCSampling', 'config', records.CUpti_ActivityPCSamplingConfig(), config, false);
   const status = (cuptiActivityConfigurePCSampling$c ??= binder.native('cuptiActivityConfigurePCSampling'))(ctx, config$);
   if (status !== 0) throw fail('cuptiActivityConfigurePCSampling', status);
-  return decodeRecord<T.CUpti_ActivityPCSamplingConfig>(records.CUpti_ActivityPCSamplingConfig(), config$);
 }
 let cuptiActivityConfigureUnifiedMemoryCounter$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 13.0 Returns `config`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
@@ -184,10 +183,11 @@ export function cuptiActivityFlushPeriod(time: number): void {
 let cuptiActivityGetAttribute$: Scratch | undefined;
 let cuptiActivityGetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, value: T.Pointer): number {
+export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   const s = (cuptiActivityGetAttribute$ ??= new Scratch(1));
   if ((attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
-  s.u64[0] = 0n;
+  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
+  s.u64[0] = BigInt(valueSize as number | bigint);
   pointerArg('cuptiActivityGetAttribute', 'value', value, true);
   const status = (cuptiActivityGetAttribute$c ??= binder.native('cuptiActivityGetAttribute'))(attr, s.slot(0), value);
   if (status !== 0) throw fail('cuptiActivityGetAttribute', status);
@@ -195,15 +195,16 @@ export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, value
 }
 let cuptiActivityGetNextRecord$: Scratch | undefined;
 let cuptiActivityGetNextRecord$c: NativeFunction | undefined;
-/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Returns `buffer`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuptiActivityGetNextRecord(validBufferSizeBytes: T.Int64, record: T.Pointer): number {
+/** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 13.0 Returns `record`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
+export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: number | bigint): number {
   const s = (cuptiActivityGetNextRecord$ ??= new Scratch(1));
-  s.u64[0] = 0n;
+  pointerArg('cuptiActivityGetNextRecord', 'buffer', buffer, true);
   if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
-  pointerArg('cuptiActivityGetNextRecord', 'record', record, true);
-  const status = (cuptiActivityGetNextRecord$c ??= binder.native('cuptiActivityGetNextRecord'))(s.slot(0), validBufferSizeBytes, record);
+  if (typeof record !== 'number' || !(record >= 0 && record <= 9007199254740991) || record % 1 !== 0) record = addressArg('cuptiActivityGetNextRecord', 'record', record, false) as typeof record;
+  s.u64[0] = BigInt(record as number | bigint);
+  const status = (cuptiActivityGetNextRecord$c ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s.slot(0));
   if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
-  return s.bytes[0];
+  return s.address(0);
 }
 let cuptiActivityGetNumDroppedRecords$: Scratch | undefined;
 let cuptiActivityGetNumDroppedRecords$c: NativeFunction | undefined;
@@ -254,10 +255,11 @@ export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer)
 let cuptiActivitySetAttribute$: Scratch | undefined;
 let cuptiActivitySetAttribute$c: NativeFunction | undefined;
 /** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 13.0 Returns `valueSize`. Throws {@link CuptiError}; a bad argument throws TypeError or RangeError before any call. */
-export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, value: T.Pointer): number {
+export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Int64, value: T.Pointer): number {
   const s = (cuptiActivitySetAttribute$ ??= new Scratch(1));
   if ((attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
-  s.u64[0] = 0n;
+  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
+  s.u64[0] = BigInt(valueSize as number | bigint);
   pointerArg('cuptiActivitySetAttribute', 'value', value, true);
   const status = (cuptiActivitySetAttribute$c ??= binder.native('cuptiActivitySetAttribute'))(attr, s.slot(0), value);
   if (status !== 0) throw fail('cuptiActivitySetAttribute', status);

@@ -477,13 +477,13 @@ export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.float2 | Uint8Array, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
+export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched', 'jobz', 'i32', jobz);
   if ((rank | 0) !== rank) throw intError('cusolverDnCgesvdaStridedBatched', 'rank', 'i32', rank);
   if ((m | 0) !== m) throw intError('cusolverDnCgesvdaStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCgesvdaStridedBatched', 'n', 'i32', n_);
-  const d_A$ = recordArg('cusolverDnCgesvdaStridedBatched', 'd_A', records.float2(), d_A, false);
+  pointerArg('cusolverDnCgesvdaStridedBatched', 'd_A', d_A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCgesvdaStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideA', strideA, true);
   pointerArg('cusolverDnCgesvdaStridedBatched', 'd_S', d_S, true);
@@ -499,33 +499,33 @@ export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
   pointerArg('cusolverDnCgesvdaStridedBatched', 'd_info', d_info, true);
   pointerArg('cusolverDnCgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, true);
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdaStridedBatched', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdaStridedBatched$c ??= binder.native('cusolverDnCgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+  const status = (cusolverDnCgesvdaStridedBatched$c ??= binder.native('cusolverDnCgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched', status);
 }
 let cusolverDnCgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 let cusolverDnCgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.float2 | Uint8Array, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.float2 | Uint8Array, ldu: number, strideU: T.Int64, d_V: T.float2 | Uint8Array, ldv: number, strideV: T.Int64, batchSize: number): number {
+export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
   const s = (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
   if ((rank | 0) !== rank) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
   if ((m | 0) !== m) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
-  const d_A$ = recordArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', records.float2(), d_A, false);
+  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
   pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
   if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
-  const d_U$ = recordArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_U', records.float2(), d_U, false);
+  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
   if ((ldu | 0) !== ldu) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
   if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
-  const d_V$ = recordArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_V', records.float2(), d_V, false);
+  pointerArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
   if ((ldv | 0) !== ldv) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
   if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
   s.u64[0] = 0n;
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S, strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, s.slot(0), batchSize);
+  const status = (cusolverDnCgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.slot(0), batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -576,46 +576,46 @@ export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
 let cusolverDnCgesvdjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnCgesvdjBatched_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.float2 | Uint8Array, lda: number, S: T.Pointer, U: T.float2 | Uint8Array, ldu: number, V: T.float2 | Uint8Array, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
+export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnCgesvdjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
   if ((m | 0) !== m) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCgesvdjBatched_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'S', S, true);
-  const U$ = recordArg('cusolverDnCgesvdjBatched_bufferSize', 'U', records.float2(), U, false);
+  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'U', U, true);
   if ((ldu | 0) !== ldu) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
-  const V$ = recordArg('cusolverDnCgesvdjBatched_bufferSize', 'V', records.float2(), V, false);
+  pointerArg('cusolverDnCgesvdjBatched_bufferSize', 'V', V, true);
   if ((ldv | 0) !== ldv) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A$, lda, S, U$, ldu, V$, ldv, s.slot(0), params, batchSize);
+  const status = (cusolverDnCgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdjBatched_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnCgesvdj_bufferSize$: Scratch | undefined;
 let cusolverDnCgesvdj_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.float2 | Uint8Array, lda: number, S: T.Pointer, U: T.float2 | Uint8Array, ldu: number, V: T.float2 | Uint8Array, ldv: number, params: T.gesvdjInfo_t | null): number {
+export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
   const s = (cusolverDnCgesvdj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCgesvdj_bufferSize', 'jobz', 'i32', jobz);
   if ((econ | 0) !== econ) throw intError('cusolverDnCgesvdj_bufferSize', 'econ', 'i32', econ);
   if ((m | 0) !== m) throw intError('cusolverDnCgesvdj_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCgesvdj_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCgesvdj_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCgesvdj_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCgesvdj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCgesvdj_bufferSize', 'S', S, true);
-  const U$ = recordArg('cusolverDnCgesvdj_bufferSize', 'U', records.float2(), U, false);
+  pointerArg('cusolverDnCgesvdj_bufferSize', 'U', U, true);
   if ((ldu | 0) !== ldu) throw intError('cusolverDnCgesvdj_bufferSize', 'ldu', 'i32', ldu);
-  const V$ = recordArg('cusolverDnCgesvdj_bufferSize', 'V', records.float2(), V, false);
+  pointerArg('cusolverDnCgesvdj_bufferSize', 'V', V, true);
   if ((ldv | 0) !== ldv) throw intError('cusolverDnCgesvdj_bufferSize', 'ldv', 'i32', ldv);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnCgesvdj_bufferSize$c ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A$, lda, S, U$, ldu, V$, ldv, s.slot(0), params);
+  const status = (cusolverDnCgesvdj_bufferSize$c ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params);
   if (status !== 0) throw fail('cusolverDnCgesvdj_bufferSize', status);
   return s.i32[0];
 }
@@ -650,18 +650,18 @@ export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.float2 | Uint8Array, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgetrs', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cusolverDnCgetrs', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCgetrs', 'n', 'i32', n_);
   if ((nrhs | 0) !== nrhs) throw intError('cusolverDnCgetrs', 'nrhs', 'i32', nrhs);
-  const A$ = recordArg('cusolverDnCgetrs', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCgetrs', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCgetrs', 'lda', 'i32', lda);
   pointerArg('cusolverDnCgetrs', 'devIpiv', devIpiv, true);
   pointerArg('cusolverDnCgetrs', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnCgetrs', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnCgetrs', 'devInfo', devInfo, true);
-  const status = (cusolverDnCgetrs$c ??= binder.native('cusolverDnCgetrs'))(handle, trans, n_, nrhs, A$, lda, devIpiv, B, ldb, devInfo);
+  const status = (cusolverDnCgetrs$c ??= binder.native('cusolverDnCgetrs'))(handle, trans, n_, nrhs, A, lda, devIpiv, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnCgetrs', status);
 }
 let cusolverDnCheevd$c: NativeFunction | undefined;
@@ -683,17 +683,17 @@ export function cusolverDnCheevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
 let cusolverDnCheevd_bufferSize$: Scratch | undefined;
 let cusolverDnCheevd_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, W: T.Pointer): number {
+export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
   const s = (cusolverDnCheevd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevd_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCheevd_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCheevd_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCheevd_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCheevd_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCheevd_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCheevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCheevd_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnCheevd_bufferSize$c ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W, s.slot(0));
+  const status = (cusolverDnCheevd_bufferSize$c ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCheevd_bufferSize', status);
   return s.i32[0];
 }
@@ -725,14 +725,14 @@ export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
 let cusolverDnCheevdx_bufferSize$: Scratch | undefined;
 let cusolverDnCheevdx_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
+export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
   const s = (cusolverDnCheevdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCheevdx_bufferSize', 'jobz', 'i32', jobz);
   if ((range | 0) !== range) throw intError('cusolverDnCheevdx_bufferSize', 'range', 'i32', range);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCheevdx_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCheevdx_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCheevdx_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCheevdx_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCheevdx_bufferSize', 'lda', 'i32', lda);
   if (typeof vl !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vl', 'a number', vl);
   if (typeof vu !== 'number') throw argError('cusolverDnCheevdx_bufferSize', 'vu', 'a number', vu);
@@ -741,7 +741,7 @@ export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   s.u64[0] = 0n;
   pointerArg('cusolverDnCheevdx_bufferSize', 'W', W, true);
   s.u64[1] = 0n;
-  const status = (cusolverDnCheevdx_bufferSize$c ??= binder.native('cusolverDnCheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A$, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+  const status = (cusolverDnCheevdx_bufferSize$c ??= binder.native('cusolverDnCheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnCheevdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
 }
@@ -783,37 +783,37 @@ export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t | null, job
 let cusolverDnCheevjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnCheevjBatched_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
+export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnCheevjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCheevjBatched_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCheevjBatched_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCheevjBatched_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCheevjBatched_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCheevjBatched_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCheevjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCheevjBatched_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevjBatched_bufferSize', 'params', params, true) as typeof params;
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnCheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnCheevjBatched_bufferSize$c ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W, s.slot(0), params, batchSize);
+  const status = (cusolverDnCheevjBatched_bufferSize$c ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params, batchSize);
   if (status !== 0) throw fail('cusolverDnCheevjBatched_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnCheevj_bufferSize$: Scratch | undefined;
 let cusolverDnCheevj_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
+export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
   const s = (cusolverDnCheevj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevj_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnCheevj_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCheevj_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCheevj_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCheevj_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCheevj_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCheevj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnCheevj_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnCheevj_bufferSize$c ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W, s.slot(0), params);
+  const status = (cusolverDnCheevj_bufferSize$c ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params);
   if (status !== 0) throw fail('cusolverDnCheevj_bufferSize', status);
   return s.i32[0];
 }
@@ -839,20 +839,20 @@ export function cusolverDnChegvd(handle: T.cusolverDnHandle_t | null, itype: T.c
 let cusolverDnChegvd_bufferSize$: Scratch | undefined;
 let cusolverDnChegvd_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, W: T.Pointer): number {
+export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
   const s = (cusolverDnChegvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvd_bufferSize', 'handle', handle, true) as typeof handle;
   if ((itype | 0) !== itype) throw intError('cusolverDnChegvd_bufferSize', 'itype', 'i32', itype);
   if ((jobz | 0) !== jobz) throw intError('cusolverDnChegvd_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnChegvd_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnChegvd_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnChegvd_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnChegvd_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnChegvd_bufferSize', 'lda', 'i32', lda);
-  const B$ = recordArg('cusolverDnChegvd_bufferSize', 'B', records.float2(), B, false);
+  pointerArg('cusolverDnChegvd_bufferSize', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnChegvd_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnChegvd_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnChegvd_bufferSize$c ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W, s.slot(0));
+  const status = (cusolverDnChegvd_bufferSize$c ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnChegvd_bufferSize', status);
   return s.i32[0];
 }
@@ -887,7 +887,7 @@ export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t | null, itype: T.
 let cusolverDnChegvdx_bufferSize$: Scratch | undefined;
 let cusolverDnChegvdx_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
+export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
   const s = (cusolverDnChegvdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx_bufferSize', 'handle', handle, true) as typeof handle;
   if ((itype | 0) !== itype) throw intError('cusolverDnChegvdx_bufferSize', 'itype', 'i32', itype);
@@ -895,9 +895,9 @@ export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if ((range | 0) !== range) throw intError('cusolverDnChegvdx_bufferSize', 'range', 'i32', range);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnChegvdx_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnChegvdx_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnChegvdx_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnChegvdx_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnChegvdx_bufferSize', 'lda', 'i32', lda);
-  const B$ = recordArg('cusolverDnChegvdx_bufferSize', 'B', records.float2(), B, false);
+  pointerArg('cusolverDnChegvdx_bufferSize', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnChegvdx_bufferSize', 'ldb', 'i32', ldb);
   if (typeof vl !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vl', 'a number', vl);
   if (typeof vu !== 'number') throw argError('cusolverDnChegvdx_bufferSize', 'vu', 'a number', vu);
@@ -906,7 +906,7 @@ export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   s.u64[0] = 0n;
   pointerArg('cusolverDnChegvdx_bufferSize', 'W', W, true);
   s.u64[1] = 0n;
-  const status = (cusolverDnChegvdx_bufferSize$c ??= binder.native('cusolverDnChegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A$, lda, B$, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+  const status = (cusolverDnChegvdx_bufferSize$c ??= binder.native('cusolverDnChegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnChegvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
 }
@@ -933,21 +933,21 @@ export function cusolverDnChegvj(handle: T.cusolverDnHandle_t | null, itype: T.c
 let cusolverDnChegvj_bufferSize$: Scratch | undefined;
 let cusolverDnChegvj_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, B: T.float2 | Uint8Array, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
+export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
   const s = (cusolverDnChegvj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvj_bufferSize', 'handle', handle, true) as typeof handle;
   if ((itype | 0) !== itype) throw intError('cusolverDnChegvj_bufferSize', 'itype', 'i32', itype);
   if ((jobz | 0) !== jobz) throw intError('cusolverDnChegvj_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnChegvj_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnChegvj_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnChegvj_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnChegvj_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnChegvj_bufferSize', 'lda', 'i32', lda);
-  const B$ = recordArg('cusolverDnChegvj_bufferSize', 'B', records.float2(), B, false);
+  pointerArg('cusolverDnChegvj_bufferSize', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnChegvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnChegvj_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnChegvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnChegvj_bufferSize$c ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W, s.slot(0), params);
+  const status = (cusolverDnChegvj_bufferSize$c ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
   if (status !== 0) throw fail('cusolverDnChegvj_bufferSize', status);
   return s.i32[0];
 }
@@ -971,18 +971,18 @@ export function cusolverDnChetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 let cusolverDnChetrd_bufferSize$: Scratch | undefined;
 let cusolverDnChetrd_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, d: T.Pointer, e: T.Pointer, tau: T.float2 | Uint8Array): number {
+export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
   const s = (cusolverDnChetrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChetrd_bufferSize', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnChetrd_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnChetrd_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnChetrd_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnChetrd_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnChetrd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnChetrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnChetrd_bufferSize', 'e', e, true);
-  const tau$ = recordArg('cusolverDnChetrd_bufferSize', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnChetrd_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnChetrd_bufferSize$c ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n_, A$, lda, d, e, tau$, s.slot(0));
+  const status = (cusolverDnChetrd_bufferSize$c ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnChetrd_bufferSize', status);
   return s.i32[0];
 }
@@ -1102,17 +1102,17 @@ export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.float2 | Uint8Array, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrs', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCpotrs', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCpotrs', 'n', 'i32', n_);
   if ((nrhs | 0) !== nrhs) throw intError('cusolverDnCpotrs', 'nrhs', 'i32', nrhs);
-  const A$ = recordArg('cusolverDnCpotrs', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCpotrs', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCpotrs', 'lda', 'i32', lda);
   pointerArg('cusolverDnCpotrs', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnCpotrs', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnCpotrs', 'devInfo', devInfo, true);
-  const status = (cusolverDnCpotrs$c ??= binder.native('cusolverDnCpotrs'))(handle, uplo, n_, nrhs, A$, lda, B, ldb, devInfo);
+  const status = (cusolverDnCpotrs$c ??= binder.native('cusolverDnCpotrs'))(handle, uplo, n_, nrhs, A, lda, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnCpotrs', status);
 }
 let cusolverDnCpotrsBatched$c: NativeFunction | undefined;
@@ -1233,7 +1233,7 @@ export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnCungbr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCungbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.float2 | Uint8Array, work: T.Pointer, lwork: number, info: T.Pointer): void {
+export function cusolverDnCungbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungbr', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnCungbr', 'side', 'i32', side);
   if ((m | 0) !== m) throw intError('cusolverDnCungbr', 'm', 'i32', m);
@@ -1241,119 +1241,119 @@ export function cusolverDnCungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if ((k | 0) !== k) throw intError('cusolverDnCungbr', 'k', 'i32', k);
   pointerArg('cusolverDnCungbr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCungbr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCungbr', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCungbr', 'tau', tau, true);
   pointerArg('cusolverDnCungbr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnCungbr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnCungbr', 'info', info, true);
-  const status = (cusolverDnCungbr$c ??= binder.native('cusolverDnCungbr'))(handle, side, m, n_, k, A, lda, tau$, work, lwork, info);
+  const status = (cusolverDnCungbr$c ??= binder.native('cusolverDnCungbr'))(handle, side, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungbr', status);
 }
 let cusolverDnCungbr_bufferSize$: Scratch | undefined;
 let cusolverDnCungbr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.float2 | Uint8Array, lda: number, tau: T.float2 | Uint8Array): number {
+export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnCungbr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungbr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnCungbr_bufferSize', 'side', 'i32', side);
   if ((m | 0) !== m) throw intError('cusolverDnCungbr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCungbr_bufferSize', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnCungbr_bufferSize', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnCungbr_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCungbr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCungbr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCungbr_bufferSize', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCungbr_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnCungbr_bufferSize$c ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A$, lda, tau$, s.slot(0));
+  const status = (cusolverDnCungbr_bufferSize$c ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCungbr_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnCungqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCungqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.float2 | Uint8Array, work: T.Pointer, lwork: number, info: T.Pointer): void {
+export function cusolverDnCungqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungqr', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverDnCungqr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCungqr', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnCungqr', 'k', 'i32', k);
   pointerArg('cusolverDnCungqr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCungqr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCungqr', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCungqr', 'tau', tau, true);
   pointerArg('cusolverDnCungqr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnCungqr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnCungqr', 'info', info, true);
-  const status = (cusolverDnCungqr$c ??= binder.native('cusolverDnCungqr'))(handle, m, n_, k, A, lda, tau$, work, lwork, info);
+  const status = (cusolverDnCungqr$c ??= binder.native('cusolverDnCungqr'))(handle, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungqr', status);
 }
 let cusolverDnCungqr_bufferSize$: Scratch | undefined;
 let cusolverDnCungqr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.float2 | Uint8Array, lda: number, tau: T.float2 | Uint8Array): number {
+export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnCungqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungqr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverDnCungqr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCungqr_bufferSize', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnCungqr_bufferSize', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnCungqr_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCungqr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCungqr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCungqr_bufferSize', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCungqr_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnCungqr_bufferSize$c ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A$, lda, tau$, s.slot(0));
+  const status = (cusolverDnCungqr_bufferSize$c ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCungqr_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnCungtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.float2 | Uint8Array, work: T.Pointer, lwork: number, info: T.Pointer): void {
+export function cusolverDnCungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungtr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCungtr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCungtr', 'n', 'i32', n_);
   pointerArg('cusolverDnCungtr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCungtr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCungtr', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCungtr', 'tau', tau, true);
   pointerArg('cusolverDnCungtr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnCungtr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnCungtr', 'info', info, true);
-  const status = (cusolverDnCungtr$c ??= binder.native('cusolverDnCungtr'))(handle, uplo, n_, A, lda, tau$, work, lwork, info);
+  const status = (cusolverDnCungtr$c ??= binder.native('cusolverDnCungtr'))(handle, uplo, n_, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnCungtr', status);
 }
 let cusolverDnCungtr_bufferSize$: Scratch | undefined;
 let cusolverDnCungtr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.float2 | Uint8Array, lda: number, tau: T.float2 | Uint8Array): number {
+export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnCungtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCungtr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnCungtr_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCungtr_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCungtr_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCungtr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCungtr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCungtr_bufferSize', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCungtr_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnCungtr_bufferSize$c ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n_, A$, lda, tau$, s.slot(0));
+  const status = (cusolverDnCungtr_bufferSize$c ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCungtr_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnCunmqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.float2 | Uint8Array, lda: number, tau: T.float2 | Uint8Array, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmqr', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnCunmqr', 'side', 'i32', side);
   if ((trans | 0) !== trans) throw intError('cusolverDnCunmqr', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cusolverDnCunmqr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCunmqr', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnCunmqr', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnCunmqr', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCunmqr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCunmqr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCunmqr', 'tau', records.float2(), tau, false);
+  pointerArg('cusolverDnCunmqr', 'tau', tau, true);
   pointerArg('cusolverDnCunmqr', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusolverDnCunmqr', 'ldc', 'i32', ldc);
   pointerArg('cusolverDnCunmqr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnCunmqr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnCunmqr', 'devInfo', devInfo, true);
-  const status = (cusolverDnCunmqr$c ??= binder.native('cusolverDnCunmqr'))(handle, side, trans, m, n_, k, A$, lda, tau$, C, ldc, work, lwork, devInfo);
+  const status = (cusolverDnCunmqr$c ??= binder.native('cusolverDnCunmqr'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnCunmqr', status);
 }
 let cusolverDnCunmqr_bufferSize$: Scratch | undefined;
 let cusolverDnCunmqr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.float2 | Uint8Array, lda: number, tau: T.float2 | Uint8Array, C: T.float2 | Uint8Array, ldc: number): number {
+export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnCunmqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmqr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnCunmqr_bufferSize', 'side', 'i32', side);
@@ -1361,13 +1361,13 @@ export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   if ((m | 0) !== m) throw intError('cusolverDnCunmqr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCunmqr_bufferSize', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnCunmqr_bufferSize', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnCunmqr_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCunmqr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCunmqr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCunmqr_bufferSize', 'tau', records.float2(), tau, false);
-  const C$ = recordArg('cusolverDnCunmqr_bufferSize', 'C', records.float2(), C, false);
+  pointerArg('cusolverDnCunmqr_bufferSize', 'tau', tau, true);
+  pointerArg('cusolverDnCunmqr_bufferSize', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusolverDnCunmqr_bufferSize', 'ldc', 'i32', ldc);
   s.u64[0] = 0n;
-  const status = (cusolverDnCunmqr_bufferSize$c ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n_, k, A$, lda, tau$, C$, ldc, s.slot(0));
+  const status = (cusolverDnCunmqr_bufferSize$c ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCunmqr_bufferSize', status);
   return s.i32[0];
 }
@@ -1394,7 +1394,7 @@ export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
 let cusolverDnCunmtr_bufferSize$: Scratch | undefined;
 let cusolverDnCunmtr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.float2 | Uint8Array, lda: number, tau: T.float2 | Uint8Array, C: T.float2 | Uint8Array, ldc: number): number {
+export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnCunmtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCunmtr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnCunmtr_bufferSize', 'side', 'i32', side);
@@ -1402,13 +1402,13 @@ export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   if ((trans | 0) !== trans) throw intError('cusolverDnCunmtr_bufferSize', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cusolverDnCunmtr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnCunmtr_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnCunmtr_bufferSize', 'A', records.float2(), A, false);
+  pointerArg('cusolverDnCunmtr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnCunmtr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnCunmtr_bufferSize', 'tau', records.float2(), tau, false);
-  const C$ = recordArg('cusolverDnCunmtr_bufferSize', 'C', records.float2(), C, false);
+  pointerArg('cusolverDnCunmtr_bufferSize', 'tau', tau, true);
+  pointerArg('cusolverDnCunmtr_bufferSize', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusolverDnCunmtr_bufferSize', 'ldc', 'i32', ldc);
   s.u64[0] = 0n;
-  const status = (cusolverDnCunmtr_bufferSize$c ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A$, lda, tau$, C$, ldc, s.slot(0));
+  const status = (cusolverDnCunmtr_bufferSize$c ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.slot(0));
   if (status !== 0) throw fail('cusolverDnCunmtr_bufferSize', status);
   return s.i32[0];
 }
@@ -5880,13 +5880,13 @@ export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZgesvdaStridedBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.double2 | Uint8Array, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
+export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched', 'jobz', 'i32', jobz);
   if ((rank | 0) !== rank) throw intError('cusolverDnZgesvdaStridedBatched', 'rank', 'i32', rank);
   if ((m | 0) !== m) throw intError('cusolverDnZgesvdaStridedBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZgesvdaStridedBatched', 'n', 'i32', n_);
-  const d_A$ = recordArg('cusolverDnZgesvdaStridedBatched', 'd_A', records.double2(), d_A, false);
+  pointerArg('cusolverDnZgesvdaStridedBatched', 'd_A', d_A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZgesvdaStridedBatched', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideA', strideA, true);
   pointerArg('cusolverDnZgesvdaStridedBatched', 'd_S', d_S, true);
@@ -5902,33 +5902,33 @@ export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | n
   pointerArg('cusolverDnZgesvdaStridedBatched', 'd_info', d_info, true);
   pointerArg('cusolverDnZgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, true);
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdaStridedBatched', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdaStridedBatched$c ??= binder.native('cusolverDnZgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+  const status = (cusolverDnZgesvdaStridedBatched$c ??= binder.native('cusolverDnZgesvdaStridedBatched'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched', status);
 }
 let cusolverDnZgesvdaStridedBatched_bufferSize$: Scratch | undefined;
 let cusolverDnZgesvdaStridedBatched_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.double2 | Uint8Array, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.double2 | Uint8Array, ldu: number, strideU: T.Int64, d_V: T.double2 | Uint8Array, ldv: number, strideV: T.Int64, batchSize: number): number {
+export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, batchSize: number): number {
   const s = (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
   if ((rank | 0) !== rank) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
   if ((m | 0) !== m) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
-  const d_A$ = recordArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', records.double2(), d_A, false);
+  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
   if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
   pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
   if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
-  const d_U$ = recordArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_U', records.double2(), d_U, false);
+  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
   if ((ldu | 0) !== ldu) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
   if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
-  const d_V$ = recordArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_V', records.double2(), d_V, false);
+  pointerArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
   if ((ldv | 0) !== ldv) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
   if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
   s.u64[0] = 0n;
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S, strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, s.slot(0), batchSize);
+  const status = (cusolverDnZgesvdaStridedBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, s.slot(0), batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdaStridedBatched_bufferSize', status);
   return s.i32[0];
 }
@@ -5979,46 +5979,46 @@ export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
 let cusolverDnZgesvdjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnZgesvdjBatched_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.double2 | Uint8Array, lda: number, S: T.Pointer, U: T.double2 | Uint8Array, ldu: number, V: T.double2 | Uint8Array, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
+export function cusolverDnZgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnZgesvdjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
   if ((m | 0) !== m) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZgesvdjBatched_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'S', S, true);
-  const U$ = recordArg('cusolverDnZgesvdjBatched_bufferSize', 'U', records.double2(), U, false);
+  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'U', U, true);
   if ((ldu | 0) !== ldu) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldu', 'i32', ldu);
-  const V$ = recordArg('cusolverDnZgesvdjBatched_bufferSize', 'V', records.double2(), V, false);
+  pointerArg('cusolverDnZgesvdjBatched_bufferSize', 'V', V, true);
   if ((ldv | 0) !== ldv) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A$, lda, S, U$, ldu, V$, ldv, s.slot(0), params, batchSize);
+  const status = (cusolverDnZgesvdjBatched_bufferSize$c ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdjBatched_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnZgesvdj_bufferSize$: Scratch | undefined;
 let cusolverDnZgesvdj_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.double2 | Uint8Array, lda: number, S: T.Pointer, U: T.double2 | Uint8Array, ldu: number, V: T.double2 | Uint8Array, ldv: number, params: T.gesvdjInfo_t | null): number {
+export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, params: T.gesvdjInfo_t | null): number {
   const s = (cusolverDnZgesvdj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZgesvdj_bufferSize', 'jobz', 'i32', jobz);
   if ((econ | 0) !== econ) throw intError('cusolverDnZgesvdj_bufferSize', 'econ', 'i32', econ);
   if ((m | 0) !== m) throw intError('cusolverDnZgesvdj_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZgesvdj_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZgesvdj_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZgesvdj_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZgesvdj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZgesvdj_bufferSize', 'S', S, true);
-  const U$ = recordArg('cusolverDnZgesvdj_bufferSize', 'U', records.double2(), U, false);
+  pointerArg('cusolverDnZgesvdj_bufferSize', 'U', U, true);
   if ((ldu | 0) !== ldu) throw intError('cusolverDnZgesvdj_bufferSize', 'ldu', 'i32', ldu);
-  const V$ = recordArg('cusolverDnZgesvdj_bufferSize', 'V', records.double2(), V, false);
+  pointerArg('cusolverDnZgesvdj_bufferSize', 'V', V, true);
   if ((ldv | 0) !== ldv) throw intError('cusolverDnZgesvdj_bufferSize', 'ldv', 'i32', ldv);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZgesvdj_bufferSize$c ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A$, lda, S, U$, ldu, V$, ldv, s.slot(0), params);
+  const status = (cusolverDnZgesvdj_bufferSize$c ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, s.slot(0), params);
   if (status !== 0) throw fail('cusolverDnZgesvdj_bufferSize', status);
   return s.i32[0];
 }
@@ -6053,18 +6053,18 @@ export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZgetrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.double2 | Uint8Array, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgetrs', 'handle', handle, true) as typeof handle;
   if ((trans | 0) !== trans) throw intError('cusolverDnZgetrs', 'trans', 'i32', trans);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZgetrs', 'n', 'i32', n_);
   if ((nrhs | 0) !== nrhs) throw intError('cusolverDnZgetrs', 'nrhs', 'i32', nrhs);
-  const A$ = recordArg('cusolverDnZgetrs', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZgetrs', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZgetrs', 'lda', 'i32', lda);
   pointerArg('cusolverDnZgetrs', 'devIpiv', devIpiv, true);
   pointerArg('cusolverDnZgetrs', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnZgetrs', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnZgetrs', 'devInfo', devInfo, true);
-  const status = (cusolverDnZgetrs$c ??= binder.native('cusolverDnZgetrs'))(handle, trans, n_, nrhs, A$, lda, devIpiv, B, ldb, devInfo);
+  const status = (cusolverDnZgetrs$c ??= binder.native('cusolverDnZgetrs'))(handle, trans, n_, nrhs, A, lda, devIpiv, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnZgetrs', status);
 }
 let cusolverDnZheevd$c: NativeFunction | undefined;
@@ -6086,17 +6086,17 @@ export function cusolverDnZheevd(handle: T.cusolverDnHandle_t | null, jobz: T.cu
 let cusolverDnZheevd_bufferSize$: Scratch | undefined;
 let cusolverDnZheevd_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, W: T.Pointer): number {
+export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer): number {
   const s = (cusolverDnZheevd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevd_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZheevd_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZheevd_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZheevd_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZheevd_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZheevd_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZheevd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZheevd_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnZheevd_bufferSize$c ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W, s.slot(0));
+  const status = (cusolverDnZheevd_bufferSize$c ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZheevd_bufferSize', status);
   return s.i32[0];
 }
@@ -6128,14 +6128,14 @@ export function cusolverDnZheevdx(handle: T.cusolverDnHandle_t | null, jobz: T.c
 let cusolverDnZheevdx_bufferSize$: Scratch | undefined;
 let cusolverDnZheevdx_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
+export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
   const s = (cusolverDnZheevdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZheevdx_bufferSize', 'jobz', 'i32', jobz);
   if ((range | 0) !== range) throw intError('cusolverDnZheevdx_bufferSize', 'range', 'i32', range);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZheevdx_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZheevdx_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZheevdx_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZheevdx_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZheevdx_bufferSize', 'lda', 'i32', lda);
   if (typeof vl !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vl', 'a number', vl);
   if (typeof vu !== 'number') throw argError('cusolverDnZheevdx_bufferSize', 'vu', 'a number', vu);
@@ -6144,7 +6144,7 @@ export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t | null
   s.u64[0] = 0n;
   pointerArg('cusolverDnZheevdx_bufferSize', 'W', W, true);
   s.u64[1] = 0n;
-  const status = (cusolverDnZheevdx_bufferSize$c ??= binder.native('cusolverDnZheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A$, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+  const status = (cusolverDnZheevdx_bufferSize$c ??= binder.native('cusolverDnZheevdx_bufferSize'))(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnZheevdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
 }
@@ -6186,37 +6186,37 @@ export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t | null, job
 let cusolverDnZheevjBatched_bufferSize$: Scratch | undefined;
 let cusolverDnZheevjBatched_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
+export function cusolverDnZheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null, batchSize: number): number {
   const s = (cusolverDnZheevjBatched_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZheevjBatched_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZheevjBatched_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZheevjBatched_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZheevjBatched_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZheevjBatched_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZheevjBatched_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZheevjBatched_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevjBatched_bufferSize', 'params', params, true) as typeof params;
   if ((batchSize | 0) !== batchSize) throw intError('cusolverDnZheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
-  const status = (cusolverDnZheevjBatched_bufferSize$c ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W, s.slot(0), params, batchSize);
+  const status = (cusolverDnZheevjBatched_bufferSize$c ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params, batchSize);
   if (status !== 0) throw fail('cusolverDnZheevjBatched_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnZheevj_bufferSize$: Scratch | undefined;
 let cusolverDnZheevj_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
+export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
   const s = (cusolverDnZheevj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevj_bufferSize', 'handle', handle, true) as typeof handle;
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZheevj_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZheevj_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZheevj_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZheevj_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZheevj_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZheevj_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZheevj_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZheevj_bufferSize$c ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W, s.slot(0), params);
+  const status = (cusolverDnZheevj_bufferSize$c ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A, lda, W, s.slot(0), params);
   if (status !== 0) throw fail('cusolverDnZheevj_bufferSize', status);
   return s.i32[0];
 }
@@ -6242,20 +6242,20 @@ export function cusolverDnZhegvd(handle: T.cusolverDnHandle_t | null, itype: T.c
 let cusolverDnZhegvd_bufferSize$: Scratch | undefined;
 let cusolverDnZhegvd_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, W: T.Pointer): number {
+export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer): number {
   const s = (cusolverDnZhegvd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvd_bufferSize', 'handle', handle, true) as typeof handle;
   if ((itype | 0) !== itype) throw intError('cusolverDnZhegvd_bufferSize', 'itype', 'i32', itype);
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZhegvd_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZhegvd_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZhegvd_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZhegvd_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZhegvd_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZhegvd_bufferSize', 'lda', 'i32', lda);
-  const B$ = recordArg('cusolverDnZhegvd_bufferSize', 'B', records.double2(), B, false);
+  pointerArg('cusolverDnZhegvd_bufferSize', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnZhegvd_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnZhegvd_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnZhegvd_bufferSize$c ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W, s.slot(0));
+  const status = (cusolverDnZhegvd_bufferSize$c ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZhegvd_bufferSize', status);
   return s.i32[0];
 }
@@ -6290,7 +6290,7 @@ export function cusolverDnZhegvdx(handle: T.cusolverDnHandle_t | null, itype: T.
 let cusolverDnZhegvdx_bufferSize$: Scratch | undefined;
 let cusolverDnZhegvdx_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `meig`, `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
+export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.Pointer): { meig: number; lwork: number } {
   const s = (cusolverDnZhegvdx_bufferSize$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx_bufferSize', 'handle', handle, true) as typeof handle;
   if ((itype | 0) !== itype) throw intError('cusolverDnZhegvdx_bufferSize', 'itype', 'i32', itype);
@@ -6298,9 +6298,9 @@ export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   if ((range | 0) !== range) throw intError('cusolverDnZhegvdx_bufferSize', 'range', 'i32', range);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZhegvdx_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZhegvdx_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZhegvdx_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZhegvdx_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZhegvdx_bufferSize', 'lda', 'i32', lda);
-  const B$ = recordArg('cusolverDnZhegvdx_bufferSize', 'B', records.double2(), B, false);
+  pointerArg('cusolverDnZhegvdx_bufferSize', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnZhegvdx_bufferSize', 'ldb', 'i32', ldb);
   if (typeof vl !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vl', 'a number', vl);
   if (typeof vu !== 'number') throw argError('cusolverDnZhegvdx_bufferSize', 'vu', 'a number', vu);
@@ -6309,7 +6309,7 @@ export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null
   s.u64[0] = 0n;
   pointerArg('cusolverDnZhegvdx_bufferSize', 'W', W, true);
   s.u64[1] = 0n;
-  const status = (cusolverDnZhegvdx_bufferSize$c ??= binder.native('cusolverDnZhegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A$, lda, B$, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
+  const status = (cusolverDnZhegvdx_bufferSize$c ??= binder.native('cusolverDnZhegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, s.slot(0), W, s.slot(1));
   if (status !== 0) throw fail('cusolverDnZhegvdx_bufferSize', status);
   return { meig: s.i32[0], lwork: s.i32[2] };
 }
@@ -6336,21 +6336,21 @@ export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t | null, itype: T.c
 let cusolverDnZhegvj_bufferSize$: Scratch | undefined;
 let cusolverDnZhegvj_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, B: T.double2 | Uint8Array, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
+export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, params: T.syevjInfo_t | null): number {
   const s = (cusolverDnZhegvj_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvj_bufferSize', 'handle', handle, true) as typeof handle;
   if ((itype | 0) !== itype) throw intError('cusolverDnZhegvj_bufferSize', 'itype', 'i32', itype);
   if ((jobz | 0) !== jobz) throw intError('cusolverDnZhegvj_bufferSize', 'jobz', 'i32', jobz);
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZhegvj_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZhegvj_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZhegvj_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZhegvj_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZhegvj_bufferSize', 'lda', 'i32', lda);
-  const B$ = recordArg('cusolverDnZhegvj_bufferSize', 'B', records.double2(), B, false);
+  pointerArg('cusolverDnZhegvj_bufferSize', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnZhegvj_bufferSize', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnZhegvj_bufferSize', 'W', W, true);
   s.u64[0] = 0n;
   if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZhegvj_bufferSize', 'params', params, true) as typeof params;
-  const status = (cusolverDnZhegvj_bufferSize$c ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W, s.slot(0), params);
+  const status = (cusolverDnZhegvj_bufferSize$c ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, s.slot(0), params);
   if (status !== 0) throw fail('cusolverDnZhegvj_bufferSize', status);
   return s.i32[0];
 }
@@ -6374,18 +6374,18 @@ export function cusolverDnZhetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cu
 let cusolverDnZhetrd_bufferSize$: Scratch | undefined;
 let cusolverDnZhetrd_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, d: T.Pointer, e: T.Pointer, tau: T.double2 | Uint8Array): number {
+export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer): number {
   const s = (cusolverDnZhetrd_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhetrd_bufferSize', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZhetrd_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZhetrd_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZhetrd_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZhetrd_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZhetrd_bufferSize', 'lda', 'i32', lda);
   pointerArg('cusolverDnZhetrd_bufferSize', 'd', d, true);
   pointerArg('cusolverDnZhetrd_bufferSize', 'e', e, true);
-  const tau$ = recordArg('cusolverDnZhetrd_bufferSize', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZhetrd_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnZhetrd_bufferSize$c ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n_, A$, lda, d, e, tau$, s.slot(0));
+  const status = (cusolverDnZhetrd_bufferSize$c ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n_, A, lda, d, e, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZhetrd_bufferSize', status);
   return s.i32[0];
 }
@@ -6505,17 +6505,17 @@ export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZpotrs$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.double2 | Uint8Array, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
+export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrs', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZpotrs', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZpotrs', 'n', 'i32', n_);
   if ((nrhs | 0) !== nrhs) throw intError('cusolverDnZpotrs', 'nrhs', 'i32', nrhs);
-  const A$ = recordArg('cusolverDnZpotrs', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZpotrs', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZpotrs', 'lda', 'i32', lda);
   pointerArg('cusolverDnZpotrs', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusolverDnZpotrs', 'ldb', 'i32', ldb);
   pointerArg('cusolverDnZpotrs', 'devInfo', devInfo, true);
-  const status = (cusolverDnZpotrs$c ??= binder.native('cusolverDnZpotrs'))(handle, uplo, n_, nrhs, A$, lda, B, ldb, devInfo);
+  const status = (cusolverDnZpotrs$c ??= binder.native('cusolverDnZpotrs'))(handle, uplo, n_, nrhs, A, lda, B, ldb, devInfo);
   if (status !== 0) throw fail('cusolverDnZpotrs', status);
 }
 let cusolverDnZpotrsBatched$c: NativeFunction | undefined;
@@ -6596,7 +6596,7 @@ export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t | null,
 }
 let cusolverDnZungbr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.double2 | Uint8Array, work: T.Pointer, lwork: number, info: T.Pointer): void {
+export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungbr', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnZungbr', 'side', 'i32', side);
   if ((m | 0) !== m) throw intError('cusolverDnZungbr', 'm', 'i32', m);
@@ -6604,119 +6604,119 @@ export function cusolverDnZungbr(handle: T.cusolverDnHandle_t | null, side: T.cu
   if ((k | 0) !== k) throw intError('cusolverDnZungbr', 'k', 'i32', k);
   pointerArg('cusolverDnZungbr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZungbr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZungbr', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZungbr', 'tau', tau, true);
   pointerArg('cusolverDnZungbr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnZungbr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnZungbr', 'info', info, true);
-  const status = (cusolverDnZungbr$c ??= binder.native('cusolverDnZungbr'))(handle, side, m, n_, k, A, lda, tau$, work, lwork, info);
+  const status = (cusolverDnZungbr$c ??= binder.native('cusolverDnZungbr'))(handle, side, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungbr', status);
 }
 let cusolverDnZungbr_bufferSize$: Scratch | undefined;
 let cusolverDnZungbr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.double2 | Uint8Array, lda: number, tau: T.double2 | Uint8Array): number {
+export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnZungbr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungbr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnZungbr_bufferSize', 'side', 'i32', side);
   if ((m | 0) !== m) throw intError('cusolverDnZungbr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZungbr_bufferSize', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnZungbr_bufferSize', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnZungbr_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZungbr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZungbr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZungbr_bufferSize', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZungbr_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnZungbr_bufferSize$c ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A$, lda, tau$, s.slot(0));
+  const status = (cusolverDnZungbr_bufferSize$c ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n_, k, A, lda, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZungbr_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnZungqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZungqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.double2 | Uint8Array, work: T.Pointer, lwork: number, info: T.Pointer): void {
+export function cusolverDnZungqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungqr', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverDnZungqr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZungqr', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnZungqr', 'k', 'i32', k);
   pointerArg('cusolverDnZungqr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZungqr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZungqr', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZungqr', 'tau', tau, true);
   pointerArg('cusolverDnZungqr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnZungqr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnZungqr', 'info', info, true);
-  const status = (cusolverDnZungqr$c ??= binder.native('cusolverDnZungqr'))(handle, m, n_, k, A, lda, tau$, work, lwork, info);
+  const status = (cusolverDnZungqr$c ??= binder.native('cusolverDnZungqr'))(handle, m, n_, k, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungqr', status);
 }
 let cusolverDnZungqr_bufferSize$: Scratch | undefined;
 let cusolverDnZungqr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.double2 | Uint8Array, lda: number, tau: T.double2 | Uint8Array): number {
+export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnZungqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungqr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverDnZungqr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZungqr_bufferSize', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnZungqr_bufferSize', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnZungqr_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZungqr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZungqr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZungqr_bufferSize', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZungqr_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnZungqr_bufferSize$c ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A$, lda, tau$, s.slot(0));
+  const status = (cusolverDnZungqr_bufferSize$c ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n_, k, A, lda, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZungqr_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnZungtr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.double2 | Uint8Array, work: T.Pointer, lwork: number, info: T.Pointer): void {
+export function cusolverDnZungtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungtr', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZungtr', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZungtr', 'n', 'i32', n_);
   pointerArg('cusolverDnZungtr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZungtr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZungtr', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZungtr', 'tau', tau, true);
   pointerArg('cusolverDnZungtr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnZungtr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnZungtr', 'info', info, true);
-  const status = (cusolverDnZungtr$c ??= binder.native('cusolverDnZungtr'))(handle, uplo, n_, A, lda, tau$, work, lwork, info);
+  const status = (cusolverDnZungtr$c ??= binder.native('cusolverDnZungtr'))(handle, uplo, n_, A, lda, tau, work, lwork, info);
   if (status !== 0) throw fail('cusolverDnZungtr', status);
 }
 let cusolverDnZungtr_bufferSize$: Scratch | undefined;
 let cusolverDnZungtr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.double2 | Uint8Array, lda: number, tau: T.double2 | Uint8Array): number {
+export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.Pointer, lda: number, tau: T.Pointer): number {
   const s = (cusolverDnZungtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZungtr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((uplo | 0) !== uplo) throw intError('cusolverDnZungtr_bufferSize', 'uplo', 'i32', uplo);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZungtr_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZungtr_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZungtr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZungtr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZungtr_bufferSize', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZungtr_bufferSize', 'tau', tau, true);
   s.u64[0] = 0n;
-  const status = (cusolverDnZungtr_bufferSize$c ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A$, lda, tau$, s.slot(0));
+  const status = (cusolverDnZungtr_bufferSize$c ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n_, A, lda, tau, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZungtr_bufferSize', status);
   return s.i32[0];
 }
 let cusolverDnZunmqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.double2 | Uint8Array, lda: number, tau: T.double2 | Uint8Array, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
+export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnZunmqr', 'side', 'i32', side);
   if ((trans | 0) !== trans) throw intError('cusolverDnZunmqr', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cusolverDnZunmqr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZunmqr', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnZunmqr', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnZunmqr', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZunmqr', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZunmqr', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZunmqr', 'tau', records.double2(), tau, false);
+  pointerArg('cusolverDnZunmqr', 'tau', tau, true);
   pointerArg('cusolverDnZunmqr', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusolverDnZunmqr', 'ldc', 'i32', ldc);
   pointerArg('cusolverDnZunmqr', 'work', work, true);
   if ((lwork | 0) !== lwork) throw intError('cusolverDnZunmqr', 'lwork', 'i32', lwork);
   pointerArg('cusolverDnZunmqr', 'devInfo', devInfo, true);
-  const status = (cusolverDnZunmqr$c ??= binder.native('cusolverDnZunmqr'))(handle, side, trans, m, n_, k, A$, lda, tau$, C, ldc, work, lwork, devInfo);
+  const status = (cusolverDnZunmqr$c ??= binder.native('cusolverDnZunmqr'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, work, lwork, devInfo);
   if (status !== 0) throw fail('cusolverDnZunmqr', status);
 }
 let cusolverDnZunmqr_bufferSize$: Scratch | undefined;
 let cusolverDnZunmqr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.double2 | Uint8Array, lda: number, tau: T.double2 | Uint8Array, C: T.double2 | Uint8Array, ldc: number): number {
+export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnZunmqr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnZunmqr_bufferSize', 'side', 'i32', side);
@@ -6724,13 +6724,13 @@ export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null,
   if ((m | 0) !== m) throw intError('cusolverDnZunmqr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZunmqr_bufferSize', 'n', 'i32', n_);
   if ((k | 0) !== k) throw intError('cusolverDnZunmqr_bufferSize', 'k', 'i32', k);
-  const A$ = recordArg('cusolverDnZunmqr_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZunmqr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZunmqr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZunmqr_bufferSize', 'tau', records.double2(), tau, false);
-  const C$ = recordArg('cusolverDnZunmqr_bufferSize', 'C', records.double2(), C, false);
+  pointerArg('cusolverDnZunmqr_bufferSize', 'tau', tau, true);
+  pointerArg('cusolverDnZunmqr_bufferSize', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusolverDnZunmqr_bufferSize', 'ldc', 'i32', ldc);
   s.u64[0] = 0n;
-  const status = (cusolverDnZunmqr_bufferSize$c ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A$, lda, tau$, C$, ldc, s.slot(0));
+  const status = (cusolverDnZunmqr_bufferSize$c ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n_, k, A, lda, tau, C, ldc, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZunmqr_bufferSize', status);
   return s.i32[0];
 }
@@ -6757,7 +6757,7 @@ export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cu
 let cusolverDnZunmtr_bufferSize$: Scratch | undefined;
 let cusolverDnZunmtr_bufferSize$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 13.0 Returns `lwork`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.double2 | Uint8Array, lda: number, tau: T.double2 | Uint8Array, C: T.double2 | Uint8Array, ldc: number): number {
+export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number): number {
   const s = (cusolverDnZunmtr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((side | 0) !== side) throw intError('cusolverDnZunmtr_bufferSize', 'side', 'i32', side);
@@ -6765,13 +6765,13 @@ export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null,
   if ((trans | 0) !== trans) throw intError('cusolverDnZunmtr_bufferSize', 'trans', 'i32', trans);
   if ((m | 0) !== m) throw intError('cusolverDnZunmtr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverDnZunmtr_bufferSize', 'n', 'i32', n_);
-  const A$ = recordArg('cusolverDnZunmtr_bufferSize', 'A', records.double2(), A, false);
+  pointerArg('cusolverDnZunmtr_bufferSize', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusolverDnZunmtr_bufferSize', 'lda', 'i32', lda);
-  const tau$ = recordArg('cusolverDnZunmtr_bufferSize', 'tau', records.double2(), tau, false);
-  const C$ = recordArg('cusolverDnZunmtr_bufferSize', 'C', records.double2(), C, false);
+  pointerArg('cusolverDnZunmtr_bufferSize', 'tau', tau, true);
+  pointerArg('cusolverDnZunmtr_bufferSize', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusolverDnZunmtr_bufferSize', 'ldc', 'i32', ldc);
   s.u64[0] = 0n;
-  const status = (cusolverDnZunmtr_bufferSize$c ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A$, lda, tau$, C$, ldc, s.slot(0));
+  const status = (cusolverDnZunmtr_bufferSize$c ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc, s.slot(0));
   if (status !== 0) throw fail('cusolverDnZunmtr_bufferSize', status);
   return s.i32[0];
 }
@@ -7102,241 +7102,241 @@ export function cusolverRfSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointe
 }
 let cusolverSpCcsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex left_bottom_corner, cuComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
+export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigsHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsreigsHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsreigsHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigsHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsreigsHost', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsreigsHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsreigsHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpCcsreigsHost', 'left_bottom_corner', records.float2(), left_bottom_corner);
   checkRecord('cusolverSpCcsreigsHost', 'right_upper_corner', records.float2(), right_upper_corner);
   pointerArg('cusolverSpCcsreigsHost', 'num_eigs', num_eigs, true);
-  const status = (cusolverSpCcsreigsHost$c ??= binder.native('cusolverSpCcsreigsHost'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+  const status = (cusolverSpCcsreigsHost$c ??= binder.native('cusolverSpCcsreigsHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
   if (status !== 0) throw fail('cusolverSpCcsreigsHost', status);
 }
 let cusolverSpCcsreigvsi$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.float2 | Uint8Array, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsi', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsreigvsi', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsreigvsi', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsreigvsi', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsreigvsi', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpCcsreigvsi', 'mu0', records.float2(), mu0);
-  const x0$ = recordArg('cusolverSpCcsreigvsi', 'x0', records.float2(), x0, false);
+  pointerArg('cusolverSpCcsreigvsi', 'x0', x0, true);
   if ((maxite | 0) !== maxite) throw intError('cusolverSpCcsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpCcsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpCcsreigvsi', 'mu', mu, true);
   pointerArg('cusolverSpCcsreigvsi', 'x', x, true);
-  const status = (cusolverSpCcsreigvsi$c ??= binder.native('cusolverSpCcsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, mu0, x0$, maxite, eps, mu, x);
+  const status = (cusolverSpCcsreigvsi$c ??= binder.native('cusolverSpCcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
   if (status !== 0) throw fail('cusolverSpCcsreigvsi', status);
 }
 let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.float2 | Uint8Array, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsreigvsiHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsreigvsiHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsreigvsiHost', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsreigvsiHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsreigvsiHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpCcsreigvsiHost', 'mu0', records.float2(), mu0);
-  const x0$ = recordArg('cusolverSpCcsreigvsiHost', 'x0', records.float2(), x0, false);
+  pointerArg('cusolverSpCcsreigvsiHost', 'x0', x0, true);
   if ((maxite | 0) !== maxite) throw intError('cusolverSpCcsreigvsiHost', 'maxite', 'i32', maxite);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsreigvsiHost', 'tol', 'a number', tol);
   pointerArg('cusolverSpCcsreigvsiHost', 'mu', mu, true);
   pointerArg('cusolverSpCcsreigvsiHost', 'x', x, true);
-  const status = (cusolverSpCcsreigvsiHost$c ??= binder.native('cusolverSpCcsreigvsiHost'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, mu0, x0$, maxite, tol, mu, x);
+  const status = (cusolverSpCcsreigvsiHost$c ??= binder.native('cusolverSpCcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpCcsreigvsiHost', status);
 }
 let cusolverSpCcsrlsqvqrHost$: Scratch | undefined;
 let cusolverSpCcsrlsqvqrHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 13.0 Returns `rankA`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | Uint8Array, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
+export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
   const s = (cusolverSpCcsrlsqvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrlsqvqrHost', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverSpCcsrlsqvqrHost', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsqvqrHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsrlsqvqrHost', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpCcsrlsqvqrHost', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrlsqvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsqvqrHost', 'tol', 'a number', tol);
   s.u64[0] = 0n;
   pointerArg('cusolverSpCcsrlsqvqrHost', 'x', x, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'p', p, true);
   pointerArg('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpCcsrlsqvqrHost$c ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, tol, s.slot(0), x, p, min_norm);
+  const status = (cusolverSpCcsrlsqvqrHost$c ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpCcsrlsqvqrHost', status);
   return s.i32[0];
 }
 let cusolverSpCcsrlsvchol$: Scratch | undefined;
 let cusolverSpCcsrlsvchol$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.float2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvchol$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvchol', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrlsvchol', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvchol', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpCcsrlsvchol', 'csrVal', records.float2(), csrVal, false);
+  pointerArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
   pointerArg('cusolverSpCcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpCcsrlsvchol', 'csrColInd', csrColInd, true);
-  const b$ = recordArg('cusolverSpCcsrlsvchol', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrlsvchol', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvchol', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvchol', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvchol', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvchol$c ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal$, csrRowPtr, csrColInd, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpCcsrlsvchol$c ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpCcsrlsvchol', status);
   return s.i32[0];
 }
 let cusolverSpCcsrlsvcholHost$: Scratch | undefined;
 let cusolverSpCcsrlsvcholHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.float2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvcholHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvcholHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrlsvcholHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvcholHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpCcsrlsvcholHost', 'csrVal', records.float2(), csrVal, false);
+  pointerArg('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, true);
   pointerArg('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpCcsrlsvcholHost', 'csrColInd', csrColInd, true);
-  const b$ = recordArg('cusolverSpCcsrlsvcholHost', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrlsvcholHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvcholHost', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvcholHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvcholHost', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvcholHost$c ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal$, csrRowPtr, csrColInd, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpCcsrlsvcholHost$c ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpCcsrlsvcholHost', status);
   return s.i32[0];
 }
 let cusolverSpCcsrlsvluHost$: Scratch | undefined;
 let cusolverSpCcsrlsvluHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvluHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvluHost', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cusolverSpCcsrlsvluHost', 'n', 'i32', n_);
   if ((nnzA | 0) !== nnzA) throw intError('cusolverSpCcsrlsvluHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsrlsvluHost', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpCcsrlsvluHost', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrlsvluHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvluHost', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvluHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvluHost', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvluHost$c ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpCcsrlsvluHost$c ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpCcsrlsvluHost', status);
   return s.i32[0];
 }
 let cusolverSpCcsrlsvqr$: Scratch | undefined;
 let cusolverSpCcsrlsvqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.float2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.float2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvqr$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqr', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrlsvqr', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqr', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpCcsrlsvqr', 'csrVal', records.float2(), csrVal, false);
+  pointerArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
   pointerArg('cusolverSpCcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpCcsrlsvqr', 'csrColInd', csrColInd, true);
-  const b$ = recordArg('cusolverSpCcsrlsvqr', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrlsvqr', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqr', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqr', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvqr', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvqr$c ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal$, csrRowPtr, csrColInd, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpCcsrlsvqr$c ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpCcsrlsvqr', status);
   return s.i32[0];
 }
 let cusolverSpCcsrlsvqrHost$: Scratch | undefined;
 let cusolverSpCcsrlsvqrHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpCcsrlsvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqrHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrlsvqrHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqrHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsrlsvqrHost', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpCcsrlsvqrHost', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrlsvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpCcsrlsvqrHost', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpCcsrlsvqrHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpCcsrlsvqrHost', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpCcsrlsvqrHost$c ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpCcsrlsvqrHost$c ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpCcsrlsvqrHost', status);
   return s.i32[0];
 }
 let cusolverSpCcsrqrBufferInfoBatched$: Scratch | undefined;
 let cusolverSpCcsrqrBufferInfoBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.float2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
+export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   const s = (cusolverSpCcsrqrBufferInfoBatched$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', records.float2(), csrVal, false);
+  pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
   pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
   if ((batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  const status = (cusolverSpCcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
+  const status = (cusolverSpCcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverSpCcsrqrBufferInfoBatched', status);
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
 let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.float2 | Uint8Array, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
+export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpCcsrqrsvBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverSpCcsrqrsvBatched', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrsvBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsrqrsvBatched', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsrqrsvBatched', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpCcsrqrsvBatched', 'b', records.float2(), b, false);
+  pointerArg('cusolverSpCcsrqrsvBatched', 'b', b, true);
   pointerArg('cusolverSpCcsrqrsvBatched', 'x', x, true);
   if ((batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrsvBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpCcsrqrsvBatched', 'pBuffer', pBuffer, true);
-  const status = (cusolverSpCcsrqrsvBatched$c ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, x, batchSize, info, pBuffer);
+  const status = (cusolverSpCcsrqrsvBatched$c ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpCcsrqrsvBatched', status);
 }
 let cusolverSpCcsrzfdHost$: Scratch | undefined;
 let cusolverSpCcsrzfdHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `numnz`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.float2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
+export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
   const s = (cusolverSpCcsrzfdHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrzfdHost', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cusolverSpCcsrzfdHost', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpCcsrzfdHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpCcsrzfdHost', 'csrValA', records.float2(), csrValA, false);
+  pointerArg('cusolverSpCcsrzfdHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpCcsrzfdHost', 'P', P, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpCcsrzfdHost$c ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, P, s.slot(0));
+  const status = (cusolverSpCcsrzfdHost$c ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.slot(0));
   if (status !== 0) throw fail('cusolverSpCcsrzfdHost', status);
   return s.i32[0];
 }
@@ -7992,241 +7992,241 @@ export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_
 }
 let cusolverSpZcsreigsHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex left_bottom_corner, cuDoubleComplex right_upper_corner, int *num_eigs)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
+export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigsHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsreigsHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsreigsHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigsHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsreigsHost', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsreigsHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsreigsHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpZcsreigsHost', 'left_bottom_corner', records.double2(), left_bottom_corner);
   checkRecord('cusolverSpZcsreigsHost', 'right_upper_corner', records.double2(), right_upper_corner);
   pointerArg('cusolverSpZcsreigsHost', 'num_eigs', num_eigs, true);
-  const status = (cusolverSpZcsreigsHost$c ??= binder.native('cusolverSpZcsreigsHost'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+  const status = (cusolverSpZcsreigsHost$c ??= binder.native('cusolverSpZcsreigsHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
   if (status !== 0) throw fail('cusolverSpZcsreigsHost', status);
 }
 let cusolverSpZcsreigvsi$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.double2 | Uint8Array, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsi', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsreigvsi', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsreigvsi', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigvsi', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsreigvsi', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsreigvsi', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsreigvsi', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpZcsreigvsi', 'mu0', records.double2(), mu0);
-  const x0$ = recordArg('cusolverSpZcsreigvsi', 'x0', records.double2(), x0, false);
+  pointerArg('cusolverSpZcsreigvsi', 'x0', x0, true);
   if ((maxite | 0) !== maxite) throw intError('cusolverSpZcsreigvsi', 'maxite', 'i32', maxite);
   if (typeof eps !== 'number') throw argError('cusolverSpZcsreigvsi', 'eps', 'a number', eps);
   pointerArg('cusolverSpZcsreigvsi', 'mu', mu, true);
   pointerArg('cusolverSpZcsreigvsi', 'x', x, true);
-  const status = (cusolverSpZcsreigvsi$c ??= binder.native('cusolverSpZcsreigvsi'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, mu0, x0$, maxite, eps, mu, x);
+  const status = (cusolverSpZcsreigvsi$c ??= binder.native('cusolverSpZcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
   if (status !== 0) throw fail('cusolverSpZcsreigvsi', status);
 }
 let cusolverSpZcsreigvsiHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.double2 | Uint8Array, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
+export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsreigvsiHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsreigvsiHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsreigvsiHost', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsreigvsiHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsreigvsiHost', 'csrColIndA', csrColIndA, true);
   checkRecord('cusolverSpZcsreigvsiHost', 'mu0', records.double2(), mu0);
-  const x0$ = recordArg('cusolverSpZcsreigvsiHost', 'x0', records.double2(), x0, false);
+  pointerArg('cusolverSpZcsreigvsiHost', 'x0', x0, true);
   if ((maxite | 0) !== maxite) throw intError('cusolverSpZcsreigvsiHost', 'maxite', 'i32', maxite);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsreigvsiHost', 'tol', 'a number', tol);
   pointerArg('cusolverSpZcsreigvsiHost', 'mu', mu, true);
   pointerArg('cusolverSpZcsreigvsiHost', 'x', x, true);
-  const status = (cusolverSpZcsreigvsiHost$c ??= binder.native('cusolverSpZcsreigvsiHost'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, mu0, x0$, maxite, tol, mu, x);
+  const status = (cusolverSpZcsreigvsiHost$c ??= binder.native('cusolverSpZcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
   if (status !== 0) throw fail('cusolverSpZcsreigvsiHost', status);
 }
 let cusolverSpZcsrlsqvqrHost$: Scratch | undefined;
 let cusolverSpZcsrlsqvqrHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 13.0 Returns `rankA`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | Uint8Array, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
+export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): number {
   const s = (cusolverSpZcsrlsqvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrlsqvqrHost', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverSpZcsrlsqvqrHost', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsqvqrHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsrlsqvqrHost', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpZcsrlsqvqrHost', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrlsqvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsqvqrHost', 'tol', 'a number', tol);
   s.u64[0] = 0n;
   pointerArg('cusolverSpZcsrlsqvqrHost', 'x', x, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'p', p, true);
   pointerArg('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, true);
-  const status = (cusolverSpZcsrlsqvqrHost$c ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, tol, s.slot(0), x, p, min_norm);
+  const status = (cusolverSpZcsrlsqvqrHost$c ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, s.slot(0), x, p, min_norm);
   if (status !== 0) throw fail('cusolverSpZcsrlsqvqrHost', status);
   return s.i32[0];
 }
 let cusolverSpZcsrlsvchol$: Scratch | undefined;
 let cusolverSpZcsrlsvchol$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.double2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvchol$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvchol', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrlsvchol', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvchol', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpZcsrlsvchol', 'csrVal', records.double2(), csrVal, false);
+  pointerArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
   pointerArg('cusolverSpZcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpZcsrlsvchol', 'csrColInd', csrColInd, true);
-  const b$ = recordArg('cusolverSpZcsrlsvchol', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrlsvchol', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvchol', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvchol', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvchol', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvchol$c ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal$, csrRowPtr, csrColInd, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpZcsrlsvchol$c ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpZcsrlsvchol', status);
   return s.i32[0];
 }
 let cusolverSpZcsrlsvcholHost$: Scratch | undefined;
 let cusolverSpZcsrlsvcholHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.double2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvcholHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvcholHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrlsvcholHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvcholHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpZcsrlsvcholHost', 'csrVal', records.double2(), csrVal, false);
+  pointerArg('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, true);
   pointerArg('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpZcsrlsvcholHost', 'csrColInd', csrColInd, true);
-  const b$ = recordArg('cusolverSpZcsrlsvcholHost', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrlsvcholHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvcholHost', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvcholHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvcholHost', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvcholHost$c ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal$, csrRowPtr, csrColInd, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpZcsrlsvcholHost$c ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpZcsrlsvcholHost', status);
   return s.i32[0];
 }
 let cusolverSpZcsrlsvluHost$: Scratch | undefined;
 let cusolverSpZcsrlsvluHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvluHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvluHost', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cusolverSpZcsrlsvluHost', 'n', 'i32', n_);
   if ((nnzA | 0) !== nnzA) throw intError('cusolverSpZcsrlsvluHost', 'nnzA', 'i32', nnzA);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsrlsvluHost', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsrlsvluHost', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpZcsrlsvluHost', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrlsvluHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvluHost', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvluHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvluHost', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvluHost$c ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpZcsrlsvluHost$c ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpZcsrlsvluHost', status);
   return s.i32[0];
 }
 let cusolverSpZcsrlsvqr$: Scratch | undefined;
 let cusolverSpZcsrlsvqr$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.double2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.double2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvqr$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqr', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrlsvqr', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqr', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpZcsrlsvqr', 'csrVal', records.double2(), csrVal, false);
+  pointerArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
   pointerArg('cusolverSpZcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpZcsrlsvqr', 'csrColInd', csrColInd, true);
-  const b$ = recordArg('cusolverSpZcsrlsvqr', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrlsvqr', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqr', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqr', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvqr', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvqr$c ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal$, csrRowPtr, csrColInd, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpZcsrlsvqr$c ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpZcsrlsvqr', status);
   return s.i32[0];
 }
 let cusolverSpZcsrlsvqrHost$: Scratch | undefined;
 let cusolverSpZcsrlsvqrHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 13.0 Returns `singularity`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | Uint8Array, tol: number, reorder: number, x: T.Pointer): number {
+export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer): number {
   const s = (cusolverSpZcsrlsvqrHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqrHost', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrlsvqrHost', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqrHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsrlsvqrHost', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpZcsrlsvqrHost', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrlsvqrHost', 'b', b, true);
   if (typeof tol !== 'number') throw argError('cusolverSpZcsrlsvqrHost', 'tol', 'a number', tol);
   if ((reorder | 0) !== reorder) throw intError('cusolverSpZcsrlsvqrHost', 'reorder', 'i32', reorder);
   pointerArg('cusolverSpZcsrlsvqrHost', 'x', x, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpZcsrlsvqrHost$c ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, tol, reorder, x, s.slot(0));
+  const status = (cusolverSpZcsrlsvqrHost$c ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, s.slot(0));
   if (status !== 0) throw fail('cusolverSpZcsrlsvqrHost', status);
   return s.i32[0];
 }
 let cusolverSpZcsrqrBufferInfoBatched$: Scratch | undefined;
 let cusolverSpZcsrqrBufferInfoBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 13.0 Returns `internalDataInBytes`, `workspaceInBytes`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.double2 | Uint8Array, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
+export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null): { internalDataInBytes: number; workspaceInBytes: number } {
   const s = (cusolverSpZcsrqrBufferInfoBatched$ ??= new Scratch(2));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
-  const csrVal$ = recordArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', records.double2(), csrVal, false);
+  pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
   pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
   pointerArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
   if ((batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
   s.u64[0] = 0n;
   s.u64[1] = 0n;
-  const status = (cusolverSpZcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
+  const status = (cusolverSpZcsrqrBufferInfoBatched$c ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, s.slot(0), s.slot(1));
   if (status !== 0) throw fail('cusolverSpZcsrqrBufferInfoBatched', status);
   return { internalDataInBytes: s.size(0), workspaceInBytes: s.size(1) };
 }
 let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.double2 | Uint8Array, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
+export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusolverSpZcsrqrsvBatched', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusolverSpZcsrqrsvBatched', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrsvBatched', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsrqrsvBatched', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsrqrsvBatched', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
-  const b$ = recordArg('cusolverSpZcsrqrsvBatched', 'b', records.double2(), b, false);
+  pointerArg('cusolverSpZcsrqrsvBatched', 'b', b, true);
   pointerArg('cusolverSpZcsrqrsvBatched', 'x', x, true);
   if ((batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrsvBatched', 'batchSize', 'i32', batchSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpZcsrqrsvBatched', 'pBuffer', pBuffer, true);
-  const status = (cusolverSpZcsrqrsvBatched$c ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, b$, x, batchSize, info, pBuffer);
+  const status = (cusolverSpZcsrqrsvBatched$c ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpZcsrqrsvBatched', status);
 }
 let cusolverSpZcsrzfdHost$: Scratch | undefined;
 let cusolverSpZcsrzfdHost$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 13.0 Returns `numnz`. Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.double2 | Uint8Array, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
+export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer): number {
   const s = (cusolverSpZcsrzfdHost$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrzfdHost', 'handle', handle, true) as typeof handle;
   if ((n_ | 0) !== n_) throw intError('cusolverSpZcsrzfdHost', 'n', 'i32', n_);
   if ((nnz | 0) !== nnz) throw intError('cusolverSpZcsrzfdHost', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
-  const csrValA$ = recordArg('cusolverSpZcsrzfdHost', 'csrValA', records.double2(), csrValA, false);
+  pointerArg('cusolverSpZcsrzfdHost', 'csrValA', csrValA, true);
   pointerArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpZcsrzfdHost', 'P', P, true);
   s.u64[0] = 0n;
-  const status = (cusolverSpZcsrzfdHost$c ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA$, csrRowPtrA, csrColIndA, P, s.slot(0));
+  const status = (cusolverSpZcsrzfdHost$c ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, s.slot(0));
   if (status !== 0) throw fail('cusolverSpZcsrzfdHost', status);
   return s.i32[0];
 }

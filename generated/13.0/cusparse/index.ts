@@ -80,13 +80,13 @@ export function cusparseBsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | 
 }
 let cusparseCbsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsr2csr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsr2csr', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseCbsr2csr', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCbsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCbsr2csr', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCbsr2csr', 'blockDim', 'i32', blockDim);
@@ -94,7 +94,7 @@ export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   pointerArg('cusparseCbsr2csr', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseCbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseCbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
-  const status = (cusparseCbsr2csr$c ??= binder.native('cusparseCbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+  const status = (cusparseCbsr2csr$c ??= binder.native('cusparseCbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseCbsr2csr', status);
 }
 let cusparseCbsric02$c: NativeFunction | undefined;
@@ -117,20 +117,20 @@ export function cusparseCbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
 }
 let cusparseCbsric02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.float2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
+export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_analysis', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsric02_analysis', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseCbsric02_analysis', 'mb', 'i32', mb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = recordArg('cusparseCbsric02_analysis', 'bsrSortedVal', records.float2(), bsrSortedVal, false);
+  pointerArg('cusparseCbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseCbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseCbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCbsric02_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseCbsric02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseCbsric02_analysis', 'pInputBuffer', pInputBuffer, true);
-  const status = (cusparseCbsric02_analysis$c ??= binder.native('cusparseCbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+  const status = (cusparseCbsric02_analysis$c ??= binder.native('cusparseCbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
   if (status !== 0) throw fail('cusparseCbsric02_analysis', status);
 }
 let cusparseCbsric02_bufferSize$: Scratch | undefined;
@@ -262,7 +262,7 @@ export function cusparseCbsrilu02_numericBoost(handle: T.cusparseHandle_t | null
 }
 let cusparseCbsrmm$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.float2 | Uint8Array, ldb: number, beta: T.float2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cusparseCbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrmm', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrmm', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrmm', 'transA', 'i32', transA);
@@ -271,44 +271,44 @@ export function cusparseCbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cuspar
   if ((n_ | 0) !== n_) throw intError('cusparseCbsrmm', 'n', 'i32', n_);
   if ((kb | 0) !== kb) throw intError('cusparseCbsrmm', 'kb', 'i32', kb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrmm', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseCbsrmm', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCbsrmm', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrmm', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCbsrmm', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCbsrmm', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCbsrmm', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCbsrmm', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockSize | 0) !== blockSize) throw intError('cusparseCbsrmm', 'blockSize', 'i32', blockSize);
-  const B$ = recordArg('cusparseCbsrmm', 'B', records.float2(), B, false);
+  pointerArg('cusparseCbsrmm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseCbsrmm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cusparseCbsrmm', 'beta', records.float2(), beta, false);
+  pointerArg('cusparseCbsrmm', 'beta', beta, true);
   pointerArg('cusparseCbsrmm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusparseCbsrmm', 'ldc', 'i32', ldc);
-  const status = (cusparseCbsrmm$c ??= binder.native('cusparseCbsrmm'))(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B$, ldb, beta$, C, ldc);
+  const status = (cusparseCbsrmm$c ??= binder.native('cusparseCbsrmm'))(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cusparseCbsrmm', status);
 }
 let cusparseCbsrmv$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.float2 | Uint8Array, beta: T.float2 | Uint8Array, y: T.Pointer): void {
+export function cusparseCbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrmv', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrmv', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrmv', 'transA', 'i32', transA);
   if ((mb | 0) !== mb) throw intError('cusparseCbsrmv', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCbsrmv', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrmv', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseCbsrmv', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCbsrmv', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrmv', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCbsrmv', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCbsrmv', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCbsrmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCbsrmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCbsrmv', 'blockDim', 'i32', blockDim);
-  const x$ = recordArg('cusparseCbsrmv', 'x', records.float2(), x, false);
-  const beta$ = recordArg('cusparseCbsrmv', 'beta', records.float2(), beta, false);
+  pointerArg('cusparseCbsrmv', 'x', x, true);
+  pointerArg('cusparseCbsrmv', 'beta', beta, true);
   pointerArg('cusparseCbsrmv', 'y', y, true);
-  const status = (cusparseCbsrmv$c ??= binder.native('cusparseCbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x$, beta$, y);
+  const status = (cusparseCbsrmv$c ??= binder.native('cusparseCbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseCbsrmv', status);
 }
 let cusparseCbsrsm2_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.float2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsm2_analysis', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrsm2_analysis', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrsm2_analysis', 'transA', 'i32', transA);
@@ -317,14 +317,14 @@ export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA
   if ((n_ | 0) !== n_) throw intError('cusparseCbsrsm2_analysis', 'n', 'i32', n_);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrsm2_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = recordArg('cusparseCbsrsm2_analysis', 'bsrSortedVal', records.float2(), bsrSortedVal, false);
+  pointerArg('cusparseCbsrsm2_analysis', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseCbsrsm2_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseCbsrsm2_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((blockSize | 0) !== blockSize) throw intError('cusparseCbsrsm2_analysis', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsm2_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseCbsrsm2_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseCbsrsm2_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseCbsrsm2_analysis$c ??= binder.native('cusparseCbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+  const status = (cusparseCbsrsm2_analysis$c ??= binder.native('cusparseCbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsm2_analysis', status);
 }
 let cusparseCbsrsm2_bufferSize$: Scratch | undefined;
@@ -375,7 +375,7 @@ export function cusparseCbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
 }
 let cusparseCbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.float2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, B: T.float2 | Uint8Array, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseCbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsm2_solve', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrsm2_solve', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrsm2_solve', 'transA', 'i32', transA);
@@ -383,39 +383,39 @@ export function cusparseCbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T
   if ((mb | 0) !== mb) throw intError('cusparseCbsrsm2_solve', 'mb', 'i32', mb);
   if ((n_ | 0) !== n_) throw intError('cusparseCbsrsm2_solve', 'n', 'i32', n_);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrsm2_solve', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseCbsrsm2_solve', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCbsrsm2_solve', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = recordArg('cusparseCbsrsm2_solve', 'bsrSortedVal', records.float2(), bsrSortedVal, false);
+  pointerArg('cusparseCbsrsm2_solve', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseCbsrsm2_solve', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseCbsrsm2_solve', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((blockSize | 0) !== blockSize) throw intError('cusparseCbsrsm2_solve', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsm2_solve', 'info', info, true) as typeof info;
-  const B$ = recordArg('cusparseCbsrsm2_solve', 'B', records.float2(), B, false);
+  pointerArg('cusparseCbsrsm2_solve', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseCbsrsm2_solve', 'ldb', 'i32', ldb);
   pointerArg('cusparseCbsrsm2_solve', 'X', X, true);
   if ((ldx | 0) !== ldx) throw intError('cusparseCbsrsm2_solve', 'ldx', 'i32', ldx);
   if ((policy | 0) !== policy) throw intError('cusparseCbsrsm2_solve', 'policy', 'i32', policy);
   pointerArg('cusparseCbsrsm2_solve', 'pBuffer', pBuffer, true);
-  const status = (cusparseCbsrsm2_solve$c ??= binder.native('cusparseCbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n_, nnzb, alpha$, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B$, ldb, X, ldx, policy, pBuffer);
+  const status = (cusparseCbsrsm2_solve$c ??= binder.native('cusparseCbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n_, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsm2_solve', status);
 }
 let cusparseCbsrsv2_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_analysis', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrsv2_analysis', 'transA', 'i32', transA);
   if ((mb | 0) !== mb) throw intError('cusparseCbsrsv2_analysis', 'mb', 'i32', mb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCbsrsv2_analysis', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCbsrsv2_analysis', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCbsrsv2_analysis', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCbsrsv2_analysis', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseCbsrsv2_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseCbsrsv2_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseCbsrsv2_analysis$c ??= binder.native('cusparseCbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+  const status = (cusparseCbsrsv2_analysis$c ??= binder.native('cusparseCbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsv2_analysis', status);
 }
 let cusparseCbsrsv2_bufferSize$: Scratch | undefined;
@@ -462,29 +462,29 @@ export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null,
 }
 let cusparseCbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, f: T.float2 | Uint8Array, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseCbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_solve', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_solve', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrsv2_solve', 'transA', 'i32', transA);
   if ((mb | 0) !== mb) throw intError('cusparseCbsrsv2_solve', 'mb', 'i32', mb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_solve', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseCbsrsv2_solve', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCbsrsv2_solve', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCbsrsv2_solve', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCbsrsv2_solve', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCbsrsv2_solve', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCbsrsv2_solve', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_solve', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_solve', 'info', info, true) as typeof info;
-  const f$ = recordArg('cusparseCbsrsv2_solve', 'f', records.float2(), f, false);
+  pointerArg('cusparseCbsrsv2_solve', 'f', f, true);
   pointerArg('cusparseCbsrsv2_solve', 'x', x, true);
   if ((policy | 0) !== policy) throw intError('cusparseCbsrsv2_solve', 'policy', 'i32', policy);
   pointerArg('cusparseCbsrsv2_solve', 'pBuffer', pBuffer, true);
-  const status = (cusparseCbsrsv2_solve$c ??= binder.native('cusparseCbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f$, x, policy, pBuffer);
+  const status = (cusparseCbsrsv2_solve$c ??= binder.native('cusparseCbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCbsrsv2_solve', status);
 }
 let cusparseCbsrxmv$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.float2 | Uint8Array, beta: T.float2 | Uint8Array, y: T.Pointer): void {
+export function cusparseCbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrxmv', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCbsrxmv', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseCbsrxmv', 'transA', 'i32', transA);
@@ -492,29 +492,29 @@ export function cusparseCbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cuspa
   if ((mb | 0) !== mb) throw intError('cusparseCbsrxmv', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCbsrxmv', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCbsrxmv', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseCbsrxmv', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCbsrxmv', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrxmv', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCbsrxmv', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCbsrxmv', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCbsrxmv', 'bsrSortedMaskPtrA', bsrSortedMaskPtrA, true);
   pointerArg('cusparseCbsrxmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCbsrxmv', 'bsrSortedEndPtrA', bsrSortedEndPtrA, true);
   pointerArg('cusparseCbsrxmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCbsrxmv', 'blockDim', 'i32', blockDim);
-  const x$ = recordArg('cusparseCbsrxmv', 'x', records.float2(), x, false);
-  const beta$ = recordArg('cusparseCbsrxmv', 'beta', records.float2(), beta, false);
+  pointerArg('cusparseCbsrxmv', 'x', x, true);
+  pointerArg('cusparseCbsrxmv', 'beta', beta, true);
   pointerArg('cusparseCbsrxmv', 'y', y, true);
-  const status = (cusparseCbsrxmv$c ??= binder.native('cusparseCbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x$, beta$, y);
+  const status = (cusparseCbsrxmv$c ??= binder.native('cusparseCbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseCbsrxmv', status);
 }
 let cusparseCcsr2bsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
+export function cusparseCcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2bsr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCcsr2bsr', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseCcsr2bsr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsr2bsr', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2bsr', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsr2bsr', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsr2bsr', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsr2bsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsr2bsr', 'csrSortedColIndA', csrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseCcsr2bsr', 'blockDim', 'i32', blockDim);
@@ -522,17 +522,17 @@ export function cusparseCcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   pointerArg('cusparseCcsr2bsr', 'bsrSortedValC', bsrSortedValC, true);
   pointerArg('cusparseCcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   pointerArg('cusparseCcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
-  const status = (cusparseCcsr2bsr$c ??= binder.native('cusparseCcsr2bsr'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+  const status = (cusparseCcsr2bsr$c ??= binder.native('cusparseCcsr2bsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
   if (status !== 0) throw fail('cusparseCcsr2bsr', status);
 }
 let cusparseCcsr2csr_compress$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.float2): void {
+export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.float2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2csr_compress', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCcsr2csr_compress', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsr2csr_compress', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2csr_compress', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsr2csr_compress', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsr2csr_compress', 'csrSortedColIndA', csrSortedColIndA, true);
   pointerArg('cusparseCcsr2csr_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   if ((nnzA | 0) !== nnzA) throw intError('cusparseCcsr2csr_compress', 'nnzA', 'i32', nnzA);
@@ -541,7 +541,7 @@ export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t | null, m: 
   pointerArg('cusparseCcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, true);
   pointerArg('cusparseCcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   checkRecord('cusparseCcsr2csr_compress', 'tol', records.float2(), tol);
-  const status = (cusparseCcsr2csr_compress$c ??= binder.native('cusparseCcsr2csr_compress'))(handle, m, n_, descrA, csrSortedValA$, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+  const status = (cusparseCcsr2csr_compress$c ??= binder.native('cusparseCcsr2csr_compress'))(handle, m, n_, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
   if (status !== 0) throw fail('cusparseCcsr2csr_compress', status);
 }
 let cusparseCcsr2csru$c: NativeFunction | undefined;
@@ -562,13 +562,13 @@ export function cusparseCcsr2csru(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseCcsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
+export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseCcsr2gebsr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsr2gebsr', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsr2gebsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsr2gebsr', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsr2gebsr', 'descrC', descrC, true) as typeof descrC;
@@ -578,57 +578,57 @@ export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr', 'colBlockDim', 'i32', colBlockDim);
   pointerArg('cusparseCcsr2gebsr', 'pBuffer', pBuffer, true);
-  const status = (cusparseCcsr2gebsr$c ??= binder.native('cusparseCcsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+  const status = (cusparseCcsr2gebsr$c ??= binder.native('cusparseCcsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseCcsr2gebsr', status);
 }
 let cusparseCcsr2gebsr_bufferSize$: Scratch | undefined;
 let cusparseCcsr2gebsr_bufferSize$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseCcsr2gebsr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSize', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseCcsr2gebsr_bufferSize$c ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseCcsr2gebsr_bufferSize$c ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
 let cusparseCcsr2gebsr_bufferSizeExt$: Scratch | undefined;
 let cusparseCcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseCcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseCcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseCcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCcsrcolor$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsrcolor(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t | null): void {
+export function cusparseCcsrcolor(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrcolor', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCcsrcolor', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusparseCcsrcolor', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrcolor', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsrcolor', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsrcolor', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsrcolor', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsrcolor', 'csrSortedColIndA', csrSortedColIndA, true);
   pointerArg('cusparseCcsrcolor', 'fractionToColor', fractionToColor, true);
@@ -636,25 +636,25 @@ export function cusparseCcsrcolor(handle: T.cusparseHandle_t | null, m: number, 
   pointerArg('cusparseCcsrcolor', 'coloring', coloring, true);
   pointerArg('cusparseCcsrcolor', 'reordering', reordering, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrcolor', 'info', info, true) as typeof info;
-  const status = (cusparseCcsrcolor$c ??= binder.native('cusparseCcsrcolor'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+  const status = (cusparseCcsrcolor$c ??= binder.native('cusparseCcsrcolor'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
   if (status !== 0) throw fail('cusparseCcsrcolor', status);
 }
 let cusparseCcsrgeam2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsrgeam2(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.float2 | Uint8Array, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.float2 | Uint8Array, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+export function cusparseCcsrgeam2(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrgeam2', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCcsrgeam2', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsrgeam2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cusparseCcsrgeam2', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCcsrgeam2', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrgeam2', 'descrA', descrA, true) as typeof descrA;
   if ((nnzA | 0) !== nnzA) throw intError('cusparseCcsrgeam2', 'nnzA', 'i32', nnzA);
-  const csrSortedValA$ = recordArg('cusparseCcsrgeam2', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsrgeam2', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsrgeam2', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsrgeam2', 'csrSortedColIndA', csrSortedColIndA, true);
-  const beta$ = recordArg('cusparseCcsrgeam2', 'beta', records.float2(), beta, false);
+  pointerArg('cusparseCcsrgeam2', 'beta', beta, true);
   if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseCcsrgeam2', 'descrB', descrB, true) as typeof descrB;
   if ((nnzB | 0) !== nnzB) throw intError('cusparseCcsrgeam2', 'nnzB', 'i32', nnzB);
-  const csrSortedValB$ = recordArg('cusparseCcsrgeam2', 'csrSortedValB', records.float2(), csrSortedValB, false);
+  pointerArg('cusparseCcsrgeam2', 'csrSortedValB', csrSortedValB, true);
   pointerArg('cusparseCcsrgeam2', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
   pointerArg('cusparseCcsrgeam2', 'csrSortedColIndB', csrSortedColIndB, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsrgeam2', 'descrC', descrC, true) as typeof descrC;
@@ -662,35 +662,35 @@ export function cusparseCcsrgeam2(handle: T.cusparseHandle_t | null, m: number, 
   pointerArg('cusparseCcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseCcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, true);
   pointerArg('cusparseCcsrgeam2', 'pBuffer', pBuffer, true);
-  const status = (cusparseCcsrgeam2$c ??= binder.native('cusparseCcsrgeam2'))(handle, m, n_, alpha$, descrA, nnzA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, beta$, descrB, nnzB, csrSortedValB$, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+  const status = (cusparseCcsrgeam2$c ??= binder.native('cusparseCcsrgeam2'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrgeam2', status);
 }
 let cusparseCcsrgeam2_bufferSizeExt$: Scratch | undefined;
 let cusparseCcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.float2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.float2 | Uint8Array, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.float2 | Uint8Array, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.float2 | Uint8Array, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
+export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
   const s = (cusparseCcsrgeam2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
-  const alpha$ = recordArg('cusparseCcsrgeam2_bufferSizeExt', 'alpha', records.float2(), alpha, false);
+  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
   if ((nnzA | 0) !== nnzA) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  const csrSortedValA$ = recordArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  const beta$ = recordArg('cusparseCcsrgeam2_bufferSizeExt', 'beta', records.float2(), beta, false);
+  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'beta', beta, true);
   if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
   if ((nnzB | 0) !== nnzB) throw intError('cusparseCcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
-  const csrSortedValB$ = recordArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValB', records.float2(), csrSortedValB, false);
+  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
   pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
   pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = recordArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValC', records.float2(), csrSortedValC, false);
+  pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseCcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
   s.u64[0] = 0n;
-  const status = (cusparseCcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseCcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha$, descrA, nnzA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, beta$, descrB, nnzB, csrSortedValB$, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC$, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  const status = (cusparseCcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseCcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
   if (status !== 0) throw fail('cusparseCcsrgeam2_bufferSizeExt', status);
   return s.size(0);
 }
@@ -712,18 +712,18 @@ export function cusparseCcsric02(handle: T.cusparseHandle_t | null, m: number, n
 }
 let cusparseCcsric02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsric02_analysis', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCcsric02_analysis', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusparseCcsric02_analysis', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsric02_analysis', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsric02_analysis', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsric02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsric02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsric02_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseCcsric02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseCcsric02_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseCcsric02_analysis$c ??= binder.native('cusparseCcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+  const status = (cusparseCcsric02_analysis$c ??= binder.native('cusparseCcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsric02_analysis', status);
 }
 let cusparseCcsric02_bufferSize$: Scratch | undefined;
@@ -780,18 +780,18 @@ export function cusparseCcsrilu02(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseCcsrilu02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCcsrilu02_analysis', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusparseCcsrilu02_analysis', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseCcsrilu02_analysis', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCcsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCcsrilu02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCcsrilu02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsrilu02_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseCcsrilu02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseCcsrilu02_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseCcsrilu02_analysis$c ??= binder.native('cusparseCcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+  const status = (cusparseCcsrilu02_analysis$c ??= binder.native('cusparseCcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseCcsrilu02_analysis', status);
 }
 let cusparseCcsrilu02_bufferSize$: Scratch | undefined;
@@ -877,13 +877,13 @@ export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | nul
 }
 let cusparseCgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+export function cusparseCgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2csr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCgebsr2csr', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseCgebsr2csr', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCgebsr2csr', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
@@ -892,17 +892,17 @@ export function cusparseCgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
   pointerArg('cusparseCgebsr2csr', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseCgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseCgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
-  const status = (cusparseCgebsr2csr$c ??= binder.native('cusparseCgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+  const status = (cusparseCgebsr2csr$c ??= binder.native('cusparseCgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseCgebsr2csr', status);
 }
 let cusparseCgebsr2gebsc$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.float2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc', 'handle', handle, true) as typeof handle;
   if ((mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = recordArg('cusparseCgebsr2gebsc', 'bsrSortedVal', records.float2(), bsrSortedVal, false);
+  pointerArg('cusparseCgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseCgebsr2gebsc', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseCgebsr2gebsc', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc', 'rowBlockDim', 'i32', rowBlockDim);
@@ -913,57 +913,57 @@ export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   if ((copyValues | 0) !== copyValues) throw intError('cusparseCgebsr2gebsc', 'copyValues', 'i32', copyValues);
   if ((idxBase | 0) !== idxBase) throw intError('cusparseCgebsr2gebsc', 'idxBase', 'i32', idxBase);
   pointerArg('cusparseCgebsr2gebsc', 'pBuffer', pBuffer, true);
-  const status = (cusparseCgebsr2gebsc$c ??= binder.native('cusparseCgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+  const status = (cusparseCgebsr2gebsc$c ??= binder.native('cusparseCgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseCgebsr2gebsc', status);
 }
 let cusparseCgebsr2gebsc_bufferSize$: Scratch | undefined;
 let cusparseCgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.float2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseCgebsr2gebsc_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
   if ((mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = recordArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedVal', records.float2(), bsrSortedVal, false);
+  pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseCgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseCgebsr2gebsc_bufferSize$c ??= binder.native('cusparseCgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseCgebsr2gebsc_bufferSize$c ??= binder.native('cusparseCgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSize', status);
   return s.i32[0];
 }
 let cusparseCgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
 let cusparseCgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.float2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseCgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((mb | 0) !== mb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = recordArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', records.float2(), bsrSortedVal, false);
+  pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseCgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseCgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseCgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseCgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseCgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseCgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseCgebsr2gebsc_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
+export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseCgebsr2gebsr', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCgebsr2gebsr', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr', 'rowBlockDimA', 'i32', rowBlockDimA);
@@ -975,13 +975,13 @@ export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   if ((rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr', 'rowBlockDimC', 'i32', rowBlockDimC);
   if ((colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr', 'colBlockDimC', 'i32', colBlockDimC);
   pointerArg('cusparseCgebsr2gebsr', 'pBuffer', pBuffer, true);
-  const status = (cusparseCgebsr2gebsr$c ??= binder.native('cusparseCgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+  const status = (cusparseCgebsr2gebsr$c ??= binder.native('cusparseCgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseCgebsr2gebsr', status);
 }
 let cusparseCgebsr2gebsr_bufferSize$: Scratch | undefined;
 let cusparseCgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
+export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseCgebsr2gebsr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
@@ -989,7 +989,7 @@ export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | nul
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
@@ -997,14 +997,14 @@ export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | nul
   if ((rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
   if ((colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
   s.u64[0] = 0n;
-  const status = (cusparseCgebsr2gebsr_bufferSize$c ??= binder.native('cusparseCgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  const status = (cusparseCgebsr2gebsr_bufferSize$c ??= binder.native('cusparseCgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
   if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
 let cusparseCgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
 let cusparseCgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.float2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
+export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseCgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -1012,7 +1012,7 @@ export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | 
   if ((nb | 0) !== nb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', records.float2(), bsrSortedValA, false);
+  pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseCgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
@@ -1020,28 +1020,28 @@ export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | 
   if ((rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
   if ((colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseCgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
   s.u64[0] = 0n;
-  const status = (cusparseCgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  const status = (cusparseCgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseCgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
   if (status !== 0) throw fail('cusparseCgebsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCgemvi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.float2 | Uint8Array, A: T.float2 | Uint8Array, lda: number, nnz: number, xVal: T.float2 | Uint8Array, xInd: T.Pointer, beta: T.float2 | Uint8Array, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+export function cusparseCgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi', 'handle', handle, true) as typeof handle;
   if ((transA | 0) !== transA) throw intError('cusparseCgemvi', 'transA', 'i32', transA);
   if ((m | 0) !== m) throw intError('cusparseCgemvi', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCgemvi', 'n', 'i32', n_);
-  const alpha$ = recordArg('cusparseCgemvi', 'alpha', records.float2(), alpha, false);
-  const A$ = recordArg('cusparseCgemvi', 'A', records.float2(), A, false);
+  pointerArg('cusparseCgemvi', 'alpha', alpha, true);
+  pointerArg('cusparseCgemvi', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusparseCgemvi', 'lda', 'i32', lda);
   if ((nnz | 0) !== nnz) throw intError('cusparseCgemvi', 'nnz', 'i32', nnz);
-  const xVal$ = recordArg('cusparseCgemvi', 'xVal', records.float2(), xVal, false);
+  pointerArg('cusparseCgemvi', 'xVal', xVal, true);
   pointerArg('cusparseCgemvi', 'xInd', xInd, true);
-  const beta$ = recordArg('cusparseCgemvi', 'beta', records.float2(), beta, false);
+  pointerArg('cusparseCgemvi', 'beta', beta, true);
   pointerArg('cusparseCgemvi', 'y', y, true);
   if ((idxBase | 0) !== idxBase) throw intError('cusparseCgemvi', 'idxBase', 'i32', idxBase);
   pointerArg('cusparseCgemvi', 'pBuffer', pBuffer, true);
-  const status = (cusparseCgemvi$c ??= binder.native('cusparseCgemvi'))(handle, transA, m, n_, alpha$, A$, lda, nnz, xVal$, xInd, beta$, y, idxBase, pBuffer);
+  const status = (cusparseCgemvi$c ??= binder.native('cusparseCgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseCgemvi', status);
 }
 let cusparseCgemvi_bufferSize$: Scratch | undefined;
@@ -1079,119 +1079,119 @@ export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.float2 | Uint8Array, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, dw: T.float2 | Uint8Array, x: T.float2 | Uint8Array, batchCount: number): number {
+export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
   if ((m | 0) !== m) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  const ds$ = recordArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', records.float2(), ds, false);
-  const dl$ = recordArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'du', records.float2(), du, false);
-  const dw$ = recordArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dw', records.float2(), dw, false);
-  const x$ = recordArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'x', records.float2(), x, false);
+  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+  pointerArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   s.u64[0] = 0n;
-  const status = (cusparseCgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds$, dl$, d$, du$, dw$, x$, batchCount, s.slot(0));
+  const status = (cusparseCgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
   if (status !== 0) throw fail('cusparseCgpsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+export function cusparseCgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCgtsv2', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCgtsv2', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseCgtsv2', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsv2', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsv2', 'du', records.float2(), du, false);
+  pointerArg('cusparseCgtsv2', 'dl', dl, true);
+  pointerArg('cusparseCgtsv2', 'd', d, true);
+  pointerArg('cusparseCgtsv2', 'du', du, true);
   pointerArg('cusparseCgtsv2', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseCgtsv2', 'ldb', 'i32', ldb);
   pointerArg('cusparseCgtsv2', 'pBuffer', pBuffer, true);
-  const status = (cusparseCgtsv2$c ??= binder.native('cusparseCgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer);
+  const status = (cusparseCgtsv2$c ??= binder.native('cusparseCgtsv2'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2', status);
 }
 let cusparseCgtsv2StridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
+export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = recordArg('cusparseCgtsv2StridedBatch', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsv2StridedBatch', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsv2StridedBatch', 'du', records.float2(), du, false);
+  pointerArg('cusparseCgtsv2StridedBatch', 'dl', dl, true);
+  pointerArg('cusparseCgtsv2StridedBatch', 'd', d, true);
+  pointerArg('cusparseCgtsv2StridedBatch', 'du', du, true);
   pointerArg('cusparseCgtsv2StridedBatch', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if ((batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
   pointerArg('cusparseCgtsv2StridedBatch', 'pBuffer', pBuffer, true);
-  const status = (cusparseCgtsv2StridedBatch$c ??= binder.native('cusparseCgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x, batchCount, batchStride, pBuffer);
+  const status = (cusparseCgtsv2StridedBatch$c ??= binder.native('cusparseCgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch', status);
 }
 let cusparseCgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, x: T.float2 | Uint8Array, batchCount: number, batchStride: number): number {
+export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  const dl$ = recordArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', records.float2(), du, false);
-  const x$ = recordArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', records.float2(), x, false);
+  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseCgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if ((batchStride | 0) !== batchStride) throw intError('cusparseCgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
   s.u64[0] = 0n;
-  const status = (cusparseCgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, s.slot(0));
+  const status = (cusparseCgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
   if (status !== 0) throw fail('cusparseCgtsv2StridedBatch_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, B: T.float2 | Uint8Array, ldb: number): number {
+export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseCgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCgtsv2_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseCgtsv2_bufferSizeExt', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsv2_bufferSizeExt', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsv2_bufferSizeExt', 'du', records.float2(), du, false);
-  const B$ = recordArg('cusparseCgtsv2_bufferSizeExt', 'B', records.float2(), B, false);
+  pointerArg('cusparseCgtsv2_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseCgtsv2_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseCgtsv2_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseCgtsv2_bufferSizeExt', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseCgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
   s.u64[0] = 0n;
-  const status = (cusparseCgtsv2_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl$, d$, du$, B$, ldb, s.slot(0));
+  const status = (cusparseCgtsv2_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
   if (status !== 0) throw fail('cusparseCgtsv2_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCgtsv2_nopivot', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseCgtsv2_nopivot', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsv2_nopivot', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsv2_nopivot', 'du', records.float2(), du, false);
+  pointerArg('cusparseCgtsv2_nopivot', 'dl', dl, true);
+  pointerArg('cusparseCgtsv2_nopivot', 'd', d, true);
+  pointerArg('cusparseCgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseCgtsv2_nopivot', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot', 'ldb', 'i32', ldb);
   pointerArg('cusparseCgtsv2_nopivot', 'pBuffer', pBuffer, true);
-  const status = (cusparseCgtsv2_nopivot$c ??= binder.native('cusparseCgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer);
+  const status = (cusparseCgtsv2_nopivot$c ??= binder.native('cusparseCgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot', status);
 }
 let cusparseCgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, B: T.float2 | Uint8Array, ldb: number): number {
+export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', records.float2(), du, false);
-  const B$ = recordArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', records.float2(), B, false);
+  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseCgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseCgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
   s.u64[0] = 0n;
-  const status = (cusparseCgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl$, d$, du$, B$, ldb, s.slot(0));
+  const status = (cusparseCgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
   if (status !== 0) throw fail('cusparseCgtsv2_nopivot_bufferSizeExt', status);
   return s.size(0);
 }
@@ -1213,48 +1213,48 @@ export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.float2 | Uint8Array, d: T.float2 | Uint8Array, du: T.float2 | Uint8Array, x: T.float2 | Uint8Array, batchCount: number): number {
+export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
   if ((m | 0) !== m) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  const dl$ = recordArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', records.float2(), dl, false);
-  const d$ = recordArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'd', records.float2(), d, false);
-  const du$ = recordArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'du', records.float2(), du, false);
-  const x$ = recordArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'x', records.float2(), x, false);
+  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   s.u64[0] = 0n;
-  const status = (cusparseCgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl$, d$, du$, x$, batchCount, s.slot(0));
+  const status = (cusparseCgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
   if (status !== 0) throw fail('cusparseCgtsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseCnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.float2 | Uint8Array, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCnnz', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseCnnz', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseCnnz', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseCnnz', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCnnz', 'descrA', descrA, true) as typeof descrA;
-  const A$ = recordArg('cusparseCnnz', 'A', records.float2(), A, false);
+  pointerArg('cusparseCnnz', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusparseCnnz', 'lda', 'i32', lda);
   pointerArg('cusparseCnnz', 'nnzPerRowCol', nnzPerRowCol, true);
   pointerArg('cusparseCnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  const status = (cusparseCnnz$c ??= binder.native('cusparseCnnz'))(handle, dirA, m, n_, descrA, A$, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+  const status = (cusparseCnnz$c ??= binder.native('cusparseCnnz'))(handle, dirA, m, n_, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseCnnz', status);
 }
 let cusparseCnnz_compress$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.float2 | Uint8Array, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
+export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseCnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseCnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = recordArg('cusparseCnnz_compress', 'csrSortedValA', records.float2(), csrSortedValA, false);
+  pointerArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseCnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseCnnz_compress', 'nnzC', nnzC, true);
   checkRecord('cusparseCnnz_compress', 'tol', records.float2(), tol);
-  const status = (cusparseCnnz_compress$c ??= binder.native('cusparseCnnz_compress'))(handle, m, descr, csrSortedValA$, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+  const status = (cusparseCnnz_compress$c ??= binder.native('cusparseCnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseCnnz_compress', status);
 }
 let cusparseConstBlockedEllGet$: Scratch | undefined;
@@ -6284,13 +6284,13 @@ export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA:
 }
 let cusparseZbsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+export function cusparseZbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsr2csr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsr2csr', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseZbsr2csr', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZbsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZbsr2csr', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZbsr2csr', 'blockDim', 'i32', blockDim);
@@ -6298,7 +6298,7 @@ export function cusparseZbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   pointerArg('cusparseZbsr2csr', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseZbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseZbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
-  const status = (cusparseZbsr2csr$c ??= binder.native('cusparseZbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+  const status = (cusparseZbsr2csr$c ??= binder.native('cusparseZbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseZbsr2csr', status);
 }
 let cusparseZbsric02$c: NativeFunction | undefined;
@@ -6321,20 +6321,20 @@ export function cusparseZbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusp
 }
 let cusparseZbsric02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsric02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pInputBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.double2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
+export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsric02_analysis', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsric02_analysis', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseZbsric02_analysis', 'mb', 'i32', mb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsric02_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = recordArg('cusparseZbsric02_analysis', 'bsrSortedVal', records.double2(), bsrSortedVal, false);
+  pointerArg('cusparseZbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseZbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseZbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZbsric02_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsric02_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseZbsric02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseZbsric02_analysis', 'pInputBuffer', pInputBuffer, true);
-  const status = (cusparseZbsric02_analysis$c ??= binder.native('cusparseZbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
+  const status = (cusparseZbsric02_analysis$c ??= binder.native('cusparseZbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
   if (status !== 0) throw fail('cusparseZbsric02_analysis', status);
 }
 let cusparseZbsric02_bufferSize$: Scratch | undefined;
@@ -6466,7 +6466,7 @@ export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t | null
 }
 let cusparseZbsrmm$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.double2 | Uint8Array, ldb: number, beta: T.double2 | Uint8Array, C: T.Pointer, ldc: number): void {
+export function cusparseZbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrmm', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrmm', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrmm', 'transA', 'i32', transA);
@@ -6475,44 +6475,44 @@ export function cusparseZbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cuspar
   if ((n_ | 0) !== n_) throw intError('cusparseZbsrmm', 'n', 'i32', n_);
   if ((kb | 0) !== kb) throw intError('cusparseZbsrmm', 'kb', 'i32', kb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrmm', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseZbsrmm', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZbsrmm', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrmm', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZbsrmm', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZbsrmm', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZbsrmm', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZbsrmm', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockSize | 0) !== blockSize) throw intError('cusparseZbsrmm', 'blockSize', 'i32', blockSize);
-  const B$ = recordArg('cusparseZbsrmm', 'B', records.double2(), B, false);
+  pointerArg('cusparseZbsrmm', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseZbsrmm', 'ldb', 'i32', ldb);
-  const beta$ = recordArg('cusparseZbsrmm', 'beta', records.double2(), beta, false);
+  pointerArg('cusparseZbsrmm', 'beta', beta, true);
   pointerArg('cusparseZbsrmm', 'C', C, true);
   if ((ldc | 0) !== ldc) throw intError('cusparseZbsrmm', 'ldc', 'i32', ldc);
-  const status = (cusparseZbsrmm$c ??= binder.native('cusparseZbsrmm'))(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B$, ldb, beta$, C, ldc);
+  const status = (cusparseZbsrmm$c ??= binder.native('cusparseZbsrmm'))(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
   if (status !== 0) throw fail('cusparseZbsrmm', status);
 }
 let cusparseZbsrmv$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.double2 | Uint8Array, beta: T.double2 | Uint8Array, y: T.Pointer): void {
+export function cusparseZbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrmv', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrmv', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrmv', 'transA', 'i32', transA);
   if ((mb | 0) !== mb) throw intError('cusparseZbsrmv', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZbsrmv', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrmv', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseZbsrmv', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZbsrmv', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrmv', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZbsrmv', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZbsrmv', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZbsrmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZbsrmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZbsrmv', 'blockDim', 'i32', blockDim);
-  const x$ = recordArg('cusparseZbsrmv', 'x', records.double2(), x, false);
-  const beta$ = recordArg('cusparseZbsrmv', 'beta', records.double2(), beta, false);
+  pointerArg('cusparseZbsrmv', 'x', x, true);
+  pointerArg('cusparseZbsrmv', 'beta', beta, true);
   pointerArg('cusparseZbsrmv', 'y', y, true);
-  const status = (cusparseZbsrmv$c ??= binder.native('cusparseZbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x$, beta$, y);
+  const status = (cusparseZbsrmv$c ??= binder.native('cusparseZbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseZbsrmv', status);
 }
 let cusparseZbsrsm2_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.double2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_analysis', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_analysis', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrsm2_analysis', 'transA', 'i32', transA);
@@ -6521,14 +6521,14 @@ export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA
   if ((n_ | 0) !== n_) throw intError('cusparseZbsrsm2_analysis', 'n', 'i32', n_);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = recordArg('cusparseZbsrsm2_analysis', 'bsrSortedVal', records.double2(), bsrSortedVal, false);
+  pointerArg('cusparseZbsrsm2_analysis', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseZbsrsm2_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseZbsrsm2_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_analysis', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseZbsrsm2_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseZbsrsm2_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseZbsrsm2_analysis$c ??= binder.native('cusparseZbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
+  const status = (cusparseZbsrsm2_analysis$c ??= binder.native('cusparseZbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsm2_analysis', status);
 }
 let cusparseZbsrsm2_bufferSize$: Scratch | undefined;
@@ -6579,7 +6579,7 @@ export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null,
 }
 let cusparseZbsrsm2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.double2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, B: T.double2 | Uint8Array, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseZbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t | null, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_solve', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_solve', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrsm2_solve', 'transA', 'i32', transA);
@@ -6587,39 +6587,39 @@ export function cusparseZbsrsm2_solve(handle: T.cusparseHandle_t | null, dirA: T
   if ((mb | 0) !== mb) throw intError('cusparseZbsrsm2_solve', 'mb', 'i32', mb);
   if ((n_ | 0) !== n_) throw intError('cusparseZbsrsm2_solve', 'n', 'i32', n_);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_solve', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseZbsrsm2_solve', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZbsrsm2_solve', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedVal$ = recordArg('cusparseZbsrsm2_solve', 'bsrSortedVal', records.double2(), bsrSortedVal, false);
+  pointerArg('cusparseZbsrsm2_solve', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseZbsrsm2_solve', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseZbsrsm2_solve', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_solve', 'blockSize', 'i32', blockSize);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_solve', 'info', info, true) as typeof info;
-  const B$ = recordArg('cusparseZbsrsm2_solve', 'B', records.double2(), B, false);
+  pointerArg('cusparseZbsrsm2_solve', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseZbsrsm2_solve', 'ldb', 'i32', ldb);
   pointerArg('cusparseZbsrsm2_solve', 'X', X, true);
   if ((ldx | 0) !== ldx) throw intError('cusparseZbsrsm2_solve', 'ldx', 'i32', ldx);
   if ((policy | 0) !== policy) throw intError('cusparseZbsrsm2_solve', 'policy', 'i32', policy);
   pointerArg('cusparseZbsrsm2_solve', 'pBuffer', pBuffer, true);
-  const status = (cusparseZbsrsm2_solve$c ??= binder.native('cusparseZbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n_, nnzb, alpha$, descrA, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B$, ldb, X, ldx, policy, pBuffer);
+  const status = (cusparseZbsrsm2_solve$c ??= binder.native('cusparseZbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n_, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsm2_solve', status);
 }
 let cusparseZbsrsv2_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrsv2_analysis', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrsv2_analysis', 'transA', 'i32', transA);
   if ((mb | 0) !== mb) throw intError('cusparseZbsrsv2_analysis', 'mb', 'i32', mb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrsv2_analysis', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZbsrsv2_analysis', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZbsrsv2_analysis', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZbsrsv2_analysis', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZbsrsv2_analysis', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZbsrsv2_analysis', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseZbsrsv2_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseZbsrsv2_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseZbsrsv2_analysis$c ??= binder.native('cusparseZbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
+  const status = (cusparseZbsrsv2_analysis$c ??= binder.native('cusparseZbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsv2_analysis', status);
 }
 let cusparseZbsrsv2_bufferSize$: Scratch | undefined;
@@ -6666,29 +6666,29 @@ export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null,
 }
 let cusparseZbsrsv2_solve$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, f: T.double2 | Uint8Array, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseZbsrsv2_solve(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t | null, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsv2_solve', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrsv2_solve', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrsv2_solve', 'transA', 'i32', transA);
   if ((mb | 0) !== mb) throw intError('cusparseZbsrsv2_solve', 'mb', 'i32', mb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrsv2_solve', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseZbsrsv2_solve', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZbsrsv2_solve', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZbsrsv2_solve', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZbsrsv2_solve', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZbsrsv2_solve', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZbsrsv2_solve', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZbsrsv2_solve', 'blockDim', 'i32', blockDim);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsv2_solve', 'info', info, true) as typeof info;
-  const f$ = recordArg('cusparseZbsrsv2_solve', 'f', records.double2(), f, false);
+  pointerArg('cusparseZbsrsv2_solve', 'f', f, true);
   pointerArg('cusparseZbsrsv2_solve', 'x', x, true);
   if ((policy | 0) !== policy) throw intError('cusparseZbsrsv2_solve', 'policy', 'i32', policy);
   pointerArg('cusparseZbsrsv2_solve', 'pBuffer', pBuffer, true);
-  const status = (cusparseZbsrsv2_solve$c ??= binder.native('cusparseZbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f$, x, policy, pBuffer);
+  const status = (cusparseZbsrsv2_solve$c ??= binder.native('cusparseZbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZbsrsv2_solve', status);
 }
 let cusparseZbsrxmv$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.double2 | Uint8Array, beta: T.double2 | Uint8Array, y: T.Pointer): void {
+export function cusparseZbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrxmv', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZbsrxmv', 'dirA', 'i32', dirA);
   if ((transA | 0) !== transA) throw intError('cusparseZbsrxmv', 'transA', 'i32', transA);
@@ -6696,29 +6696,29 @@ export function cusparseZbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cuspa
   if ((mb | 0) !== mb) throw intError('cusparseZbsrxmv', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZbsrxmv', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZbsrxmv', 'nnzb', 'i32', nnzb);
-  const alpha$ = recordArg('cusparseZbsrxmv', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZbsrxmv', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrxmv', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZbsrxmv', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZbsrxmv', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZbsrxmv', 'bsrSortedMaskPtrA', bsrSortedMaskPtrA, true);
   pointerArg('cusparseZbsrxmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZbsrxmv', 'bsrSortedEndPtrA', bsrSortedEndPtrA, true);
   pointerArg('cusparseZbsrxmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZbsrxmv', 'blockDim', 'i32', blockDim);
-  const x$ = recordArg('cusparseZbsrxmv', 'x', records.double2(), x, false);
-  const beta$ = recordArg('cusparseZbsrxmv', 'beta', records.double2(), beta, false);
+  pointerArg('cusparseZbsrxmv', 'x', x, true);
+  pointerArg('cusparseZbsrxmv', 'beta', beta, true);
   pointerArg('cusparseZbsrxmv', 'y', y, true);
-  const status = (cusparseZbsrxmv$c ??= binder.native('cusparseZbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha$, descrA, bsrSortedValA$, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x$, beta$, y);
+  const status = (cusparseZbsrxmv$c ??= binder.native('cusparseZbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
   if (status !== 0) throw fail('cusparseZbsrxmv', status);
 }
 let cusparseZcsr2bsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
+export function cusparseZcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2bsr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZcsr2bsr', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseZcsr2bsr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsr2bsr', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2bsr', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsr2bsr', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsr2bsr', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsr2bsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsr2bsr', 'csrSortedColIndA', csrSortedColIndA, true);
   if ((blockDim | 0) !== blockDim) throw intError('cusparseZcsr2bsr', 'blockDim', 'i32', blockDim);
@@ -6726,17 +6726,17 @@ export function cusparseZcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusp
   pointerArg('cusparseZcsr2bsr', 'bsrSortedValC', bsrSortedValC, true);
   pointerArg('cusparseZcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   pointerArg('cusparseZcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
-  const status = (cusparseZcsr2bsr$c ??= binder.native('cusparseZcsr2bsr'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+  const status = (cusparseZcsr2bsr$c ??= binder.native('cusparseZcsr2bsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
   if (status !== 0) throw fail('cusparseZcsr2bsr', status);
 }
 let cusparseZcsr2csr_compress$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.double2): void {
+export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.double2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2csr_compress', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZcsr2csr_compress', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsr2csr_compress', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2csr_compress', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsr2csr_compress', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsr2csr_compress', 'csrSortedColIndA', csrSortedColIndA, true);
   pointerArg('cusparseZcsr2csr_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   if ((nnzA | 0) !== nnzA) throw intError('cusparseZcsr2csr_compress', 'nnzA', 'i32', nnzA);
@@ -6745,7 +6745,7 @@ export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t | null, m: 
   pointerArg('cusparseZcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, true);
   pointerArg('cusparseZcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   checkRecord('cusparseZcsr2csr_compress', 'tol', records.double2(), tol);
-  const status = (cusparseZcsr2csr_compress$c ??= binder.native('cusparseZcsr2csr_compress'))(handle, m, n_, descrA, csrSortedValA$, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+  const status = (cusparseZcsr2csr_compress$c ??= binder.native('cusparseZcsr2csr_compress'))(handle, m, n_, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
   if (status !== 0) throw fail('cusparseZcsr2csr_compress', status);
 }
 let cusparseZcsr2csru$c: NativeFunction | undefined;
@@ -6766,13 +6766,13 @@ export function cusparseZcsr2csru(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseZcsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
+export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseZcsr2gebsr', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsr2gebsr', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsr2gebsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsr2gebsr', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsr2gebsr', 'descrC', descrC, true) as typeof descrC;
@@ -6782,57 +6782,57 @@ export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cu
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr', 'colBlockDim', 'i32', colBlockDim);
   pointerArg('cusparseZcsr2gebsr', 'pBuffer', pBuffer, true);
-  const status = (cusparseZcsr2gebsr$c ??= binder.native('cusparseZcsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+  const status = (cusparseZcsr2gebsr$c ??= binder.native('cusparseZcsr2gebsr'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
   if (status !== 0) throw fail('cusparseZcsr2gebsr', status);
 }
 let cusparseZcsr2gebsr_bufferSize$: Scratch | undefined;
 let cusparseZcsr2gebsr_bufferSize$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseZcsr2gebsr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseZcsr2gebsr_bufferSize', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr_bufferSize', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr_bufferSize', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseZcsr2gebsr_bufferSize$c ??= binder.native('cusparseZcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseZcsr2gebsr_bufferSize$c ??= binder.native('cusparseZcsr2gebsr_bufferSize'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
 let cusparseZcsr2gebsr_bufferSizeExt$: Scratch | undefined;
 let cusparseZcsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseZcsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseZcsr2gebsr_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseZcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseZcsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZcsrcolor$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsrcolor(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t | null): void {
+export function cusparseZcsrcolor(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t | null): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrcolor', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZcsrcolor', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusparseZcsrcolor', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrcolor', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsrcolor', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsrcolor', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsrcolor', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsrcolor', 'csrSortedColIndA', csrSortedColIndA, true);
   pointerArg('cusparseZcsrcolor', 'fractionToColor', fractionToColor, true);
@@ -6840,25 +6840,25 @@ export function cusparseZcsrcolor(handle: T.cusparseHandle_t | null, m: number, 
   pointerArg('cusparseZcsrcolor', 'coloring', coloring, true);
   pointerArg('cusparseZcsrcolor', 'reordering', reordering, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrcolor', 'info', info, true) as typeof info;
-  const status = (cusparseZcsrcolor$c ??= binder.native('cusparseZcsrcolor'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+  const status = (cusparseZcsrcolor$c ??= binder.native('cusparseZcsrcolor'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
   if (status !== 0) throw fail('cusparseZcsrcolor', status);
 }
 let cusparseZcsrgeam2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsrgeam2(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.double2 | Uint8Array, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.double2 | Uint8Array, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
+export function cusparseZcsrgeam2(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrgeam2', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZcsrgeam2', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsrgeam2', 'n', 'i32', n_);
-  const alpha$ = recordArg('cusparseZcsrgeam2', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZcsrgeam2', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrgeam2', 'descrA', descrA, true) as typeof descrA;
   if ((nnzA | 0) !== nnzA) throw intError('cusparseZcsrgeam2', 'nnzA', 'i32', nnzA);
-  const csrSortedValA$ = recordArg('cusparseZcsrgeam2', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsrgeam2', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsrgeam2', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsrgeam2', 'csrSortedColIndA', csrSortedColIndA, true);
-  const beta$ = recordArg('cusparseZcsrgeam2', 'beta', records.double2(), beta, false);
+  pointerArg('cusparseZcsrgeam2', 'beta', beta, true);
   if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseZcsrgeam2', 'descrB', descrB, true) as typeof descrB;
   if ((nnzB | 0) !== nnzB) throw intError('cusparseZcsrgeam2', 'nnzB', 'i32', nnzB);
-  const csrSortedValB$ = recordArg('cusparseZcsrgeam2', 'csrSortedValB', records.double2(), csrSortedValB, false);
+  pointerArg('cusparseZcsrgeam2', 'csrSortedValB', csrSortedValB, true);
   pointerArg('cusparseZcsrgeam2', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
   pointerArg('cusparseZcsrgeam2', 'csrSortedColIndB', csrSortedColIndB, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsrgeam2', 'descrC', descrC, true) as typeof descrC;
@@ -6866,35 +6866,35 @@ export function cusparseZcsrgeam2(handle: T.cusparseHandle_t | null, m: number, 
   pointerArg('cusparseZcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseZcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, true);
   pointerArg('cusparseZcsrgeam2', 'pBuffer', pBuffer, true);
-  const status = (cusparseZcsrgeam2$c ??= binder.native('cusparseZcsrgeam2'))(handle, m, n_, alpha$, descrA, nnzA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, beta$, descrB, nnzB, csrSortedValB$, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+  const status = (cusparseZcsrgeam2$c ??= binder.native('cusparseZcsrgeam2'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrgeam2', status);
 }
 let cusparseZcsrgeam2_bufferSizeExt$: Scratch | undefined;
 let cusparseZcsrgeam2_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.double2 | Uint8Array, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.double2 | Uint8Array, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.double2 | Uint8Array, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.double2 | Uint8Array, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
+export function cusparseZcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): number {
   const s = (cusparseZcsrgeam2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
-  const alpha$ = recordArg('cusparseZcsrgeam2_bufferSizeExt', 'alpha', records.double2(), alpha, false);
+  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'alpha', alpha, true);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
   if ((nnzA | 0) !== nnzA) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
-  const csrSortedValA$ = recordArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-  const beta$ = recordArg('cusparseZcsrgeam2_bufferSizeExt', 'beta', records.double2(), beta, false);
+  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'beta', beta, true);
   if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
   if ((nnzB | 0) !== nnzB) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
-  const csrSortedValB$ = recordArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValB', records.double2(), csrSortedValB, false);
+  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
   if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
-  const csrSortedValC$ = recordArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValC', records.double2(), csrSortedValC, false);
+  pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
   s.u64[0] = 0n;
-  const status = (cusparseZcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha$, descrA, nnzA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, beta$, descrB, nnzB, csrSortedValB$, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC$, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
+  const status = (cusparseZcsrgeam2_bufferSizeExt$c ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, s.slot(0));
   if (status !== 0) throw fail('cusparseZcsrgeam2_bufferSizeExt', status);
   return s.size(0);
 }
@@ -6916,18 +6916,18 @@ export function cusparseZcsric02(handle: T.cusparseHandle_t | null, m: number, n
 }
 let cusparseZcsric02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsric02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_analysis', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZcsric02_analysis', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusparseZcsric02_analysis', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsric02_analysis', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsric02_analysis', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsric02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsric02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseZcsric02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseZcsric02_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseZcsric02_analysis$c ??= binder.native('cusparseZcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+  const status = (cusparseZcsric02_analysis$c ??= binder.native('cusparseZcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsric02_analysis', status);
 }
 let cusparseZcsric02_bufferSize$: Scratch | undefined;
@@ -6984,18 +6984,18 @@ export function cusparseZcsrilu02(handle: T.cusparseHandle_t | null, m: number, 
 }
 let cusparseZcsrilu02_analysis$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_analysis(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
+export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZcsrilu02_analysis', 'm', 'i32', m);
   if ((nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_analysis', 'nnz', 'i32', nnz);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
-  const csrSortedValA$ = recordArg('cusparseZcsrilu02_analysis', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZcsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZcsrilu02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZcsrilu02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_analysis', 'info', info, true) as typeof info;
   if ((policy | 0) !== policy) throw intError('cusparseZcsrilu02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseZcsrilu02_analysis', 'pBuffer', pBuffer, true);
-  const status = (cusparseZcsrilu02_analysis$c ??= binder.native('cusparseZcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+  const status = (cusparseZcsrilu02_analysis$c ??= binder.native('cusparseZcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
   if (status !== 0) throw fail('cusparseZcsrilu02_analysis', status);
 }
 let cusparseZcsrilu02_bufferSize$: Scratch | undefined;
@@ -7081,13 +7081,13 @@ export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | nul
 }
 let cusparseZgebsr2csr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
+export function cusparseZgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2csr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZgebsr2csr', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseZgebsr2csr', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2csr', 'nb', 'i32', nb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZgebsr2csr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZgebsr2csr', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
@@ -7096,17 +7096,17 @@ export function cusparseZgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cu
   pointerArg('cusparseZgebsr2csr', 'csrSortedValC', csrSortedValC, true);
   pointerArg('cusparseZgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   pointerArg('cusparseZgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
-  const status = (cusparseZgebsr2csr$c ??= binder.native('cusparseZgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+  const status = (cusparseZgebsr2csr$c ??= binder.native('cusparseZgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
   if (status !== 0) throw fail('cusparseZgebsr2csr', status);
 }
 let cusparseZgebsr2gebsc$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.double2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsc', 'handle', handle, true) as typeof handle;
   if ((mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2gebsc', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsc', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = recordArg('cusparseZgebsr2gebsc', 'bsrSortedVal', records.double2(), bsrSortedVal, false);
+  pointerArg('cusparseZgebsr2gebsc', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseZgebsr2gebsc', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseZgebsr2gebsc', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc', 'rowBlockDim', 'i32', rowBlockDim);
@@ -7117,57 +7117,57 @@ export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: numb
   if ((copyValues | 0) !== copyValues) throw intError('cusparseZgebsr2gebsc', 'copyValues', 'i32', copyValues);
   if ((idxBase | 0) !== idxBase) throw intError('cusparseZgebsr2gebsc', 'idxBase', 'i32', idxBase);
   pointerArg('cusparseZgebsr2gebsc', 'pBuffer', pBuffer, true);
-  const status = (cusparseZgebsr2gebsc$c ??= binder.native('cusparseZgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+  const status = (cusparseZgebsr2gebsc$c ??= binder.native('cusparseZgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseZgebsr2gebsc', status);
 }
 let cusparseZgebsr2gebsc_bufferSize$: Scratch | undefined;
 let cusparseZgebsr2gebsc_bufferSize$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.double2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseZgebsr2gebsc_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
   if ((mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = recordArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedVal', records.double2(), bsrSortedVal, false);
+  pointerArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseZgebsr2gebsc_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSize', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSize', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsc_bufferSize$c ??= binder.native('cusparseZgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseZgebsr2gebsc_bufferSize$c ??= binder.native('cusparseZgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseZgebsr2gebsc_bufferSize', status);
   return s.i32[0];
 }
 let cusparseZgebsr2gebsc_bufferSizeExt$: Scratch | undefined;
 let cusparseZgebsr2gebsc_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.double2 | Uint8Array, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
+export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number): number {
   const s = (cusparseZgebsr2gebsc_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((mb | 0) !== mb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
-  const bsrSortedVal$ = recordArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', records.double2(), bsrSortedVal, false);
+  pointerArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
   pointerArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   pointerArg('cusparseZgebsr2gebsc_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
   if ((rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'rowBlockDim', 'i32', rowBlockDim);
   if ((colBlockDim | 0) !== colBlockDim) throw intError('cusparseZgebsr2gebsc_bufferSizeExt', 'colBlockDim', 'i32', colBlockDim);
   s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal$, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
+  const status = (cusparseZgebsr2gebsc_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, s.slot(0));
   if (status !== 0) throw fail('cusparseZgebsr2gebsc_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZgebsr2gebsr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
+export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsr', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZgebsr2gebsr', 'dirA', 'i32', dirA);
   if ((mb | 0) !== mb) throw intError('cusparseZgebsr2gebsr', 'mb', 'i32', mb);
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2gebsr', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsr', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZgebsr2gebsr', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZgebsr2gebsr', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseZgebsr2gebsr', 'rowBlockDimA', 'i32', rowBlockDimA);
@@ -7179,13 +7179,13 @@ export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.
   if ((rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr', 'rowBlockDimC', 'i32', rowBlockDimC);
   if ((colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseZgebsr2gebsr', 'colBlockDimC', 'i32', colBlockDimC);
   pointerArg('cusparseZgebsr2gebsr', 'pBuffer', pBuffer, true);
-  const status = (cusparseZgebsr2gebsr$c ??= binder.native('cusparseZgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+  const status = (cusparseZgebsr2gebsr$c ??= binder.native('cusparseZgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
   if (status !== 0) throw fail('cusparseZgebsr2gebsr', status);
 }
 let cusparseZgebsr2gebsr_bufferSize$: Scratch | undefined;
 let cusparseZgebsr2gebsr_bufferSize$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
+export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseZgebsr2gebsr_bufferSize$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
@@ -7193,7 +7193,7 @@ export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | nul
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSize', 'rowBlockDimA', 'i32', rowBlockDimA);
@@ -7201,14 +7201,14 @@ export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | nul
   if ((rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSize', 'rowBlockDimC', 'i32', rowBlockDimC);
   if ((colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSize', 'colBlockDimC', 'i32', colBlockDimC);
   s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsr_bufferSize$c ??= binder.native('cusparseZgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  const status = (cusparseZgebsr2gebsr_bufferSize$c ??= binder.native('cusparseZgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
   if (status !== 0) throw fail('cusparseZgebsr2gebsr_bufferSize', status);
   return s.i32[0];
 }
 let cusparseZgebsr2gebsr_bufferSizeExt$: Scratch | undefined;
 let cusparseZgebsr2gebsr_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 13.0 Returns `pBufferSize`. Declared by the headers but not exported by the library: calling it throws CudaSymbolError. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.double2 | Uint8Array, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
+export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   const s = (cusparseZgebsr2gebsr_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
@@ -7216,7 +7216,7 @@ export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | 
   if ((nb | 0) !== nb) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
   if ((nnzb | 0) !== nnzb) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
-  const bsrSortedValA$ = recordArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', records.double2(), bsrSortedValA, false);
+  pointerArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
   pointerArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   pointerArg('cusparseZgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if ((rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'rowBlockDimA', 'i32', rowBlockDimA);
@@ -7224,28 +7224,28 @@ export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | 
   if ((rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'rowBlockDimC', 'i32', rowBlockDimC);
   if ((colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseZgebsr2gebsr_bufferSizeExt', 'colBlockDimC', 'i32', colBlockDimC);
   s.u64[0] = 0n;
-  const status = (cusparseZgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
+  const status = (cusparseZgebsr2gebsr_bufferSizeExt$c ??= binder.native('cusparseZgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, s.slot(0));
   if (status !== 0) throw fail('cusparseZgebsr2gebsr_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZgemvi$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.double2 | Uint8Array, A: T.double2 | Uint8Array, lda: number, nnz: number, xVal: T.double2 | Uint8Array, xInd: T.Pointer, beta: T.double2 | Uint8Array, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
+export function cusparseZgemvi(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgemvi', 'handle', handle, true) as typeof handle;
   if ((transA | 0) !== transA) throw intError('cusparseZgemvi', 'transA', 'i32', transA);
   if ((m | 0) !== m) throw intError('cusparseZgemvi', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZgemvi', 'n', 'i32', n_);
-  const alpha$ = recordArg('cusparseZgemvi', 'alpha', records.double2(), alpha, false);
-  const A$ = recordArg('cusparseZgemvi', 'A', records.double2(), A, false);
+  pointerArg('cusparseZgemvi', 'alpha', alpha, true);
+  pointerArg('cusparseZgemvi', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusparseZgemvi', 'lda', 'i32', lda);
   if ((nnz | 0) !== nnz) throw intError('cusparseZgemvi', 'nnz', 'i32', nnz);
-  const xVal$ = recordArg('cusparseZgemvi', 'xVal', records.double2(), xVal, false);
+  pointerArg('cusparseZgemvi', 'xVal', xVal, true);
   pointerArg('cusparseZgemvi', 'xInd', xInd, true);
-  const beta$ = recordArg('cusparseZgemvi', 'beta', records.double2(), beta, false);
+  pointerArg('cusparseZgemvi', 'beta', beta, true);
   pointerArg('cusparseZgemvi', 'y', y, true);
   if ((idxBase | 0) !== idxBase) throw intError('cusparseZgemvi', 'idxBase', 'i32', idxBase);
   pointerArg('cusparseZgemvi', 'pBuffer', pBuffer, true);
-  const status = (cusparseZgemvi$c ??= binder.native('cusparseZgemvi'))(handle, transA, m, n_, alpha$, A$, lda, nnz, xVal$, xInd, beta$, y, idxBase, pBuffer);
+  const status = (cusparseZgemvi$c ??= binder.native('cusparseZgemvi'))(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
   if (status !== 0) throw fail('cusparseZgemvi', status);
 }
 let cusparseZgemvi_bufferSize$: Scratch | undefined;
@@ -7283,119 +7283,119 @@ export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.double2 | Uint8Array, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, dw: T.double2 | Uint8Array, x: T.double2 | Uint8Array, batchCount: number): number {
+export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((algo | 0) !== algo) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
   if ((m | 0) !== m) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  const ds$ = recordArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'ds', records.double2(), ds, false);
-  const dl$ = recordArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'du', records.double2(), du, false);
-  const dw$ = recordArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dw', records.double2(), dw, false);
-  const x$ = recordArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'x', records.double2(), x, false);
+  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
+  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'dw', dw, true);
+  pointerArg('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   s.u64[0] = 0n;
-  const status = (cusparseZgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds$, dl$, d$, du$, dw$, x$, batchCount, s.slot(0));
+  const status = (cusparseZgpsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, s.slot(0));
   if (status !== 0) throw fail('cusparseZgpsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZgtsv2$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+export function cusparseZgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZgtsv2', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZgtsv2', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseZgtsv2', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsv2', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsv2', 'du', records.double2(), du, false);
+  pointerArg('cusparseZgtsv2', 'dl', dl, true);
+  pointerArg('cusparseZgtsv2', 'd', d, true);
+  pointerArg('cusparseZgtsv2', 'du', du, true);
   pointerArg('cusparseZgtsv2', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseZgtsv2', 'ldb', 'i32', ldb);
   pointerArg('cusparseZgtsv2', 'pBuffer', pBuffer, true);
-  const status = (cusparseZgtsv2$c ??= binder.native('cusparseZgtsv2'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer);
+  const status = (cusparseZgtsv2$c ??= binder.native('cusparseZgtsv2'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2', status);
 }
 let cusparseZgtsv2StridedBatch$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
+export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch', 'm', 'i32', m);
-  const dl$ = recordArg('cusparseZgtsv2StridedBatch', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsv2StridedBatch', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsv2StridedBatch', 'du', records.double2(), du, false);
+  pointerArg('cusparseZgtsv2StridedBatch', 'dl', dl, true);
+  pointerArg('cusparseZgtsv2StridedBatch', 'd', d, true);
+  pointerArg('cusparseZgtsv2StridedBatch', 'du', du, true);
   pointerArg('cusparseZgtsv2StridedBatch', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseZgtsv2StridedBatch', 'batchCount', 'i32', batchCount);
   if ((batchStride | 0) !== batchStride) throw intError('cusparseZgtsv2StridedBatch', 'batchStride', 'i32', batchStride);
   pointerArg('cusparseZgtsv2StridedBatch', 'pBuffer', pBuffer, true);
-  const status = (cusparseZgtsv2StridedBatch$c ??= binder.native('cusparseZgtsv2StridedBatch'))(handle, m, dl$, d$, du$, x, batchCount, batchStride, pBuffer);
+  const status = (cusparseZgtsv2StridedBatch$c ??= binder.native('cusparseZgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2StridedBatch', status);
 }
 let cusparseZgtsv2StridedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2StridedBatch_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, x: T.double2 | Uint8Array, batchCount: number, batchStride: number): number {
+export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number): number {
   const s = (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
-  const dl$ = recordArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'du', records.double2(), du, false);
-  const x$ = recordArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'x', records.double2(), x, false);
+  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseZgtsv2StridedBatch_bufferSizeExt', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   if ((batchStride | 0) !== batchStride) throw intError('cusparseZgtsv2StridedBatch_bufferSizeExt', 'batchStride', 'i32', batchStride);
   s.u64[0] = 0n;
-  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl$, d$, du$, x$, batchCount, batchStride, s.slot(0));
+  const status = (cusparseZgtsv2StridedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, s.slot(0));
   if (status !== 0) throw fail('cusparseZgtsv2StridedBatch_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZgtsv2_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, B: T.double2 | Uint8Array, ldb: number): number {
+export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseZgtsv2_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZgtsv2_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZgtsv2_bufferSizeExt', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseZgtsv2_bufferSizeExt', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsv2_bufferSizeExt', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsv2_bufferSizeExt', 'du', records.double2(), du, false);
-  const B$ = recordArg('cusparseZgtsv2_bufferSizeExt', 'B', records.double2(), B, false);
+  pointerArg('cusparseZgtsv2_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseZgtsv2_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseZgtsv2_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseZgtsv2_bufferSizeExt', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseZgtsv2_bufferSizeExt', 'ldb', 'i32', ldb);
   s.u64[0] = 0n;
-  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl$, d$, du$, B$, ldb, s.slot(0));
+  const status = (cusparseZgtsv2_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
   if (status !== 0) throw fail('cusparseZgtsv2_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZgtsv2_nopivot$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
+export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZgtsv2_nopivot', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZgtsv2_nopivot', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseZgtsv2_nopivot', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsv2_nopivot', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsv2_nopivot', 'du', records.double2(), du, false);
+  pointerArg('cusparseZgtsv2_nopivot', 'dl', dl, true);
+  pointerArg('cusparseZgtsv2_nopivot', 'd', d, true);
+  pointerArg('cusparseZgtsv2_nopivot', 'du', du, true);
   pointerArg('cusparseZgtsv2_nopivot', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseZgtsv2_nopivot', 'ldb', 'i32', ldb);
   pointerArg('cusparseZgtsv2_nopivot', 'pBuffer', pBuffer, true);
-  const status = (cusparseZgtsv2_nopivot$c ??= binder.native('cusparseZgtsv2_nopivot'))(handle, m, n_, dl$, d$, du$, B, ldb, pBuffer);
+  const status = (cusparseZgtsv2_nopivot$c ??= binder.native('cusparseZgtsv2_nopivot'))(handle, m, n_, dl, d, du, B, ldb, pBuffer);
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot', status);
 }
 let cusparseZgtsv2_nopivot_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsv2_nopivot_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `bufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, B: T.double2 | Uint8Array, ldb: number): number {
+export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number): number {
   const s = (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
-  const dl$ = recordArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'du', records.double2(), du, false);
-  const B$ = recordArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'B', records.double2(), B, false);
+  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseZgtsv2_nopivot_bufferSizeExt', 'B', B, true);
   if ((ldb | 0) !== ldb) throw intError('cusparseZgtsv2_nopivot_bufferSizeExt', 'ldb', 'i32', ldb);
   s.u64[0] = 0n;
-  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl$, d$, du$, B$, ldb, s.slot(0));
+  const status = (cusparseZgtsv2_nopivot_bufferSizeExt$c ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n_, dl, d, du, B, ldb, s.slot(0));
   if (status !== 0) throw fail('cusparseZgtsv2_nopivot_bufferSizeExt', status);
   return s.size(0);
 }
@@ -7417,47 +7417,47 @@ export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t | null,
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$: Scratch | undefined;
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 13.0 Returns `pBufferSizeInBytes`. Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.double2 | Uint8Array, d: T.double2 | Uint8Array, du: T.double2 | Uint8Array, x: T.double2 | Uint8Array, batchCount: number): number {
+export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number): number {
   const s = (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= new Scratch(1));
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
   if ((algo | 0) !== algo) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
   if ((m | 0) !== m) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
-  const dl$ = recordArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'dl', records.double2(), dl, false);
-  const d$ = recordArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'd', records.double2(), d, false);
-  const du$ = recordArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'du', records.double2(), du, false);
-  const x$ = recordArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'x', records.double2(), x, false);
+  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);
+  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'd', d, true);
+  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'du', du, true);
+  pointerArg('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'x', x, true);
   if ((batchCount | 0) !== batchCount) throw intError('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'batchCount', 'i32', batchCount);
   s.u64[0] = 0n;
-  const status = (cusparseZgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl$, d$, du$, x$, batchCount, s.slot(0));
+  const status = (cusparseZgtsvInterleavedBatch_bufferSizeExt$c ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, s.slot(0));
   if (status !== 0) throw fail('cusparseZgtsvInterleavedBatch_bufferSizeExt', status);
   return s.size(0);
 }
 let cusparseZnnz$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.double2 | Uint8Array, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
+export function cusparseZnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZnnz', 'handle', handle, true) as typeof handle;
   if ((dirA | 0) !== dirA) throw intError('cusparseZnnz', 'dirA', 'i32', dirA);
   if ((m | 0) !== m) throw intError('cusparseZnnz', 'm', 'i32', m);
   if ((n_ | 0) !== n_) throw intError('cusparseZnnz', 'n', 'i32', n_);
   if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZnnz', 'descrA', descrA, true) as typeof descrA;
-  const A$ = recordArg('cusparseZnnz', 'A', records.double2(), A, false);
+  pointerArg('cusparseZnnz', 'A', A, true);
   if ((lda | 0) !== lda) throw intError('cusparseZnnz', 'lda', 'i32', lda);
   pointerArg('cusparseZnnz', 'nnzPerRowCol', nnzPerRowCol, true);
   pointerArg('cusparseZnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  const status = (cusparseZnnz$c ??= binder.native('cusparseZnnz'))(handle, dirA, m, n_, descrA, A$, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+  const status = (cusparseZnnz$c ??= binder.native('cusparseZnnz'))(handle, dirA, m, n_, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
   if (status !== 0) throw fail('cusparseZnnz', status);
 }
 let cusparseZnnz_compress$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call. */
-export function cusparseZnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.double2 | Uint8Array, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): void {
+export function cusparseZnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): void {
   if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZnnz_compress', 'handle', handle, true) as typeof handle;
   if ((m | 0) !== m) throw intError('cusparseZnnz_compress', 'm', 'i32', m);
   if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseZnnz_compress', 'descr', descr, true) as typeof descr;
-  const csrSortedValA$ = recordArg('cusparseZnnz_compress', 'csrSortedValA', records.double2(), csrSortedValA, false);
+  pointerArg('cusparseZnnz_compress', 'csrSortedValA', csrSortedValA, true);
   pointerArg('cusparseZnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZnnz_compress', 'nnzPerRow', nnzPerRow, true);
   pointerArg('cusparseZnnz_compress', 'nnzC', nnzC, true);
   checkRecord('cusparseZnnz_compress', 'tol', records.double2(), tol);
-  const status = (cusparseZnnz_compress$c ??= binder.native('cusparseZnnz_compress'))(handle, m, descr, csrSortedValA$, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+  const status = (cusparseZnnz_compress$c ??= binder.native('cusparseZnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
   if (status !== 0) throw fail('cusparseZnnz_compress', status);
 }

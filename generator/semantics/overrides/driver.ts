@@ -52,7 +52,6 @@ export const driver: ModuleOverrides = {
     'cuModuleEnumerateFunctions.functions': { sem: { role: 'outArray', elem: { t: 'handle', name: 'CUfunction' }, count: 'numFunctions' }, reason: 'filled with numFunctions handles (non-const, undocumented direction)' },
     'cuModuleEnumerateFunctions.numFunctions': { sem: { role: 'value', elem: u32 }, reason: 'how many handles to return (cuModuleGetFunctionCount)' },
     'cuEventElapsedTime.pMilliseconds': { sem: { role: 'out', elem: { t: 'float', bits: 32 } }, reason: 'one float returned; the name reads as a plural' },
-    'cuEventElapsedTime_v2.pMilliseconds': { sem: { role: 'out', elem: { t: 'float', bits: 32 } }, reason: 'one float returned; the name reads as a plural' },
     'cuThreadExchangeStreamCaptureMode.mode': { sem: { role: 'inout', elem: { t: 'enum', name: 'CUstreamCaptureMode', bits: 32, signed: false } }, reason: 'the new mode in, the previous mode out' },
     'cuLogsDumpToMemory.iterator': { sem: { role: 'inout', elem: u32 }, reason: 'where to start in, where it stopped out' },
     'cuTensorMapReplaceAddress.tensorMap': inoutRecord('CUtensorMap_st', 'an encoded tensor map read and rewritten with the new address'),

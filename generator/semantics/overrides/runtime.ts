@@ -30,7 +30,6 @@ const params: Record<string, Override> = {
   'cudaMemGetDefaultMemPool.location': { sem: { role: 'inRecord', record: 'cudaMemLocation', nullable: false }, reason: LOCATION_IN },
   'cudaMemPoolImportPointer.exportData': { sem: { role: 'inRecord', record: 'cudaMemPoolPtrExportData', nullable: false }, reason: 'the exported data the call reads (non-const in the header)' },
   'cudaEventElapsedTime.ms': { sem: { role: 'out', elem: { t: 'float', bits: 32 } }, reason: 'one float returned; the name reads as a plural' },
-  'cudaEventElapsedTime_v2.ms': { sem: { role: 'out', elem: { t: 'float', bits: 32 } }, reason: 'one float returned; the name reads as a plural' },
   'cudaThreadExchangeStreamCaptureMode.mode': { sem: { role: 'inout', elem: { t: 'enum', name: 'cudaStreamCaptureMode', bits: 32, signed: false } }, reason: 'the new mode in, the previous mode out' },
   'cudaPointerGetAttributes.attributes': { sem: { role: 'outRecord', record: 'cudaPointerAttributes' }, reason: 'one record returned; the plural-looking name is not an array' },
   'cudaDeviceGetTexture1DLinearMaxWidth.maxWidthInElements': { sem: { role: 'out', elem: size }, reason: 'one size returned; the name reads as a plural' },
