@@ -15,6 +15,10 @@ import { Device } from './device';
 import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
 import { DeviceBuffer } from './memory';
 import { Stream, streamHandle, type StreamLike } from './stream';
+import * as driverRaw from '../generated/13.0/driver/raw';
+import { DriverError } from '../generated/13.0/driver';
+import { openStore, type StoreLimits, type TcpStore } from './distributed/store';
+import { distributedEnvironment } from './distributed/rendezvous';
 
 const { ncclDataType_t: DT, ncclRedOp_t: OP } = nccl;
 
@@ -139,6 +143,72 @@ function isRank(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);
 }
 
+/**
+ * A collective (or a non-blocking init) did not complete within its timeout. The communicator was
+ * aborted (ncclCommAbort) and is closed: a peer probably died or never came.
+ */
+export class CommunicatorTimeoutError extends Error {
+  override name = 'CommunicatorTimeoutError';
+}
+
+/** Options of {@link Communicator.rendezvous}. */
+export interface RendezvousOptions {
+  /** This process's rank in [0, size). */
+  rank: number;
+  /** Number of ranks. */
+  size: number;
+  /** Rank 0's store, `host:port` (rank 0 listens there; IPv6 as `[addr]:port`). */
+  address: string;
+  /** Longest wait to meet (store connection, unique id, NCCL init), in ms. Default 300000. */
+  timeoutMs?: number;
+  /** Default timeout of awaited collectives ({@link Communicator.synchronized}), in ms. Default 600000. */
+  collectiveTimeoutMs?: number;
+  /** The device of this rank. Default: $LOCAL_RANK when set, else the current device. */
+  device?: Device | number;
+  /** The shared store secret. Default: $CUDA_TS_STORE_TOKEN (cuda-ts-run sets it). */
+  token?: string;
+  /** An open store to meet through instead of opening one (it stays open when the communicator closes). */
+  store?: TcpStore;
+  /** Key prefix in the store, to hold several communicators in one store. Default 'cuda-ts/nccl'. */
+  key?: string;
+  /** Limits of the store rank 0 serves. */
+  limits?: StoreLimits;
+}
+
+/** Options of {@link Communicator.synchronized} (and of the awaited collectives, on top of their own). */
+export interface WaitOptions {
+  /** The stream the collectives were enqueued on (default: the legacy default stream). */
+  stream?: StreamLike;
+  /** Abort the communicator and reject after this many ms (default: the communicator's `timeoutMs`). */
+  timeoutMs?: number;
+}
+
+const NCCL_IN_PROGRESS = 7; // ncclInProgress
+const NCCL_CONFIG_BYTES = 80; // sizeof(ncclConfig_t) of NCCL 2.28
+const stateSlot = new Int32Array(1);
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+// Bumped when ncclGroupEnd returns ncclInProgress: non-blocking communicators settle before their next call.
+let groupEpoch = 0;
+
+/** A ncclConfig_t as NCCL_CONFIG_INITIALIZER makes it, with `blocking` set. NCCL copies min(size, its own). */
+function ncclConfig(blocking: boolean): Uint8Array {
+  const UNDEF = -2147483648; // NCCL_CONFIG_UNDEF_INT
+  const v = new DataView(new ArrayBuffer(NCCL_CONFIG_BYTES));
+  v.setBigUint64(0, BigInt(NCCL_CONFIG_BYTES), true);
+  v.setUint32(8, 0xcafebeef, true);
+  v.setUint32(12, 22809, true); // NCCL_VERSION(2, 28, 9): the layout written here
+  for (const off of [16, 20, 24, 28, 40, 44, 56, 60, 64, 68, 72, 76]) v.setInt32(off, UNDEF, true);
+  v.setInt32(16, blocking ? 1 : 0, true);
+  return new Uint8Array(v.buffer);
+}
+
+function timeoutArg(call: string, name: string, v: unknown): number {
+  if (typeof v !== 'number' || !(v >= 0) || (!Number.isSafeInteger(v) && v !== Infinity)) throw new RangeError(`${call}: ${name} must be a non-negative number of ms, got ${String(v)}`);
+  return v;
+}
+
+const storeGenerations = new WeakMap<TcpStore, number>();
+
 /** One rank of an NCCL communicator, bound to one device. */
 export class Communicator extends Resource {
   /** The NCCL handle (ncclComm_t). */
@@ -152,6 +222,13 @@ export class Communicator extends Resource {
   /** The device's primary context, current for every call. */
   readonly context: Context;
   private readonly ending: { abort: boolean };
+  /** Default timeout of awaited collectives ({@link Communicator.synchronized}) in ms. */
+  timeoutMs = 600_000;
+  /** The store this communicator met through (rendezvous), for barriers and small values; undefined otherwise. */
+  store: TcpStore | undefined;
+  private ownsStore = false;
+  // Non-blocking communicators (rendezvous): a call that returned ncclInProgress leaves `pending` set.
+  private readonly nb = { nonBlocking: false, pending: false, epoch: 0 };
 
   private constructor(handle: nccl.ncclComm_t, rank: number, count: number, device: Device, context: Context) {
     const ending = { abort: false };
@@ -247,7 +324,9 @@ export class Communicator extends Resource {
       }
       throw e;
     }
-    nccl.ncclGroupEnd();
+    const ended = ncclRaw.ncclGroupEnd();
+    if (ended === NCCL_IN_PROGRESS) groupEpoch++; // non-blocking communicators finish it; they settle before their next call
+    else if (ended !== 0) throw new nccl.NcclError('ncclGroupEnd', ended);
     if (typeof (result as { then?: unknown } | null)?.then === 'function') {
       throw new TypeError('Communicator.group: fn must be synchronous (the group ended before its promise settled)');
     }
@@ -341,6 +420,187 @@ export class Communicator extends Resource {
     this.close();
   }
 
+  /**
+   * Meets the other ranks and joins one communicator with them: rank 0 serves a small TCP store at
+   * `address` and publishes a fresh ncclUniqueId there, the others fetch it, and every rank calls
+   * ncclCommInitRankConfig — non-blocking, polled, so a rank that never comes makes the others fail
+   * after `timeoutMs` instead of hanging. Works the same whether the ranks share a host or not.
+   * The store needs a shared token (`token`, else $CUDA_TS_STORE_TOKEN) and stays open as `store`
+   * (barriers, small values) until close().
+   */
+  static async rendezvous(options: RendezvousOptions): Promise<Communicator> {
+    const call = 'Communicator.rendezvous';
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options { rank, size, address } are required`);
+    const { rank, size } = options;
+    if (!isRank(size) || size < 1) throw new RangeError(`${call}: size must be a positive integer, got ${String(size)}`);
+    if (!isRank(rank) || rank < 0 || rank >= size) throw new RangeError(`${call}: rank must be an integer in [0, ${size}), got ${String(rank)}`);
+    const timeoutMs = timeoutArg(call, 'timeoutMs', options.timeoutMs ?? 300_000);
+    const collectiveTimeoutMs = timeoutArg(call, 'collectiveTimeoutMs', options.collectiveTimeoutMs ?? 600_000);
+    const prefix = options.key ?? 'cuda-ts/nccl';
+    if (typeof prefix !== 'string' || prefix.length === 0) throw new TypeError(`${call}: key must be a non-empty string`);
+    let device = options.device;
+    if (device === undefined && process.env.LOCAL_RANK !== undefined && /^\d+$/.test(process.env.LOCAL_RANK)) device = Number(process.env.LOCAL_RANK);
+    if (device !== undefined && !(device instanceof Device) && !(typeof device === 'number' && Number.isInteger(device) && device >= 0)) {
+      throw new TypeError(`${call}: device must be a Device or a device ordinal, got ${String(device)}`);
+    }
+    requireNccl(call);
+    const started = performance.now();
+    const store = options.store ?? await openStore({ ...options.limits, rank, size, address: options.address, timeoutMs: Math.min(timeoutMs, 0xffffffff), token: options.token });
+    try {
+      const gen = (storeGenerations.get(store) ?? 0) + 1; // each rendezvous on one store gets its own id
+      storeGenerations.set(store, gen);
+      const key = `${prefix}/${gen}/uniqueId`;
+      let id: Uint8Array;
+      if (rank === 0) {
+        id = Communicator.uniqueId();
+        await store.set(key, id);
+      } else {
+        id = await store.get(key, { timeoutMs: Math.max(0, Math.min(0xffffffff, Math.round(timeoutMs - (performance.now() - started)))) });
+      }
+      const comm = Communicator.initNonBlocking(call, size, uniqueIdBytes(id, call), rank, device);
+      comm.timeoutMs = collectiveTimeoutMs;
+      comm.store = store;
+      comm.ownsStore = options.store === undefined;
+      await comm.settleAsync(call, Math.max(0, timeoutMs - (performance.now() - started)), `meeting ${size} ranks (ncclCommInitRankConfig)`);
+      return comm;
+    } catch (e) {
+      if (options.store === undefined) await store.close();
+      throw e;
+    }
+  }
+
+  /**
+   * {@link Communicator.rendezvous} with rank, size, address and device from the torchrun variables
+   * (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT), as cuda-ts-run and torchrun set them.
+   */
+  static fromEnvironment(options: Omit<RendezvousOptions, 'rank' | 'size' | 'address'> = {}): Promise<Communicator> {
+    const call = 'Communicator.fromEnvironment';
+    const env = distributedEnvironment(call);
+    return Communicator.rendezvous({ ...options, rank: env.rank, size: env.size, address: env.address, device: options.device ?? env.localRank });
+  }
+
+  /** ncclCommInitRankConfig with blocking = 0: returns at once; the caller settles it. */
+  private static initNonBlocking(call: string, nranks: number, bytes: Uint8Array, rank: number, device: Device | number | undefined): Communicator {
+    const dev = device === undefined ? Device.current() : toDevice(device, call, 'device');
+    const ctx = dev.primaryContext();
+    ctx.bind(); // NCCL takes the device of the current context
+    const out = new BigUint64Array(1);
+    const commId: nccl.ncclUniqueId = { internal: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
+    const status = ncclRaw.ncclCommInitRankConfig(out, nranks, commId, rank, ncclConfig(false));
+    const handle = Number(out[0]) as nccl.ncclComm_t;
+    if (status !== 0 && status !== NCCL_IN_PROGRESS) {
+      if (handle !== 0) ncclRaw.ncclCommAbort(handle);
+      throw new nccl.NcclError('ncclCommInitRankConfig', status);
+    }
+    const comm = new Communicator(handle, rank, nranks, dev, ctx);
+    comm.nb.nonBlocking = true;
+    comm.nb.pending = status === NCCL_IN_PROGRESS;
+    comm.nb.epoch = groupEpoch;
+    return comm;
+  }
+
+  /** True for communicators made non-blocking (rendezvous, fromEnvironment). */
+  get nonBlocking(): boolean {
+    return this.nb.nonBlocking;
+  }
+
+  /**
+   * Resolves once the collectives enqueued on `stream` are done, without blocking the event loop:
+   * polls the stream and ncclCommGetAsyncError. An NCCL error (a peer failed) or the timeout aborts
+   * the communicator (ncclCommAbort) and rejects — NcclError or CommunicatorTimeoutError — so a dead
+   * peer never hangs this process. (stream.synchronize() on such a stream would wait forever.)
+   */
+  async synchronized(options: WaitOptions = {}): Promise<void> {
+    const call = 'Communicator.synchronized';
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
+    this.assertOpen();
+    const timeoutMs = timeoutArg(call, 'timeoutMs', options.timeoutMs ?? this.timeoutMs);
+    const h = this.stream(call, options.stream);
+    const start = performance.now();
+    let interval = 0;
+    for (;;) {
+      if (this.stateSettled(call)) {
+        this.context.bind();
+        const q = driverRaw.cuStreamQuery(h);
+        if (q === 0) return;
+        if (q !== driverRaw.CUresult.CUDA_ERROR_NOT_READY) throw this.context.fail(new DriverError('cuStreamQuery', q));
+      }
+      const elapsed = performance.now() - start;
+      if (elapsed > timeoutMs) throw this.timedOut(call, timeoutMs, 'the collectives');
+      if (elapsed < 2) await new Promise((r) => setImmediate(r));
+      else {
+        interval = Math.min(2, interval + 0.25);
+        await new Promise((r) => setTimeout(r, interval));
+      }
+    }
+  }
+
+  /** allReduce, then awaits it ({@link Communicator.synchronized}); `timeoutMs` as there. */
+  async allReduceAsync(buf: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this>;
+  async allReduceAsync(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this>;
+  async allReduceAsync(send: DeviceBuffer, recvOrOptions: DeviceBuffer | (ReduceOptions & WaitOptions), maybeOptions?: ReduceOptions & WaitOptions): Promise<this> {
+    const options = recvOrOptions instanceof DeviceBuffer ? maybeOptions : recvOrOptions;
+    await this.beforeAsync('Communicator.allReduceAsync', options);
+    if (recvOrOptions instanceof DeviceBuffer) this.allReduce(send, recvOrOptions, maybeOptions as ReduceOptions);
+    else this.allReduce(send, recvOrOptions);
+    await this.synchronized({ stream: options?.stream, timeoutMs: options?.timeoutMs });
+    return this;
+  }
+
+  /** broadcast, then awaits it ({@link Communicator.synchronized}). */
+  async broadcastAsync(buf: DeviceBuffer, options: BroadcastOptions & WaitOptions): Promise<this>;
+  async broadcastAsync(send: DeviceBuffer, recv: DeviceBuffer, options: BroadcastOptions & WaitOptions): Promise<this>;
+  async broadcastAsync(send: DeviceBuffer, recvOrOptions: DeviceBuffer | (BroadcastOptions & WaitOptions), maybeOptions?: BroadcastOptions & WaitOptions): Promise<this> {
+    const options = recvOrOptions instanceof DeviceBuffer ? maybeOptions : recvOrOptions;
+    await this.beforeAsync('Communicator.broadcastAsync', options);
+    if (recvOrOptions instanceof DeviceBuffer) this.broadcast(send, recvOrOptions, maybeOptions as BroadcastOptions);
+    else this.broadcast(send, recvOrOptions);
+    await this.synchronized({ stream: options?.stream, timeoutMs: options?.timeoutMs });
+    return this;
+  }
+
+  /** reduceScatter, then awaits it ({@link Communicator.synchronized}). */
+  async reduceScatterAsync(send: DeviceBuffer, recv: DeviceBuffer, options: ReduceOptions & WaitOptions): Promise<this> {
+    await this.beforeAsync('Communicator.reduceScatterAsync', options);
+    this.reduceScatter(send, recv, options);
+    await this.synchronized({ stream: options.stream, timeoutMs: options.timeoutMs });
+    return this;
+  }
+
+  /** allGather, then awaits it ({@link Communicator.synchronized}). */
+  async allGatherAsync(send: DeviceBuffer, recv: DeviceBuffer, options: CollectiveOptions & WaitOptions): Promise<this> {
+    await this.beforeAsync('Communicator.allGatherAsync', options);
+    this.allGather(send, recv, options);
+    await this.synchronized({ stream: options.stream, timeoutMs: options.timeoutMs });
+    return this;
+  }
+
+  /** Resolves once every rank called barrier() as often (through the store; rendezvous communicators only). */
+  async barrier(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.assertOpen();
+    if (!this.store) throw new TypeError('Communicator.barrier: this communicator has no store (make it with Communicator.rendezvous or fromEnvironment)');
+    await this.store.barrier(`cuda-ts/communicator/${this.count}`, { timeoutMs: options.timeoutMs, size: this.count });
+  }
+
+  /** Destroys the communicator (ncclCommDestroy, or ncclCommAbort after abort()) and closes the store it opened. */
+  override close(): void {
+    const store = this.ownsStore ? this.store : undefined;
+    this.ownsStore = false;
+    try {
+      super.close();
+    } finally {
+      if (store) void store.close();
+    }
+  }
+
+  /** Checks options, and settles a non-blocking call still in progress without blocking the event loop. */
+  private async beforeAsync(call: string, options: WaitOptions | undefined): Promise<void> {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options with a dtype are required, e.g. { dtype: 'f32' }`);
+    this.assertOpen();
+    const timeoutMs = timeoutArg(call, 'timeoutMs', options.timeoutMs ?? this.timeoutMs);
+    if (this.nb.nonBlocking && (this.nb.pending || this.nb.epoch !== groupEpoch)) await this.settleAsync(call, timeoutMs, 'a non-blocking NCCL call');
+  }
+
   toString(): string {
     return `Communicator(rank ${this.rank} of ${this.count}, device ${this.device.ordinal})`;
   }
@@ -382,10 +642,76 @@ export class Communicator extends Resource {
 
   private run(fn: () => void): void {
     this.context.bind();
+    if (this.nb.nonBlocking && (this.nb.pending || this.nb.epoch !== groupEpoch)) this.settleSync('Communicator');
     try {
       fn();
     } catch (e) {
+      // A non-blocking communicator may answer ncclInProgress: the call goes on in NCCL's threads.
+      if (this.nb.nonBlocking && e instanceof nccl.NcclError && e.code === NCCL_IN_PROGRESS) {
+        this.nb.pending = true;
+        return;
+      }
       throw this.context.fail(e);
+    }
+  }
+
+  /**
+   * One look at the communicator's state (ncclCommGetAsyncError): true when idle, false while a
+   * non-blocking call is in progress; an NCCL error aborts the communicator and is thrown.
+   */
+  private stateSettled(call: string): boolean {
+    this.assertOpen();
+    const status = ncclRaw.ncclCommGetAsyncError(this.handle, stateSlot);
+    const result = status !== 0 ? status : stateSlot[0];
+    if (result === NCCL_IN_PROGRESS) return false;
+    if (result === 0) {
+      this.nb.pending = false;
+      this.nb.epoch = groupEpoch;
+      return true;
+    }
+    let detail: string | null = null;
+    try {
+      detail = ncclRaw.ncclGetLastError(this.handle);
+    } catch {
+      // the error itself says enough
+    }
+    const error = new nccl.NcclError(status !== 0 ? 'ncclCommGetAsyncError' : `${call} (ncclCommGetAsyncError)`, result);
+    if (detail) error.message += ` — ${detail}`;
+    error.message += '; the communicator was aborted';
+    this.abortQuietly();
+    throw error;
+  }
+
+  private timedOut(call: string, ms: number, what: string): CommunicatorTimeoutError {
+    this.abortQuietly();
+    return new CommunicatorTimeoutError(`${call}: ${what} did not complete within ${ms} ms; the communicator (rank ${this.rank} of ${this.count}) was aborted — a peer may have died`);
+  }
+
+  /** Waits (blocking, 1 ms sleeps) until a non-blocking call settles; bounded by timeoutMs. */
+  private settleSync(call: string): void {
+    const deadline = performance.now() + this.timeoutMs;
+    while (!this.stateSettled(call)) {
+      if (performance.now() > deadline) throw this.timedOut(call, this.timeoutMs, 'a non-blocking NCCL call');
+      Atomics.wait(sleeper, 0, 0, 1);
+    }
+  }
+
+  /** Awaits (without blocking the event loop) until a non-blocking call settles. */
+  private async settleAsync(call: string, timeoutMs: number, what: string): Promise<void> {
+    const start = performance.now();
+    let interval = 0;
+    while (!this.stateSettled(call)) {
+      if (performance.now() - start > timeoutMs) throw this.timedOut(call, timeoutMs, what);
+      interval = Math.min(5, interval + 0.25);
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+
+  private abortQuietly(): void {
+    try {
+      this.abort();
+    } catch {
+      // the error that led here is the one to report
     }
   }
 }

@@ -1,0 +1,45 @@
+// The torchrun environment convention, read and checked: RANK, WORLD_SIZE, LOCAL_RANK,
+// LOCAL_WORLD_SIZE, NODE_RANK (or GROUP_RANK), MASTER_ADDR, MASTER_PORT. cuda-ts-run and torchrun set them.
+// Nothing here touches CUDA.
+
+/** Where this process stands in a group started by cuda-ts-run or torchrun. */
+export interface DistributedEnvironment {
+  /** Global rank (RANK). */
+  rank: number;
+  /** Number of processes (WORLD_SIZE). */
+  size: number;
+  /** Rank on this node (LOCAL_RANK; default: rank): the GPU ordinal to use. */
+  localRank: number;
+  /** Processes on this node (LOCAL_WORLD_SIZE; default: size). */
+  localSize: number;
+  /** This node's index (NODE_RANK or GROUP_RANK; default 0). */
+  nodeRank: number;
+  /** Rank 0's store, `MASTER_ADDR:MASTER_PORT` (IPv6 in brackets). */
+  address: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, call: string, fallback?: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') {
+    if (fallback !== undefined) return fallback;
+    throw new TypeError(`${call}: ${name} is not set (start the processes with cuda-ts-run or torchrun, or set RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT)`);
+  }
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new RangeError(`${call}: ${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** Reads the torchrun variables from `env` (default process.env); TypeError/RangeError naming `call` when missing or wrong. */
+export function distributedEnvironment(call = 'distributedEnvironment', env: NodeJS.ProcessEnv = process.env): DistributedEnvironment {
+  const size = int(env, 'WORLD_SIZE', call);
+  if (size < 1) throw new RangeError(`${call}: WORLD_SIZE must be at least 1, got ${size}`);
+  const rank = int(env, 'RANK', call);
+  if (rank >= size) throw new RangeError(`${call}: RANK ${rank} is not below WORLD_SIZE ${size}`);
+  const localRank = int(env, 'LOCAL_RANK', call, rank);
+  const localSize = int(env, 'LOCAL_WORLD_SIZE', call, size);
+  const nodeRank = int(env, 'NODE_RANK', call, int(env, 'GROUP_RANK', call, 0));
+  const addr = env.MASTER_ADDR;
+  if (!addr) throw new TypeError(`${call}: MASTER_ADDR is not set`);
+  const port = int(env, 'MASTER_PORT', call);
+  if (port < 1 || port > 65535) throw new RangeError(`${call}: MASTER_PORT must be in [1, 65535], got ${port}`);
+  return { rank, size, localRank, localSize, nodeRank, address: addr.includes(':') ? `[${addr}]:${port}` : `${addr}:${port}` };
+}

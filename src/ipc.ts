@@ -1,0 +1,489 @@
+// GPU memory shared between processes (and worker threads).
+//
+//   - Stream-ordered pools: IpcMemoryPool.create() makes a pool whose memory can be exported as a POSIX
+//     file descriptor (cuMemPoolExportToShareableHandle). pool.exportHandle() describes the pool,
+//     pool.exportBuffer(buf) one allocation of it (cuMemPoolExportPointer); both are plain objects
+//     (JSON- and postMessage-safe). The importer calls importPool(handle) once, then
+//     pool.importBuffer(exported) per buffer (cuMemPoolImportPointer): a DeviceBuffer that keeps the
+//     imported pool, hence the mapping, alive until closed.
+//   - Legacy IPC (cuIpcGetMemHandle / cuIpcOpenMemHandle): exportMemHandle(buf) for memory from
+//     cuMemAlloc (DeviceBuffer.alloc without a stream), openMemHandle(handle) on the other side.
+//   - Events: exportEvent(event) for an Event created with { interprocess: true, timing: false },
+//     openEvent(handle) on the other side (record, wait, query).
+//
+// How the pool's file descriptor crosses processes (Node cannot pass descriptors over Unix sockets):
+// the importer duplicates it out of the exporter with pidfd_open + pidfd_getfd (Linux ≥ 5.6, raw
+// syscalls through libc's `syscall` via koffi), and falls back to opening /proc/<pid>/fd/<fd>. Both
+// need the importer to run as the same user; pidfd_getfd also needs ptrace permission over the
+// exporter — under Yama ptrace_scope=1 only a parent may take from its child, unless the exporter
+// opts in with exportHandle({ allowImporter: pid | 'any' }) (prctl PR_SET_PTRACER). A child started
+// with the descriptor in its stdio can pass `{ fd }` to importPool instead. In the same process (a
+// worker thread) nothing is duplicated: the address is valid as it is, and importBuffer gives a view.
+//
+// TRUST BOUNDARY: whoever holds an exported handle (and can reach the exporting process as the same
+// user) can read and write that memory — the whole pool for a pool handle. Share handles only with
+// processes you trust as much as the exporter; allowImporter 'any' lets every process of this user
+// take the descriptor (and ptrace the exporter).
+import { closeSync, openSync, constants as fsConstants } from 'node:fs';
+import koffi from 'koffi';
+import * as raw from '../generated/13.0/driver/raw';
+import { DriverError } from '../generated/13.0/driver';
+import { Context } from './context';
+import { Device } from './device';
+import { Event } from './event';
+import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
+import { DeviceBuffer } from './memory';
+import { poll, streamHandle, type PollOptions, type StreamLike } from './stream';
+
+const POSIX_FD = raw.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+const u64 = new BigUint64Array(1);
+
+// --- driver calls: the raw layer through small local helpers (one place to move them later) ---
+function check(call: string, status: number, ctx?: Context): void {
+  if (status === 0) return;
+  const e = new DriverError(call, status);
+  throw ctx ? ctx.fail(e) : e;
+}
+function outPtr(call: string, fn: (out: BigUint64Array) => number, ctx?: Context): number {
+  u64[0] = 0n;
+  check(call, fn(u64), ctx);
+  return Number(u64[0]);
+}
+function toHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+function fromHex(call: string, name: string, hex: unknown, bytes: number): Uint8Array {
+  if (typeof hex !== 'string' || hex.length !== 2 * bytes || !/^[0-9a-f]*$/i.test(hex)) throw new TypeError(`${call}: ${name} must be ${2 * bytes} hex digits`);
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+/** A 64-byte handle as the record koffi passes by value (char[64]: signed bytes). */
+function handleRecord(bytes: Uint8Array): { reserved: number[] } {
+  return { reserved: Array.from(new Int8Array(bytes.buffer, bytes.byteOffset, 64)) };
+}
+function checkHandle(call: string, h: unknown, kind: string): Record<string, unknown> {
+  if (typeof h !== 'object' || h === null || (h as { kind?: unknown }).kind !== kind) throw new TypeError(`${call}: expected a handle of kind '${kind}' (from the exporting side)`);
+  return h as Record<string, unknown>;
+}
+function checkPid(call: string, v: unknown): number {
+  if (!Number.isInteger(v) || (v as number) <= 0) throw new TypeError(`${call}: handle.pid must be a process id`);
+  return v as number;
+}
+
+// --- libc through koffi: pidfd_open / pidfd_getfd (raw syscalls) and prctl ---
+let libc: { syscall3: (n: number, a: number, b: number, c: number) => number; prctl: (o: number, a: bigint, b: number, c: number, d: number) => number } | undefined;
+function loadLibc(): NonNullable<typeof libc> {
+  if (libc) return libc;
+  const lib = koffi.load('libc.so.6');
+  libc = {
+    syscall3: lib.func('long syscall(long n, long a, long b, long c)') as never,
+    prctl: lib.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)') as never,
+  };
+  return libc;
+}
+// Generic syscall numbers (x86_64 and aarch64 alike).
+const SYS_PIDFD_OPEN = 434;
+const SYS_PIDFD_GETFD = 438;
+const PR_SET_PTRACER = 0x59616d61;
+const PR_SET_PTRACER_ANY = 0xffffffffffffffffn;
+
+/** A descriptor of process `pid` duplicated into this one: pidfd_getfd, else /proc/<pid>/fd/<fd>. */
+function takeDescriptor(call: string, pid: number, fd: number): { fd: number; how: 'pidfd_getfd' | 'procfs' } {
+  const reasons: string[] = [];
+  if (process.platform === 'linux') {
+    try {
+      const c = loadLibc();
+      const pidfd = c.syscall3(SYS_PIDFD_OPEN, pid, 0, 0);
+      if (pidfd < 0) reasons.push(`pidfd_open: errno ${koffi.errno()}`);
+      else {
+        try {
+          const got = c.syscall3(SYS_PIDFD_GETFD, pidfd, fd, 0);
+          if (got >= 0) return { fd: got, how: 'pidfd_getfd' };
+          const errno = koffi.errno();
+          reasons.push(`pidfd_getfd: errno ${errno}${errno === 1 ? ' (EPERM: ptrace_scope forbids it; the exporter can allow this process with exportHandle({ allowImporter }))' : ''}`);
+        } finally {
+          closeSync(pidfd);
+        }
+      }
+    } catch (e) {
+      reasons.push(`pidfd: ${(e as Error).message}`);
+    }
+  }
+  try {
+    return { fd: openSync(`/proc/${pid}/fd/${fd}`, fsConstants.O_RDWR), how: 'procfs' };
+  } catch (e) {
+    reasons.push(`/proc/${pid}/fd/${fd}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  throw new Error(`${call}: cannot take descriptor ${fd} of process ${pid} (${reasons.join('; ')}); start the importer as a child with the descriptor in its stdio and pass { fd }`);
+}
+
+/** Lets `importer` (a pid, or 'any' process of this user) take descriptors from this process under Yama ptrace_scope=1. */
+export function allowDescriptorImport(importer: number | 'any'): void {
+  const call = 'allowDescriptorImport';
+  if (importer !== 'any' && !(Number.isInteger(importer) && importer > 0)) throw new TypeError(`${call}: importer must be a pid or 'any'`);
+  if (process.platform !== 'linux') return;
+  const r = loadLibc().prctl(PR_SET_PTRACER, importer === 'any' ? PR_SET_PTRACER_ANY : BigInt(importer), 0, 0, 0);
+  // EINVAL: no Yama in this kernel, so nothing to allow
+  if (r !== 0 && koffi.errno() !== 22) throw new Error(`${call}: prctl(PR_SET_PTRACER) failed with errno ${koffi.errno()}`);
+}
+
+/** Describes a shareable pool: pass it to {@link importPool} in another process (JSON/postMessage-safe). */
+export interface PoolHandle {
+  readonly kind: 'cuda-ts/pool';
+  /** The exporting process. */
+  readonly pid: number;
+  /** The pool's descriptor in the exporting process. */
+  readonly fd: number;
+  /** The device whose memory the pool holds. */
+  readonly device: number;
+}
+
+/** Describes one allocation of a shareable pool: pass it to {@link ImportedMemoryPool.importBuffer}. */
+export interface BufferHandle {
+  readonly kind: 'cuda-ts/pool-buffer';
+  readonly pid: number;
+  /** CUmemPoolPtrExportData, 64 bytes as hex. */
+  readonly data: string;
+  readonly byteLength: number;
+  /** The address in the exporting process (used as is by worker threads of that process). */
+  readonly address: number;
+  readonly device: number;
+}
+
+/** A device buffer allocated from, or imported into, a pool; or opened from a legacy handle. */
+export class SharedBuffer extends DeviceBuffer {
+  /** @internal `keep` (the pool) is kept alive until this buffer is freed, like a parent. */
+  constructor(kind: string, address: number, byteLength: number, context: Context, destroy: (() => void) | undefined, keep: Resource | undefined) {
+    const keepCore = keep?.core;
+    if (keepCore) keepCore.refs++;
+    super(kind, address, byteLength, context, () => {
+      try {
+        destroy?.();
+      } finally {
+        if (keepCore) {
+          keepCore.refs--;
+          // what Core does for its parents: destroy the pool now if it was closed while this buffer lived
+          (keepCore as unknown as { maybeDestroy(): void }).maybeDestroy();
+        }
+      }
+    });
+  }
+}
+
+/**
+ * A stream-ordered memory pool whose memory other processes can map (POSIX file descriptor handles).
+ * alloc() on a stream; exportHandle() / exportBuffer() describe the pool and its buffers to importers.
+ */
+export class IpcMemoryPool extends Resource {
+  /** The driver handle (CUmemoryPool). */
+  readonly handle: raw.CUmemoryPool;
+  /** The context used for the pool's calls. */
+  readonly context: Context;
+  /** The device whose memory the pool holds. */
+  readonly device: number;
+  private fd = -1;
+
+  private constructor(handle: raw.CUmemoryPool, context: Context, device: number, state: { fd: number }) {
+    super('IpcMemoryPool', () => whenNoHostFuncs(() => {
+      if (state.fd >= 0) closeSync(state.fd);
+      if (!context.bindForFree()) return;
+      check('cuMemPoolDestroy', raw.cuMemPoolDestroy(handle));
+    }), [context]);
+    this.handle = handle;
+    this.context = context;
+    this.device = device;
+    this.state = state;
+  }
+  private readonly state: { fd: number };
+
+  /** Creates a pool on `device` (default 0) whose allocations can be exported. */
+  static create(options: { device?: number; maxSize?: number } = {}): IpcMemoryPool {
+    const call = 'IpcMemoryPool.create';
+    const device = options.device ?? 0;
+    if (!Number.isInteger(device) || device < 0) throw new TypeError(`${call}: device must be a device ordinal, got ${String(device)}`);
+    const maxSize = checkSize(`${call}: maxSize`, options.maxSize ?? 0);
+    const ctx = Context.primary(device);
+    ctx.bind();
+    const props = new DataView(new ArrayBuffer(88));
+    props.setInt32(0, raw.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED, true);
+    props.setInt32(4, POSIX_FD, true);
+    props.setInt32(8, raw.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
+    props.setInt32(12, device, true);
+    props.setBigUint64(24, BigInt(maxSize), true);
+    const pool = outPtr('cuMemPoolCreate', (o) => raw.cuMemPoolCreate(o, new Uint8Array(props.buffer)), ctx) as raw.CUmemoryPool;
+    return new IpcMemoryPool(pool, ctx, device, { fd: -1 });
+  }
+
+  /** Stream-ordered allocation from this pool (cuMemAllocFromPoolAsync), freed on the same stream. */
+  alloc(byteLength: number, stream: StreamLike): SharedBuffer {
+    const call = 'IpcMemoryPool.alloc';
+    this.assertOpen();
+    checkSize(`${call}: byteLength`, byteLength);
+    if (byteLength === 0) throw new RangeError(`${call}: byteLength must be positive`);
+    const h = streamHandle(stream);
+    const ctx = this.context;
+    ctx.bind();
+    const ptr = outPtr('cuMemAllocFromPoolAsync', (o) => raw.cuMemAllocFromPoolAsync(o, byteLength, this.handle, h), ctx);
+    return new SharedBuffer('SharedBuffer', ptr, byteLength, ctx, () => whenNoHostFuncs(() => {
+      if (!ctx.bindForFree()) return;
+      check('cuMemFreeAsync', raw.cuMemFreeAsync(ptr as raw.CUdeviceptr, h));
+    }), this);
+  }
+
+  /**
+   * Describes this pool for importPool() in another process. `allowImporter` (a pid or 'any') lets
+   * that process take the descriptor under Yama ptrace_scope=1 (see the trust boundary above).
+   */
+  exportHandle(options: { allowImporter?: number | 'any' } = {}): PoolHandle {
+    this.assertOpen();
+    if (this.state.fd < 0) {
+      this.context.bind();
+      const out = new Int32Array(2);
+      check('cuMemPoolExportToShareableHandle', raw.cuMemPoolExportToShareableHandle(out, this.handle, POSIX_FD, 0), this.context);
+      this.state.fd = out[0];
+    }
+    if (options.allowImporter !== undefined) allowDescriptorImport(options.allowImporter);
+    return { kind: 'cuda-ts/pool', pid: process.pid, fd: this.state.fd, device: this.device };
+  }
+
+  /** Describes `buf` (allocated from this pool) for ImportedMemoryPool.importBuffer (cuMemPoolExportPointer). */
+  exportBuffer(buf: SharedBuffer): BufferHandle {
+    const call = 'IpcMemoryPool.exportBuffer';
+    this.assertOpen();
+    if (!(buf instanceof SharedBuffer)) throw new TypeError(`${call}: buf must be a buffer from IpcMemoryPool.alloc`);
+    const data = new Uint8Array(64);
+    const ptr = buf.ptr;
+    this.context.bind();
+    check('cuMemPoolExportPointer', raw.cuMemPoolExportPointer(data, ptr), this.context);
+    return { kind: 'cuda-ts/pool-buffer', pid: process.pid, data: toHex(data), byteLength: buf.byteLength, address: ptr, device: this.device };
+  }
+}
+
+/** A pool imported from another process: importBuffer() maps its exported buffers here. */
+export class ImportedMemoryPool extends Resource {
+  /** The imported driver handle (CUmemoryPool); 0 for a pool of this same process. */
+  readonly handle: raw.CUmemoryPool;
+  /** The context buffers are imported into. */
+  readonly context: Context;
+  /** The exporting process. */
+  readonly pid: number;
+  /** How the descriptor was obtained. */
+  readonly via: 'pidfd_getfd' | 'procfs' | 'given' | 'same-process';
+
+  private constructor(handle: raw.CUmemoryPool, context: Context, pid: number, via: ImportedMemoryPool['via']) {
+    super('ImportedMemoryPool', handle === 0 ? undefined : () => whenNoHostFuncs(() => {
+      if (!context.bindForFree()) return;
+      check('cuMemPoolDestroy', raw.cuMemPoolDestroy(handle));
+    }), [context]);
+    this.handle = handle;
+    this.context = context;
+    this.pid = pid;
+    this.via = via;
+  }
+
+  /** @internal */
+  static open(handle: PoolHandle, options: { fd?: number; device?: number } = {}): ImportedMemoryPool {
+    const call = 'importPool';
+    const h = checkHandle(call, handle, 'cuda-ts/pool');
+    const pid = checkPid(call, h.pid);
+    if (!Number.isInteger(h.fd) || (h.fd as number) < 0) throw new TypeError(`${call}: handle.fd must be a descriptor number`);
+    if (!Number.isInteger(h.device) || (h.device as number) < 0) throw new TypeError(`${call}: handle.device must be a device ordinal`);
+    const device = options.device ?? (h.device as number);
+    if (!Number.isInteger(device) || device < 0) throw new TypeError(`${call}: device must be a device ordinal`);
+    const ctx = Context.primary(device);
+    if (pid === process.pid && options.fd === undefined) return new ImportedMemoryPool(0 as raw.CUmemoryPool, ctx, pid, 'same-process');
+    let fd: number;
+    let via: ImportedMemoryPool['via'];
+    if (options.fd !== undefined) {
+      if (!Number.isInteger(options.fd) || options.fd < 0) throw new TypeError(`${call}: fd must be a descriptor number`);
+      fd = options.fd;
+      via = 'given';
+    } else ({ fd, how: via } = takeDescriptor(call, pid, h.fd as number));
+    try {
+      ctx.bind();
+      const pool = outPtr('cuMemPoolImportFromShareableHandle', (o) => raw.cuMemPoolImportFromShareableHandle(o, fd as never, POSIX_FD, 0), ctx) as raw.CUmemoryPool;
+      if (device !== h.device) {
+        // this device reads and writes the other device's pool over peer access
+        const desc = new DataView(new ArrayBuffer(12));
+        desc.setInt32(0, raw.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE, true);
+        desc.setInt32(4, device, true);
+        desc.setInt32(8, raw.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE, true);
+        check('cuMemPoolSetAccess', raw.cuMemPoolSetAccess(pool, new Uint8Array(desc.buffer), 1), ctx);
+      }
+      return new ImportedMemoryPool(pool, ctx, pid, via);
+    } finally {
+      if (via !== 'given') closeSync(fd); // the driver holds its own reference once imported
+    }
+  }
+
+  /**
+   * Maps an exported buffer of this pool (cuMemPoolImportPointer) as a DeviceBuffer; it keeps this
+   * pool alive until closed. In the exporting process itself (worker threads), a view of the address.
+   */
+  importBuffer(exported: BufferHandle): SharedBuffer {
+    const call = 'ImportedMemoryPool.importBuffer';
+    this.assertOpen();
+    const h = checkHandle(call, exported, 'cuda-ts/pool-buffer');
+    if (h.pid !== this.pid) throw new TypeError(`${call}: the buffer comes from process ${String(h.pid)}, this pool from ${this.pid}`);
+    const byteLength = checkSize(`${call}: byteLength`, h.byteLength);
+    const data = fromHex(call, 'data', h.data, 64);
+    const ctx = this.context;
+    if (this.handle === 0) {
+      const address = checkSize(`${call}: address`, h.address);
+      return new SharedBuffer('SharedBuffer (same process)', address, byteLength, ctx, undefined, this);
+    }
+    ctx.bind();
+    const ptr = outPtr('cuMemPoolImportPointer', (o) => raw.cuMemPoolImportPointer(o, this.handle, data), ctx);
+    return new SharedBuffer('SharedBuffer (imported)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => {
+      if (!ctx.bindForFree()) return;
+      check('cuMemFree', raw.cuMemFree(ptr as raw.CUdeviceptr));
+    }), this);
+  }
+}
+
+/**
+ * Imports a pool exported by another process (or by this process, from a worker thread). `fd`: the
+ * descriptor when this process already holds it (inherited through stdio); otherwise it is taken from
+ * the exporter (pidfd_getfd, then /proc). `device`: where to map it (default: the pool's device).
+ */
+export function importPool(handle: PoolHandle, options: { fd?: number; device?: number } = {}): ImportedMemoryPool {
+  return ImportedMemoryPool.open(handle, options);
+}
+
+/** A legacy IPC handle of cuMemAlloc memory (cuIpcGetMemHandle). */
+export interface MemHandle {
+  readonly kind: 'cuda-ts/ipc-mem';
+  readonly pid: number;
+  /** CUipcMemHandle, 64 bytes as hex. */
+  readonly handle: string;
+  readonly byteLength: number;
+  readonly address: number;
+  readonly device: number;
+}
+
+/** Exports `buf` (from DeviceBuffer.alloc without a stream, not a view) with cuIpcGetMemHandle. */
+export function exportMemHandle(buf: DeviceBuffer): MemHandle {
+  const call = 'exportMemHandle';
+  if (!(buf instanceof DeviceBuffer)) throw new TypeError(`${call}: buf must be a DeviceBuffer`);
+  if (buf.stream || buf.parent) throw new TypeError(`${call}: legacy IPC shares whole cuMemAlloc allocations: allocate without a stream, and export the buffer, not a view (use IpcMemoryPool for stream-ordered memory)`);
+  const ptr = buf.ptr;
+  const out = new Uint8Array(64);
+  buf.context.bind();
+  check('cuIpcGetMemHandle', raw.cuIpcGetMemHandle(out, ptr), buf.context);
+  return { kind: 'cuda-ts/ipc-mem', pid: process.pid, handle: toHex(out), byteLength: buf.byteLength, address: ptr, device: buf.context.device };
+}
+
+/** Opens a legacy handle from another process (cuIpcOpenMemHandle); close() unmaps (cuIpcCloseMemHandle). */
+export function openMemHandle(handle: MemHandle, options: { device?: number } = {}): SharedBuffer {
+  const call = 'openMemHandle';
+  const h = checkHandle(call, handle, 'cuda-ts/ipc-mem');
+  const pid = checkPid(call, h.pid);
+  const bytes = fromHex(call, 'handle', h.handle, 64);
+  const byteLength = checkSize(`${call}: byteLength`, h.byteLength);
+  const device = options.device ?? (h.device as number);
+  if (!Number.isInteger(device) || device < 0) throw new TypeError(`${call}: device must be a device ordinal`);
+  const ctx = Context.primary(device);
+  if (pid === process.pid) {
+    // cuIpcOpenMemHandle refuses handles of its own process; the address is valid here already
+    return new SharedBuffer('SharedBuffer (same process)', checkSize(`${call}: address`, h.address), byteLength, ctx, undefined, undefined);
+  }
+  ctx.bind();
+  const ptr = outPtr('cuIpcOpenMemHandle', (o) => raw.cuIpcOpenMemHandle(o, handleRecord(bytes), raw.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), ctx);
+  return new SharedBuffer('SharedBuffer (ipc)', ptr, byteLength, ctx, () => whenNoHostFuncs(() => {
+    if (!ctx.bindForFree()) return;
+    check('cuIpcCloseMemHandle', raw.cuIpcCloseMemHandle(ptr as raw.CUdeviceptr));
+  }), undefined);
+}
+
+/** An IPC event handle (cuIpcGetEventHandle). */
+export interface EventHandle {
+  readonly kind: 'cuda-ts/ipc-event';
+  readonly pid: number;
+  /** CUipcEventHandle, 64 bytes as hex. */
+  readonly handle: string;
+  readonly device: number;
+}
+
+/** Exports an Event made with { interprocess: true, timing: false }. */
+export function exportEvent(event: Event): EventHandle {
+  const call = 'exportEvent';
+  if (!(event instanceof Event)) throw new TypeError(`${call}: event must be an Event`);
+  if (!(event.flags & raw.CUevent_flags.CU_EVENT_INTERPROCESS)) throw new TypeError(`${call}: the event must be created with { interprocess: true, timing: false }`);
+  event.assertUsable();
+  const out = new Uint8Array(64);
+  event.context.bind();
+  check('cuIpcGetEventHandle', raw.cuIpcGetEventHandle(out, event.handle), event.context);
+  return { kind: 'cuda-ts/ipc-event', pid: process.pid, handle: toHex(out), device: event.context.device };
+}
+
+/** An event opened from another process's handle: record it, make streams wait for it, query it. */
+export class SharedEvent extends Resource {
+  /** The driver handle (CUevent). */
+  readonly handle: raw.CUevent;
+  readonly context: Context;
+
+  private constructor(handle: raw.CUevent, context: Context) {
+    super('SharedEvent', () => {
+      if (!context.bindForFree()) return;
+      check('cuEventDestroy', raw.cuEventDestroy(handle));
+    }, [context]);
+    this.handle = handle;
+    this.context = context;
+  }
+
+  /** @internal */
+  static open(h: EventHandle, device?: number): SharedEvent {
+    const call = 'openEvent';
+    const o = checkHandle(call, h, 'cuda-ts/ipc-event');
+    checkPid(call, o.pid);
+    const bytes = fromHex(call, 'handle', o.handle, 64);
+    const dev = device ?? (o.device as number);
+    if (!Number.isInteger(dev) || dev < 0) throw new TypeError(`${call}: device must be a device ordinal`);
+    const ctx = Context.primary(dev);
+    ctx.bind();
+    return new SharedEvent(outPtr('cuIpcOpenEventHandle', (out) => raw.cuIpcOpenEventHandle(out, handleRecord(bytes)), ctx) as raw.CUevent, ctx);
+  }
+
+  /** Records the event on `stream` (default: the legacy default stream). */
+  record(stream?: StreamLike): this {
+    this.assertOpen();
+    const h = streamHandle(stream);
+    this.context.bind();
+    check('cuEventRecord', raw.cuEventRecord(this.handle, h), this.context);
+    return this;
+  }
+
+  /** Makes `stream` wait for the event's last record (cuStreamWaitEvent). */
+  waitOn(stream?: StreamLike): this {
+    this.assertOpen();
+    const h = streamHandle(stream);
+    this.context.bind();
+    check('cuStreamWaitEvent', raw.cuStreamWaitEvent(h, this.handle, 0), this.context);
+    return this;
+  }
+
+  /** True once the work before the last record is done. */
+  query(): boolean {
+    this.assertOpen();
+    this.context.bind();
+    const s = raw.cuEventQuery(this.handle);
+    if (s === raw.CUresult.CUDA_ERROR_NOT_READY) return false;
+    check('cuEventQuery', s, this.context);
+    return true;
+  }
+
+  /** Resolves when the event completes, without blocking the event loop. */
+  synchronized(options?: PollOptions): Promise<void> {
+    this.assertOpen();
+    return poll(() => this.query(), 'SharedEvent.synchronized()', options);
+  }
+}
+
+/** Opens an exported event (cuIpcOpenEventHandle) in `device`'s primary context (default: the exporter's device). */
+export function openEvent(handle: EventHandle, options: { device?: number } = {}): SharedEvent {
+  return SharedEvent.open(handle, options.device);
+}
+
+/** The device count, for tests and callers deciding on peer imports. */
+export function deviceCount(): number {
+  return Device.count();
+}
