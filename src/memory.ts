@@ -76,9 +76,21 @@ function rangeCheck(what: string, offset: number, byteLength: number, capacity: 
   }
 }
 
-const TypedArrayBase = Object.getPrototypeOf(Int8Array) as { prototype: object };
+// By construction, not instanceof: constructors from another realm (a vm context, a test runner's
+// sandbox) are typed arrays too. Checked once per constructor.
+const typedArrayCtors = new WeakSet<object>();
 function isTypedArrayCtor(c: unknown): c is TypedArrayConstructor<ArrayBufferView> {
-  return typeof c === 'function' && (c as { prototype?: unknown }).prototype instanceof (TypedArrayBase as unknown as typeof Int8Array);
+  if (typeof c !== 'function') return false;
+  if (typedArrayCtors.has(c)) return true;
+  let ok = false;
+  try {
+    const probe = new (c as new (n: number) => unknown)(0);
+    ok = ArrayBuffer.isView(probe) && !(probe instanceof DataView) && typeof (c as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT === 'number';
+  } catch {
+    ok = false;
+  }
+  if (ok) typedArrayCtors.add(c);
+  return ok;
 }
 
 function elementType<T extends ArrayBufferView>(where: string, ctor: unknown): TypedArrayConstructor<T> {

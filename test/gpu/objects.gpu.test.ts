@@ -419,6 +419,7 @@ describeGpu('objects layer', () => {
     const gc = (globalThis as { gc?: () => void }).gc;
     const N = 10_000;
     const free = () => {
+      CachingAllocator.trim(ctx); // blocks the caching allocator keeps for reuse are not leaks
       ctx.synchronize();
       MemoryPool.default(0).trim(0);
       gc?.();
