@@ -401,6 +401,8 @@ export interface EventHandle {
   /** CUipcEventHandle, 64 bytes as hex. */
   readonly handle: string;
   readonly device: number;
+  /** The CUevent in the exporting process (used as is by its worker threads). */
+  readonly event: number;
 }
 
 /** Exports an Event made with { interprocess: true, timing: false }. */
@@ -412,7 +414,7 @@ export function exportEvent(event: Event): EventHandle {
   const out = new Uint8Array(64);
   event.context.bind();
   check('cuIpcGetEventHandle', raw.cuIpcGetEventHandle(out, event.handle), event.context);
-  return { kind: 'cuda-ts/ipc-event', pid: process.pid, handle: toHex(out), device: event.context.device };
+  return { kind: 'cuda-ts/ipc-event', pid: process.pid, handle: toHex(out), device: event.context.device, event: event.handle };
 }
 
 /** An event opened from another process's handle: record it, make streams wait for it, query it. */
@@ -421,8 +423,8 @@ export class SharedEvent extends Resource {
   readonly handle: raw.CUevent;
   readonly context: Context;
 
-  private constructor(handle: raw.CUevent, context: Context) {
-    super('SharedEvent', () => {
+  private constructor(handle: raw.CUevent, context: Context, owned = true) {
+    super(owned ? 'SharedEvent' : 'SharedEvent (same process)', !owned ? undefined : () => {
       if (!context.bindForFree()) return;
       check('cuEventDestroy', raw.cuEventDestroy(handle));
     }, [context]);
@@ -439,6 +441,8 @@ export class SharedEvent extends Resource {
     const dev = device ?? (o.device as number);
     if (!Number.isInteger(dev) || dev < 0) throw new TypeError(`${call}: device must be a device ordinal`);
     const ctx = Context.primary(dev);
+    // a handle of this very process (a worker thread): the event is valid here as it is, owned by the exporter
+    if (o.pid === process.pid) return new SharedEvent(checkSize(`${call}: event`, o.event) as raw.CUevent, ctx, false);
     ctx.bind();
     return new SharedEvent(outPtr('cuIpcOpenEventHandle', (out) => raw.cuIpcOpenEventHandle(out, handleRecord(bytes)), ctx) as raw.CUevent, ctx);
   }
