@@ -163,7 +163,10 @@ function rawGuards(model: TypeModel, fn: FunctionDecl): string[] {
     if (!size) return;
     const elem = to.k === 'record' ? 1 : size;
     void i;
-    lines.push(`if (ArrayBuffer.isView(${id})) rawCovers('${fn.name}', '${p.name}', ${id}, ${size}, ${elem});`);
+    // fast path inline: a view long enough whose elements are bytes or of the pointee's size
+    const bpe = `(${id} as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT`;
+    const elemOk = elem > 1 ? ` || ((${bpe} ?? 1) !== 1 && ${bpe} !== ${elem})` : '';
+    lines.push(`if (ArrayBuffer.isView(${id}) && (${id}.byteLength < ${size}${elemOk})) rawCovers('${fn.name}', '${p.name}', ${id}, ${size}, ${elem});`);
   });
   return lines;
 }

@@ -21,21 +21,21 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
 let cuFileBatchIOGetStatus$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 11.8 */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number, nr: T.Pointer, iocbp: T.Pointer, timeout: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(nr)) rawCovers('cuFileBatchIOGetStatus', 'nr', nr, 4, 4);
-  if (ArrayBuffer.isView(iocbp)) rawCovers('cuFileBatchIOGetStatus', 'iocbp', iocbp, 24, 1);
-  if (ArrayBuffer.isView(timeout)) rawCovers('cuFileBatchIOGetStatus', 'timeout', timeout, 16, 1);
+  if (ArrayBuffer.isView(nr) && (nr.byteLength < 4 || (((nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuFileBatchIOGetStatus', 'nr', nr, 4, 4);
+  if (ArrayBuffer.isView(iocbp) && (iocbp.byteLength < 24)) rawCovers('cuFileBatchIOGetStatus', 'iocbp', iocbp, 24, 1);
+  if (ArrayBuffer.isView(timeout) && (timeout.byteLength < 16)) rawCovers('cuFileBatchIOGetStatus', 'timeout', timeout, 16, 1);
   return (cuFileBatchIOGetStatus$ ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, nr, iocbp, timeout);
 }
 let cuFileBatchIOSetUp$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 11.8 */
 export function cuFileBatchIOSetUp(batch_idp: T.Pointer, nr: number): T.CUfileError {
-  if (ArrayBuffer.isView(batch_idp)) rawCovers('cuFileBatchIOSetUp', 'batch_idp', batch_idp, 8, 8);
+  if (ArrayBuffer.isView(batch_idp) && (batch_idp.byteLength < 8 || (((batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileBatchIOSetUp', 'batch_idp', batch_idp, 8, 8);
   return (cuFileBatchIOSetUp$ ??= binder.native('cuFileBatchIOSetUp'))(batch_idp, nr);
 }
 let cuFileBatchIOSubmit$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 11.8 */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, iocbp: T.Pointer, flags: number): T.CUfileError {
-  if (ArrayBuffer.isView(iocbp)) rawCovers('cuFileBatchIOSubmit', 'iocbp', iocbp, 64, 1);
+  if (ArrayBuffer.isView(iocbp) && (iocbp.byteLength < 64)) rawCovers('cuFileBatchIOSubmit', 'iocbp', iocbp, 64, 1);
   return (cuFileBatchIOSubmit$ ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr, iocbp, flags);
 }
 let cuFileBufDeregister$: NativeFunction | undefined;
@@ -56,7 +56,7 @@ export function cuFileDriverClose(): T.CUfileError {
 let cuFileDriverGetProperties$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 11.8 */
 export function cuFileDriverGetProperties(props: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(props)) rawCovers('cuFileDriverGetProperties', 'props', props, 56, 1);
+  if (ArrayBuffer.isView(props) && (props.byteLength < 56)) rawCovers('cuFileDriverGetProperties', 'props', props, 56, 1);
   return (cuFileDriverGetProperties$ ??= binder.native('cuFileDriverGetProperties'))(props);
 }
 let cuFileDriverOpen$: NativeFunction | undefined;
@@ -92,8 +92,8 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
 let cuFileHandleRegister$: NativeFunction | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 11.8 */
 export function cuFileHandleRegister(fh: T.Pointer, descr: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(fh)) rawCovers('cuFileHandleRegister', 'fh', fh, 8, 8);
-  if (ArrayBuffer.isView(descr)) rawCovers('cuFileHandleRegister', 'descr', descr, 24, 1);
+  if (ArrayBuffer.isView(fh) && (fh.byteLength < 8 || (((fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileHandleRegister', 'fh', fh, 8, 8);
+  if (ArrayBuffer.isView(descr) && (descr.byteLength < 24)) rawCovers('cuFileHandleRegister', 'descr', descr, 24, 1);
   return (cuFileHandleRegister$ ??= binder.native('cuFileHandleRegister'))(fh, descr);
 }
 let cuFileRead$: NativeFunction | undefined;

@@ -17,35 +17,35 @@ export function cusparseAxpby(handle: T.cusparseHandle_t, alpha: T.Pointer, vecX
 let cusparseBlockedEllGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *ellBlockSize, int64_t *ellCols, void **ellColInd, void **ellValue, cusparseIndexType_t *ellIdxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseBlockedEllGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, ellBlockSize: T.Pointer, ellCols: T.Pointer, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseBlockedEllGet', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseBlockedEllGet', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(ellBlockSize)) rawCovers('cusparseBlockedEllGet', 'ellBlockSize', ellBlockSize, 8, 8);
-  if (ArrayBuffer.isView(ellCols)) rawCovers('cusparseBlockedEllGet', 'ellCols', ellCols, 8, 8);
-  if (ArrayBuffer.isView(ellColInd)) rawCovers('cusparseBlockedEllGet', 'ellColInd', ellColInd, 8, 8);
-  if (ArrayBuffer.isView(ellValue)) rawCovers('cusparseBlockedEllGet', 'ellValue', ellValue, 8, 8);
-  if (ArrayBuffer.isView(ellIdxType)) rawCovers('cusparseBlockedEllGet', 'ellIdxType', ellIdxType, 4, 4);
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseBlockedEllGet', 'idxBase', idxBase, 4, 4);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseBlockedEllGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseBlockedEllGet', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseBlockedEllGet', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(ellBlockSize) && (ellBlockSize.byteLength < 8 || (((ellBlockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ellBlockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseBlockedEllGet', 'ellBlockSize', ellBlockSize, 8, 8);
+  if (ArrayBuffer.isView(ellCols) && (ellCols.byteLength < 8 || (((ellCols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ellCols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseBlockedEllGet', 'ellCols', ellCols, 8, 8);
+  if (ArrayBuffer.isView(ellColInd) && (ellColInd.byteLength < 8 || (((ellColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ellColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseBlockedEllGet', 'ellColInd', ellColInd, 8, 8);
+  if (ArrayBuffer.isView(ellValue) && (ellValue.byteLength < 8 || (((ellValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ellValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseBlockedEllGet', 'ellValue', ellValue, 8, 8);
+  if (ArrayBuffer.isView(ellIdxType) && (ellIdxType.byteLength < 4 || (((ellIdxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ellIdxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseBlockedEllGet', 'ellIdxType', ellIdxType, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseBlockedEllGet', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseBlockedEllGet', 'valueType', valueType, 4, 4);
   return (cusparseBlockedEllGet$ ??= binder.native('cusparseBlockedEllGet'))(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
 let cusparseCaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCaxpyi(cusparseHandle_t handle, int nnz, const cuComplex *alpha, const cuComplex *xVal, const int *xInd, cuComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseCaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseCaxpyi', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cusparseCaxpyi', 'y', y, 8, 1);
   return (cusparseCaxpyi$ ??= binder.native('cusparseCaxpyi'))(handle, nnz, alpha, xVal, xInd, y, idxBase);
 }
 let cusparseCbsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseCbsr2csr', 'csrSortedValC', csrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseCbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseCbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8)) rawCovers('cusparseCbsr2csr', 'csrSortedValC', csrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseCbsr2csr$ ??= binder.native('cusparseCbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseCbsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, 8, 1);
   return (cusparseCbsric02$ ??= binder.native('cusparseCbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseCbsric02_analysis$: NativeFunction | undefined;
@@ -56,60 +56,60 @@ export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
 let cusparseCbsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCbsric02_bufferSize$ ??= binder.native('cusparseCbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseCbsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCbsric02_bufferSizeExt$ ??= binder.native('cusparseCbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseCbsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsrilu02', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsrilu02', 'bsrSortedVal', bsrSortedVal, 8, 1);
   return (cusparseCbsrilu02$ ??= binder.native('cusparseCbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseCbsrilu02_analysis$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 8, 1);
   return (cusparseCbsrilu02_analysis$ ??= binder.native('cusparseCbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseCbsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCbsrilu02_bufferSize$ ??= binder.native('cusparseCbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseCbsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCbsrilu02_bufferSizeExt$ ??= binder.native('cusparseCbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseCbsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseCbsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseCbsrilu02_numericBoost', 'boost_val', boost_val, 8, 1);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCbsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 8)) rawCovers('cusparseCbsrilu02_numericBoost', 'boost_val', boost_val, 8, 1);
   return (cusparseCbsrilu02_numericBoost$ ??= binder.native('cusparseCbsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseCbsrmm$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuComplex *B, const int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseCbsrmm', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cusparseCbsrmm', 'C', C, 8, 1);
   return (cusparseCbsrmm$ ??= binder.native('cusparseCbsrmm'))(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
 }
 let cusparseCbsrmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseCbsrmv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cusparseCbsrmv', 'y', y, 8, 1);
   return (cusparseCbsrmv$ ??= binder.native('cusparseCbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseCbsrsm2_analysis$: NativeFunction | undefined;
@@ -120,21 +120,21 @@ export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseCbsrsm2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCbsrsm2_bufferSize$ ??= binder.native('cusparseCbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
 }
 let cusparseCbsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseCbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8)) rawCovers('cusparseCbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCbsrsm2_bufferSizeExt$ ??= binder.native('cusparseCbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseCbsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuComplex *B, int ldb, cuComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(X)) rawCovers('cusparseCbsrsm2_solve', 'X', X, 8, 1);
+  if (ArrayBuffer.isView(X) && (X.byteLength < 8)) rawCovers('cusparseCbsrsm2_solve', 'X', X, 8, 1);
   return (cusparseCbsrsm2_solve$ ??= binder.native('cusparseCbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
 }
 let cusparseCbsrsv2_analysis$: NativeFunction | undefined;
@@ -145,124 +145,124 @@ export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseCbsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseCbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 8)) rawCovers('cusparseCbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCbsrsv2_bufferSize$ ??= binder.native('cusparseCbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseCbsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 8)) rawCovers('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCbsrsv2_bufferSizeExt$ ??= binder.native('cusparseCbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
 }
 let cusparseCbsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseCbsrsv2_solve', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusparseCbsrsv2_solve', 'x', x, 8, 1);
   return (cusparseCbsrsv2_solve$ ??= binder.native('cusparseCbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
 }
 let cusparseCbsrxmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuComplex *x, const cuComplex *beta, cuComplex *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseCbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseCbsrxmv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cusparseCbsrxmv', 'y', y, 8, 1);
   return (cusparseCbsrxmv$ ??= binder.native('cusparseCbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseCcsc2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsc2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *cscSortedValA, const int *cscSortedRowIndA, const int *cscSortedColPtrA, cuComplex *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsc2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseCcsc2dense', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusparseCcsc2dense', 'A', A, 8, 1);
   return (cusparseCcsc2dense$ ??= binder.native('cusparseCcsc2dense'))(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
 }
 let cusparseCcsr2bsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseCcsr2bsr', 'bsrSortedValC', bsrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseCcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseCcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 8)) rawCovers('cusparseCcsr2bsr', 'bsrSortedValC', bsrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseCcsr2bsr$ ??= binder.native('cusparseCcsr2bsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
 }
 let cusparseCcsr2csr_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuComplex tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.float2): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseCcsr2csr_compress', 'csrSortedValC', csrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseCcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseCcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8)) rawCovers('cusparseCcsr2csr_compress', 'csrSortedValC', csrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
   checkRecord('cusparseCcsr2csr_compress', 'tol', records.float2(), tol);
   return (cusparseCcsr2csr_compress$ ??= binder.native('cusparseCcsr2csr_compress'))(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
 }
 let cusparseCcsr2csru$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseCcsr2csru', 'csrVal', csrVal, 8, 1);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseCcsr2csru', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 8)) rawCovers('cusparseCcsr2csru', 'csrVal', csrVal, 8, 1);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2csru', 'csrColInd', csrColInd, 4, 4);
   return (cusparseCcsr2csru$ ??= binder.native('cusparseCcsr2csru'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseCcsr2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuComplex *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseCcsr2dense', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusparseCcsr2dense', 'A', A, 8, 1);
   return (cusparseCcsr2dense$ ??= binder.native('cusparseCcsr2dense'))(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
 }
 let cusparseCcsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseCcsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseCcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseCcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 8)) rawCovers('cusparseCcsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseCcsr2gebsr$ ??= binder.native('cusparseCcsr2gebsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
 }
 let cusparseCcsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCcsr2gebsr_bufferSize$ ??= binder.native('cusparseCcsr2gebsr_bufferSize'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseCcsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCcsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCcsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseCcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseCcsrcolor$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ncolors)) rawCovers('cusparseCcsrcolor', 'ncolors', ncolors, 4, 4);
-  if (ArrayBuffer.isView(coloring)) rawCovers('cusparseCcsrcolor', 'coloring', coloring, 4, 4);
-  if (ArrayBuffer.isView(reordering)) rawCovers('cusparseCcsrcolor', 'reordering', reordering, 4, 4);
+  if (ArrayBuffer.isView(ncolors) && (ncolors.byteLength < 4 || (((ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrcolor', 'ncolors', ncolors, 4, 4);
+  if (ArrayBuffer.isView(coloring) && (coloring.byteLength < 4 || (((coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrcolor', 'coloring', coloring, 4, 4);
+  if (ArrayBuffer.isView(reordering) && (reordering.byteLength < 4 || (((reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrcolor', 'reordering', reordering, 4, 4);
   return (cusparseCcsrcolor$ ??= binder.native('cusparseCcsrcolor'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
 }
 let cusparseCcsrgeam2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseCcsrgeam2', 'csrSortedValC', csrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseCcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseCcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8)) rawCovers('cusparseCcsrgeam2', 'csrSortedValC', csrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseCcsrgeam2$ ??= binder.native('cusparseCcsrgeam2'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseCcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseCcsrgeam2_bufferSizeExt$ ??= binder.native('cusparseCcsrgeam2_bufferSizeExt'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseCcsrgemm2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrgemm2(cusparseHandle_t handle, int m, int n, int k, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const cuComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cuComplex *beta, const cusparseMatDescr_t descrD, int nnzD, const cuComplex *csrSortedValD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseCcsrgemm2', 'csrSortedValC', csrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseCcsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8)) rawCovers('cusparseCcsrgemm2', 'csrSortedValC', csrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseCcsrgemm2$ ??= binder.native('cusparseCcsrgemm2'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseCcsrgemm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrgemm2_bufferSizeExt(cusparseHandle_t handle, int m, int n, int k, const cuComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cuComplex *beta, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, csrgemm2Info_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, info: T.csrgemm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseCcsrgemm2_bufferSizeExt$ ??= binder.native('cusparseCcsrgemm2_bufferSizeExt'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
 }
 let cusparseCcsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseCcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 1);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 8)) rawCovers('cusparseCcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 1);
   return (cusparseCcsric02$ ??= binder.native('cusparseCcsric02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseCcsric02_analysis$: NativeFunction | undefined;
@@ -273,21 +273,21 @@ export function cusparseCcsric02_analysis(handle: T.cusparseHandle_t, m: number,
 let cusparseCcsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseCcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8)) rawCovers('cusparseCcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCcsric02_bufferSize$ ??= binder.native('cusparseCcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseCcsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseCcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCcsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 8)) rawCovers('cusparseCcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCcsric02_bufferSizeExt$ ??= binder.native('cusparseCcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseCcsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseCcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 1);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 8)) rawCovers('cusparseCcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 1);
   return (cusparseCcsrilu02$ ??= binder.native('cusparseCcsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseCcsrilu02_analysis$: NativeFunction | undefined;
@@ -298,22 +298,22 @@ export function cusparseCcsrilu02_analysis(handle: T.cusparseHandle_t, m: number
 let cusparseCcsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseCcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8)) rawCovers('cusparseCcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCcsrilu02_bufferSize$ ??= binder.native('cusparseCcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseCcsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseCcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCcsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 8)) rawCovers('cusparseCcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCcsrilu02_bufferSizeExt$ ??= binder.native('cusparseCcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseCcsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuComplex *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseCcsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseCcsrilu02_numericBoost', 'boost_val', boost_val, 8, 1);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 8)) rawCovers('cusparseCcsrilu02_numericBoost', 'boost_val', boost_val, 8, 1);
   return (cusparseCcsrilu02_numericBoost$ ??= binder.native('cusparseCcsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseCcsrsm2_analysis$: NativeFunction | undefined;
@@ -324,13 +324,13 @@ export function cusparseCcsrsm2_analysis(handle: T.cusparseHandle_t, algo: numbe
 let cusparseCcsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsm2_bufferSizeExt(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCcsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCcsrsm2_bufferSizeExt$ ??= binder.native('cusparseCcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
 }
 let cusparseCcsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrsm2_solve(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseCcsrsm2_solve', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusparseCcsrsm2_solve', 'B', B, 8, 1);
   return (cusparseCcsrsm2_solve$ ??= binder.native('cusparseCcsrsm2_solve'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
 }
 let cusparseCcsrsv2_analysis$: NativeFunction | undefined;
@@ -341,213 +341,213 @@ export function cusparseCcsrsv2_analysis(handle: T.cusparseHandle_t, transA: T.c
 let cusparseCcsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsv2_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrsv2_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseCcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8)) rawCovers('cusparseCcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCcsrsv2_bufferSize$ ??= binder.native('cusparseCcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseCcsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseCcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCcsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8)) rawCovers('cusparseCcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCcsrsv2_bufferSizeExt$ ??= binder.native('cusparseCcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSize);
 }
 let cusparseCcsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsrsv2_solve(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cuComplex *alpha, const cusparseMatDescr_t descrA, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, const cuComplex *f, cuComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsrsv2_solve(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseCcsrsv2_solve', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusparseCcsrsv2_solve', 'x', x, 8, 1);
   return (cusparseCcsrsv2_solve$ ??= binder.native('cusparseCcsrsv2_solve'))(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
 }
 let cusparseCcsru2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseCcsru2csr', 'csrVal', csrVal, 8, 1);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseCcsru2csr', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 8)) rawCovers('cusparseCcsru2csr', 'csrVal', csrVal, 8, 1);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsru2csr', 'csrColInd', csrColInd, 4, 4);
   return (cusparseCcsru2csr$ ??= binder.native('cusparseCcsru2csr'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseCcsru2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, 8, 1);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 8)) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'csrVal', csrVal, 8, 1);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCcsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseCcsru2csr_bufferSizeExt$ ??= binder.native('cusparseCcsru2csr_bufferSizeExt'))(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
 }
 let cusparseCdense2csc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCdense2csc(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, const int *nnzPerCol, cuComplex *cscSortedValA, int *cscSortedRowIndA, int *cscSortedColPtrA)` · cusparse.h · CUDA 11.8 */
 export function cusparseCdense2csc(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscSortedValA)) rawCovers('cusparseCdense2csc', 'cscSortedValA', cscSortedValA, 8, 1);
-  if (ArrayBuffer.isView(cscSortedRowIndA)) rawCovers('cusparseCdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
-  if (ArrayBuffer.isView(cscSortedColPtrA)) rawCovers('cusparseCdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedValA) && (cscSortedValA.byteLength < 8)) rawCovers('cusparseCdense2csc', 'cscSortedValA', cscSortedValA, 8, 1);
+  if (ArrayBuffer.isView(cscSortedRowIndA) && (cscSortedRowIndA.byteLength < 4 || (((cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedColPtrA) && (cscSortedColPtrA.byteLength < 4 || (((cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
   return (cusparseCdense2csc$ ??= binder.native('cusparseCdense2csc'))(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
 }
 let cusparseCdense2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCdense2csr(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, const int *nnzPerRow, cuComplex *csrSortedValA, int *csrSortedRowPtrA, int *csrSortedColIndA)` · cusparse.h · CUDA 11.8 */
 export function cusparseCdense2csr(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseCdense2csr', 'csrSortedValA', csrSortedValA, 8, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrA)) rawCovers('cusparseCdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndA)) rawCovers('cusparseCdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8)) rawCovers('cusparseCdense2csr', 'csrSortedValA', csrSortedValA, 8, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrA) && (csrSortedRowPtrA.byteLength < 4 || (((csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndA) && (csrSortedColIndA.byteLength < 4 || (((csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
   return (cusparseCdense2csr$ ??= binder.native('cusparseCdense2csr'))(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
 }
 let cusparseCgebsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseCgebsr2csr', 'csrSortedValC', csrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseCgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseCgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8)) rawCovers('cusparseCgebsr2csr', 'csrSortedValC', csrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseCgebsr2csr$ ??= binder.native('cusparseCgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseCgebsr2gebsc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bscVal)) rawCovers('cusparseCgebsr2gebsc', 'bscVal', bscVal, 8, 1);
-  if (ArrayBuffer.isView(bscRowInd)) rawCovers('cusparseCgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
-  if (ArrayBuffer.isView(bscColPtr)) rawCovers('cusparseCgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
+  if (ArrayBuffer.isView(bscVal) && (bscVal.byteLength < 8)) rawCovers('cusparseCgebsr2gebsc', 'bscVal', bscVal, 8, 1);
+  if (ArrayBuffer.isView(bscRowInd) && (bscRowInd.byteLength < 4 || (((bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
+  if (ArrayBuffer.isView(bscColPtr) && (bscColPtr.byteLength < 4 || (((bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
   return (cusparseCgebsr2gebsc$ ??= binder.native('cusparseCgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
 }
 let cusparseCgebsr2gebsc_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCgebsr2gebsc_bufferSize$ ??= binder.native('cusparseCgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseCgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCgebsr2gebsc_bufferSizeExt$ ??= binder.native('cusparseCgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseCgebsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 1);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 8)) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 1);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseCgebsr2gebsr$ ??= binder.native('cusparseCgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
 }
 let cusparseCgebsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseCgebsr2gebsr_bufferSize$ ??= binder.native('cusparseCgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
 }
 let cusparseCgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseCgebsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseCgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
 }
 let cusparseCgemmi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgemmi(cusparseHandle_t handle, int m, int n, int k, int nnz, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *cscValB, const int *cscColPtrB, const int *cscRowIndB, const cuComplex *beta, cuComplex *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgemmi(handle: T.cusparseHandle_t, m: number, n: number, k: number, nnz: number, alpha: T.Pointer, A: T.Pointer, lda: number, cscValB: T.Pointer, cscColPtrB: T.Pointer, cscRowIndB: T.Pointer, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseCgemmi', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cusparseCgemmi', 'C', C, 8, 1);
   return (cusparseCgemmi$ ??= binder.native('cusparseCgemmi'))(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
 }
 let cusparseCgemvi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, int nnz, const cuComplex *xVal, const int *xInd, const cuComplex *beta, cuComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseCgemvi', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cusparseCgemvi', 'y', y, 8, 1);
   return (cusparseCgemvi$ ??= binder.native('cusparseCgemvi'))(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
 }
 let cusparseCgemvi_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseCgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 4 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
   return (cusparseCgemvi_bufferSize$ ??= binder.native('cusparseCgemvi_bufferSize'))(handle, transA, m, n, nnz, pBufferSize);
 }
 let cusparseCgpsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *ds, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *dw, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ds)) rawCovers('cusparseCgpsvInterleavedBatch', 'ds', ds, 8, 1);
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseCgpsvInterleavedBatch', 'dl', dl, 8, 1);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseCgpsvInterleavedBatch', 'd', d, 8, 1);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseCgpsvInterleavedBatch', 'du', du, 8, 1);
-  if (ArrayBuffer.isView(dw)) rawCovers('cusparseCgpsvInterleavedBatch', 'dw', dw, 8, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseCgpsvInterleavedBatch', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(ds) && (ds.byteLength < 8)) rawCovers('cusparseCgpsvInterleavedBatch', 'ds', ds, 8, 1);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 8)) rawCovers('cusparseCgpsvInterleavedBatch', 'dl', dl, 8, 1);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 8)) rawCovers('cusparseCgpsvInterleavedBatch', 'd', d, 8, 1);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 8)) rawCovers('cusparseCgpsvInterleavedBatch', 'du', du, 8, 1);
+  if (ArrayBuffer.isView(dw) && (dw.byteLength < 8)) rawCovers('cusparseCgpsvInterleavedBatch', 'dw', dw, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusparseCgpsvInterleavedBatch', 'x', x, 8, 1);
   return (cusparseCgpsvInterleavedBatch$ ??= binder.native('cusparseCgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
 }
 let cusparseCgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *ds, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *dw, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseCgpsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseCgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseCgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgthr(cusparseHandle_t handle, int nnz, const cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgthr(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseCgthr', 'xVal', xVal, 8, 1);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 8)) rawCovers('cusparseCgthr', 'xVal', xVal, 8, 1);
   return (cusparseCgthr$ ??= binder.native('cusparseCgthr'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseCgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgthrz(cusparseHandle_t handle, int nnz, cuComplex *y, cuComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgthrz(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseCgthrz', 'y', y, 8, 1);
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseCgthrz', 'xVal', xVal, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cusparseCgthrz', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 8)) rawCovers('cusparseCgthrz', 'xVal', xVal, 8, 1);
   return (cusparseCgthrz$ ??= binder.native('cusparseCgthrz'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseCgtsv2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseCgtsv2', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusparseCgtsv2', 'B', B, 8, 1);
   return (cusparseCgtsv2$ ??= binder.native('cusparseCgtsv2'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseCgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseCgtsv2StridedBatch', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusparseCgtsv2StridedBatch', 'x', x, 8, 1);
   return (cusparseCgtsv2StridedBatch$ ??= binder.native('cusparseCgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
 }
 let cusparseCgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseCgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseCgtsv2StridedBatch_bufferSizeExt$ ??= binder.native('cusparseCgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
 }
 let cusparseCgtsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseCgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseCgtsv2_bufferSizeExt$ ??= binder.native('cusparseCgtsv2_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseCgtsv2_nopivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, cuComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseCgtsv2_nopivot', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusparseCgtsv2_nopivot', 'B', B, 8, 1);
   return (cusparseCgtsv2_nopivot$ ??= binder.native('cusparseCgtsv2_nopivot'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseCgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseCgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseCgtsv2_nopivot_bufferSizeExt$ ??= binder.native('cusparseCgtsv2_nopivot_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseCgtsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuComplex *dl, cuComplex *d, cuComplex *du, cuComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseCgtsvInterleavedBatch', 'dl', dl, 8, 1);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseCgtsvInterleavedBatch', 'd', d, 8, 1);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseCgtsvInterleavedBatch', 'du', du, 8, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseCgtsvInterleavedBatch', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 8)) rawCovers('cusparseCgtsvInterleavedBatch', 'dl', dl, 8, 1);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 8)) rawCovers('cusparseCgtsvInterleavedBatch', 'd', d, 8, 1);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 8)) rawCovers('cusparseCgtsvInterleavedBatch', 'du', du, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusparseCgtsvInterleavedBatch', 'x', x, 8, 1);
   return (cusparseCgtsvInterleavedBatch$ ??= binder.native('cusparseCgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
 }
 let cusparseCgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuComplex *dl, const cuComplex *d, const cuComplex *du, const cuComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseCgtsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseCgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseCnnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 */
 export function cusparseCnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRowCol)) rawCovers('cusparseCnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseCnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRowCol) && (nnzPerRowCol.byteLength < 4 || (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseCnnz$ ??= binder.native('cusparseCnnz'))(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
 }
 let cusparseCnnz_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuComplex tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRow)) rawCovers('cusparseCnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
-  if (ArrayBuffer.isView(nnzC)) rawCovers('cusparseCnnz_compress', 'nnzC', nnzC, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRow) && (nnzPerRow.byteLength < 4 || (((nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
+  if (ArrayBuffer.isView(nnzC) && (nnzC.byteLength < 4 || (((nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCnnz_compress', 'nnzC', nnzC, 4, 4);
   checkRecord('cusparseCnnz_compress', 'tol', records.float2(), tol);
   return (cusparseCnnz_compress$ ??= binder.native('cusparseCnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
 }
@@ -559,34 +559,34 @@ export function cusparseConstrainedGeMM(handle: T.cusparseHandle_t, opA: T.cuspa
 let cusparseConstrainedGeMM_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseConstrainedGeMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseConstrainedGeMM_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseConstrainedGeMM_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseConstrainedGeMM_bufferSize$ ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
 }
 let cusparseCooAoSGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooAoSGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCooAoSGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooInd: T.Pointer, cooValues: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseCooAoSGet', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseCooAoSGet', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(nnz)) rawCovers('cusparseCooAoSGet', 'nnz', nnz, 8, 8);
-  if (ArrayBuffer.isView(cooInd)) rawCovers('cusparseCooAoSGet', 'cooInd', cooInd, 8, 8);
-  if (ArrayBuffer.isView(cooValues)) rawCovers('cusparseCooAoSGet', 'cooValues', cooValues, 8, 8);
-  if (ArrayBuffer.isView(idxType)) rawCovers('cusparseCooAoSGet', 'idxType', idxType, 4, 4);
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseCooAoSGet', 'idxBase', idxBase, 4, 4);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseCooAoSGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooAoSGet', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooAoSGet', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(nnz) && (nnz.byteLength < 8 || (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooAoSGet', 'nnz', nnz, 8, 8);
+  if (ArrayBuffer.isView(cooInd) && (cooInd.byteLength < 8 || (((cooInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooAoSGet', 'cooInd', cooInd, 8, 8);
+  if (ArrayBuffer.isView(cooValues) && (cooValues.byteLength < 8 || (((cooValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooAoSGet', 'cooValues', cooValues, 8, 8);
+  if (ArrayBuffer.isView(idxType) && (idxType.byteLength < 4 || (((idxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCooAoSGet', 'idxType', idxType, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCooAoSGet', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCooAoSGet', 'valueType', valueType, 4, 4);
   return (cusparseCooAoSGet$ ??= binder.native('cusparseCooAoSGet'))(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
 }
 let cusparseCooGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cooRowInd, void **cooColInd, void **cooValues, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCooGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseCooGet', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseCooGet', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(nnz)) rawCovers('cusparseCooGet', 'nnz', nnz, 8, 8);
-  if (ArrayBuffer.isView(cooRowInd)) rawCovers('cusparseCooGet', 'cooRowInd', cooRowInd, 8, 8);
-  if (ArrayBuffer.isView(cooColInd)) rawCovers('cusparseCooGet', 'cooColInd', cooColInd, 8, 8);
-  if (ArrayBuffer.isView(cooValues)) rawCovers('cusparseCooGet', 'cooValues', cooValues, 8, 8);
-  if (ArrayBuffer.isView(idxType)) rawCovers('cusparseCooGet', 'idxType', idxType, 4, 4);
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseCooGet', 'idxBase', idxBase, 4, 4);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseCooGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooGet', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooGet', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(nnz) && (nnz.byteLength < 8 || (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooGet', 'nnz', nnz, 8, 8);
+  if (ArrayBuffer.isView(cooRowInd) && (cooRowInd.byteLength < 8 || (((cooRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooGet', 'cooRowInd', cooRowInd, 8, 8);
+  if (ArrayBuffer.isView(cooColInd) && (cooColInd.byteLength < 8 || (((cooColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooGet', 'cooColInd', cooColInd, 8, 8);
+  if (ArrayBuffer.isView(cooValues) && (cooValues.byteLength < 8 || (((cooValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCooGet', 'cooValues', cooValues, 8, 8);
+  if (ArrayBuffer.isView(idxType) && (idxType.byteLength < 4 || (((idxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCooGet', 'idxType', idxType, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCooGet', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCooGet', 'valueType', valueType, 4, 4);
   return (cusparseCooGet$ ??= binder.native('cusparseCooGet'))(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
 }
 let cusparseCooSetPointers$: NativeFunction | undefined;
@@ -607,154 +607,154 @@ export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t, src: T.cusparse
 let cusparseCreate$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreate(handle: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cusparseCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreate', 'handle', handle, 8, 8);
   return (cusparseCreate$ ??= binder.native('cusparseCreate'))(handle);
 }
 let cusparseCreateBlockedEll$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t ellBlockSize, int64_t ellCols, void *ellColInd, void *ellValue, cusparseIndexType_t ellIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateBlockedEll(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ellBlockSize: T.Int64, ellCols: T.Int64, ellColInd: T.Pointer, ellValue: T.Pointer, ellIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(spMatDescr)) rawCovers('cusparseCreateBlockedEll', 'spMatDescr', spMatDescr, 8, 8);
+  if (ArrayBuffer.isView(spMatDescr) && (spMatDescr.byteLength < 8 || (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateBlockedEll', 'spMatDescr', spMatDescr, 8, 8);
   return (cusparseCreateBlockedEll$ ??= binder.native('cusparseCreateBlockedEll'))(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
 }
 let cusparseCreateBsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateBsric02Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateBsric02Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateBsric02Info', 'info', info, 8, 8);
   return (cusparseCreateBsric02Info$ ??= binder.native('cusparseCreateBsric02Info'))(info);
 }
 let cusparseCreateBsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateBsrilu02Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateBsrilu02Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateBsrilu02Info', 'info', info, 8, 8);
   return (cusparseCreateBsrilu02Info$ ??= binder.native('cusparseCreateBsrilu02Info'))(info);
 }
 let cusparseCreateBsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateBsrsm2Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateBsrsm2Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateBsrsm2Info', 'info', info, 8, 8);
   return (cusparseCreateBsrsm2Info$ ??= binder.native('cusparseCreateBsrsm2Info'))(info);
 }
 let cusparseCreateBsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateBsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateBsrsv2Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateBsrsv2Info', 'info', info, 8, 8);
   return (cusparseCreateBsrsv2Info$ ??= binder.native('cusparseCreateBsrsv2Info'))(info);
 }
 let cusparseCreateColorInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateColorInfo(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateColorInfo', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateColorInfo', 'info', info, 8, 8);
   return (cusparseCreateColorInfo$ ??= binder.native('cusparseCreateColorInfo'))(info);
 }
 let cusparseCreateCoo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooRowInd, void *cooColInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCoo(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooRowInd: T.Pointer, cooColInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(spMatDescr)) rawCovers('cusparseCreateCoo', 'spMatDescr', spMatDescr, 8, 8);
+  if (ArrayBuffer.isView(spMatDescr) && (spMatDescr.byteLength < 8 || (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCoo', 'spMatDescr', spMatDescr, 8, 8);
   return (cusparseCreateCoo$ ??= binder.native('cusparseCreateCoo'))(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
 }
 let cusparseCreateCooAoS$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCooAoS(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cooInd, void *cooValues, cusparseIndexType_t cooIdxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCooAoS(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cooInd: T.Pointer, cooValues: T.Pointer, cooIdxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(spMatDescr)) rawCovers('cusparseCreateCooAoS', 'spMatDescr', spMatDescr, 8, 8);
+  if (ArrayBuffer.isView(spMatDescr) && (spMatDescr.byteLength < 8 || (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCooAoS', 'spMatDescr', spMatDescr, 8, 8);
   return (cusparseCreateCooAoS$ ??= binder.native('cusparseCreateCooAoS'))(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
 }
 let cusparseCreateCsc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, cusparseIndexType_t cscColOffsetsType, cusparseIndexType_t cscRowIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsc(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.cusparseIndexType_t, cscRowIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(spMatDescr)) rawCovers('cusparseCreateCsc', 'spMatDescr', spMatDescr, 8, 8);
+  if (ArrayBuffer.isView(spMatDescr) && (spMatDescr.byteLength < 8 || (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsc', 'spMatDescr', spMatDescr, 8, 8);
   return (cusparseCreateCsc$ ??= binder.native('cusparseCreateCsc'))(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
 let cusparseCreateCsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, cusparseIndexType_t csrRowOffsetsType, cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsr(spMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, nnz: T.Int64, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.cusparseIndexType_t, csrColIndType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(spMatDescr)) rawCovers('cusparseCreateCsr', 'spMatDescr', spMatDescr, 8, 8);
+  if (ArrayBuffer.isView(spMatDescr) && (spMatDescr.byteLength < 8 || (((spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (spMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsr', 'spMatDescr', spMatDescr, 8, 8);
   return (cusparseCreateCsr$ ??= binder.native('cusparseCreateCsr'))(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
 let cusparseCreateCsrgemm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrgemm2Info(csrgemm2Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsrgemm2Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateCsrgemm2Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsrgemm2Info', 'info', info, 8, 8);
   return (cusparseCreateCsrgemm2Info$ ??= binder.native('cusparseCreateCsrgemm2Info'))(info);
 }
 let cusparseCreateCsric02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsric02Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateCsric02Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsric02Info', 'info', info, 8, 8);
   return (cusparseCreateCsric02Info$ ??= binder.native('cusparseCreateCsric02Info'))(info);
 }
 let cusparseCreateCsrilu02Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsrilu02Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateCsrilu02Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsrilu02Info', 'info', info, 8, 8);
   return (cusparseCreateCsrilu02Info$ ??= binder.native('cusparseCreateCsrilu02Info'))(info);
 }
 let cusparseCreateCsrsm2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsm2Info(csrsm2Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsrsm2Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateCsrsm2Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsrsm2Info', 'info', info, 8, 8);
   return (cusparseCreateCsrsm2Info$ ??= binder.native('cusparseCreateCsrsm2Info'))(info);
 }
 let cusparseCreateCsrsv2Info$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsrsv2Info(csrsv2Info_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsrsv2Info(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateCsrsv2Info', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsrsv2Info', 'info', info, 8, 8);
   return (cusparseCreateCsrsv2Info$ ??= binder.native('cusparseCreateCsrsv2Info'))(info);
 }
 let cusparseCreateCsru2csrInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateCsru2csrInfo(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreateCsru2csrInfo', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateCsru2csrInfo', 'info', info, 8, 8);
   return (cusparseCreateCsru2csrInfo$ ??= binder.native('cusparseCreateCsru2csrInfo'))(info);
 }
 let cusparseCreateDnMat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld, void *values, cudaDataType valueType, cusparseOrder_t order)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateDnMat(dnMatDescr: T.Pointer, rows: T.Int64, cols: T.Int64, ld: T.Int64, values: T.Pointer, valueType: T.cudaDataType, order: T.cusparseOrder_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(dnMatDescr)) rawCovers('cusparseCreateDnMat', 'dnMatDescr', dnMatDescr, 8, 8);
+  if (ArrayBuffer.isView(dnMatDescr) && (dnMatDescr.byteLength < 8 || (((dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dnMatDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateDnMat', 'dnMatDescr', dnMatDescr, 8, 8);
   return (cusparseCreateDnMat$ ??= binder.native('cusparseCreateDnMat'))(dnMatDescr, rows, cols, ld, values, valueType, order);
 }
 let cusparseCreateDnVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateDnVec(dnVecDescr: T.Pointer, size: T.Int64, values: T.Pointer, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(dnVecDescr)) rawCovers('cusparseCreateDnVec', 'dnVecDescr', dnVecDescr, 8, 8);
+  if (ArrayBuffer.isView(dnVecDescr) && (dnVecDescr.byteLength < 8 || (((dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dnVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateDnVec', 'dnVecDescr', dnVecDescr, 8, 8);
   return (cusparseCreateDnVec$ ??= binder.native('cusparseCreateDnVec'))(dnVecDescr, size, values, valueType);
 }
 let cusparseCreateIdentityPermutation$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t handle, int n, int *p)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t, n: number, p: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(p)) rawCovers('cusparseCreateIdentityPermutation', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCreateIdentityPermutation', 'p', p, 4, 4);
   return (cusparseCreateIdentityPermutation$ ??= binder.native('cusparseCreateIdentityPermutation'))(handle, n, p);
 }
 let cusparseCreateMatDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateMatDescr(descrA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(descrA)) rawCovers('cusparseCreateMatDescr', 'descrA', descrA, 8, 8);
+  if (ArrayBuffer.isView(descrA) && (descrA.byteLength < 8 || (((descrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (descrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateMatDescr', 'descrA', descrA, 8, 8);
   return (cusparseCreateMatDescr$ ??= binder.native('cusparseCreateMatDescr'))(descrA);
 }
 let cusparseCreatePruneInfo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreatePruneInfo(info: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusparseCreatePruneInfo', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreatePruneInfo', 'info', info, 8, 8);
   return (cusparseCreatePruneInfo$ ??= binder.native('cusparseCreatePruneInfo'))(info);
 }
 let cusparseCreateSpVec$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz, void *indices, void *values, cusparseIndexType_t idxType, cusparseIndexBase_t idxBase, cudaDataType valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCreateSpVec(spVecDescr: T.Pointer, size: T.Int64, nnz: T.Int64, indices: T.Pointer, values: T.Pointer, idxType: T.cusparseIndexType_t, idxBase: T.cusparseIndexBase_t, valueType: T.cudaDataType): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(spVecDescr)) rawCovers('cusparseCreateSpVec', 'spVecDescr', spVecDescr, 8, 8);
+  if (ArrayBuffer.isView(spVecDescr) && (spVecDescr.byteLength < 8 || (((spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (spVecDescr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCreateSpVec', 'spVecDescr', spVecDescr, 8, 8);
   return (cusparseCreateSpVec$ ??= binder.native('cusparseCreateSpVec'))(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
 }
 let cusparseCscGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **cscColOffsets, void **cscRowInd, void **cscValues, cusparseIndexType_t *cscColOffsetsType, cusparseIndexType_t *cscRowIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCscGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, cscColOffsets: T.Pointer, cscRowInd: T.Pointer, cscValues: T.Pointer, cscColOffsetsType: T.Pointer, cscRowIndType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseCscGet', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseCscGet', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(nnz)) rawCovers('cusparseCscGet', 'nnz', nnz, 8, 8);
-  if (ArrayBuffer.isView(cscColOffsets)) rawCovers('cusparseCscGet', 'cscColOffsets', cscColOffsets, 8, 8);
-  if (ArrayBuffer.isView(cscRowInd)) rawCovers('cusparseCscGet', 'cscRowInd', cscRowInd, 8, 8);
-  if (ArrayBuffer.isView(cscValues)) rawCovers('cusparseCscGet', 'cscValues', cscValues, 8, 8);
-  if (ArrayBuffer.isView(cscColOffsetsType)) rawCovers('cusparseCscGet', 'cscColOffsetsType', cscColOffsetsType, 4, 4);
-  if (ArrayBuffer.isView(cscRowIndType)) rawCovers('cusparseCscGet', 'cscRowIndType', cscRowIndType, 4, 4);
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseCscGet', 'idxBase', idxBase, 4, 4);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseCscGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCscGet', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCscGet', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(nnz) && (nnz.byteLength < 8 || (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCscGet', 'nnz', nnz, 8, 8);
+  if (ArrayBuffer.isView(cscColOffsets) && (cscColOffsets.byteLength < 8 || (((cscColOffsets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscColOffsets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCscGet', 'cscColOffsets', cscColOffsets, 8, 8);
+  if (ArrayBuffer.isView(cscRowInd) && (cscRowInd.byteLength < 8 || (((cscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCscGet', 'cscRowInd', cscRowInd, 8, 8);
+  if (ArrayBuffer.isView(cscValues) && (cscValues.byteLength < 8 || (((cscValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCscGet', 'cscValues', cscValues, 8, 8);
+  if (ArrayBuffer.isView(cscColOffsetsType) && (cscColOffsetsType.byteLength < 4 || (((cscColOffsetsType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscColOffsetsType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCscGet', 'cscColOffsetsType', cscColOffsetsType, 4, 4);
+  if (ArrayBuffer.isView(cscRowIndType) && (cscRowIndType.byteLength < 4 || (((cscRowIndType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscRowIndType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCscGet', 'cscRowIndType', cscRowIndType, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCscGet', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCscGet', 'valueType', valueType, 4, 4);
   return (cusparseCscGet$ ??= binder.native('cusparseCscGet'))(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
 }
 let cusparseCscSetPointers$: NativeFunction | undefined;
@@ -765,37 +765,37 @@ export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t, cscCo
 let cusparseCsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsctr(cusparseHandle_t handle, int nnz, const cuComplex *xVal, const int *xInd, cuComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseCsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseCsctr', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cusparseCsctr', 'y', y, 8, 1);
   return (cusparseCsctr$ ??= binder.native('cusparseCsctr'))(handle, nnz, xVal, xInd, y, idxBase);
 }
 let cusparseCsr2cscEx2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscColPtr)) rawCovers('cusparseCsr2cscEx2', 'cscColPtr', cscColPtr, 4, 4);
-  if (ArrayBuffer.isView(cscRowInd)) rawCovers('cusparseCsr2cscEx2', 'cscRowInd', cscRowInd, 4, 4);
+  if (ArrayBuffer.isView(cscColPtr) && (cscColPtr.byteLength < 4 || (((cscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsr2cscEx2', 'cscColPtr', cscColPtr, 4, 4);
+  if (ArrayBuffer.isView(cscRowInd) && (cscRowInd.byteLength < 4 || (((cscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsr2cscEx2', 'cscRowInd', cscRowInd, 4, 4);
   return (cusparseCsr2cscEx2$ ??= binder.native('cusparseCsr2cscEx2'))(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
 }
 let cusparseCsr2cscEx2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal, const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr, int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.Pointer, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscColPtr)) rawCovers('cusparseCsr2cscEx2_bufferSize', 'cscColPtr', cscColPtr, 4, 4);
-  if (ArrayBuffer.isView(cscRowInd)) rawCovers('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, 4, 4);
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseCsr2cscEx2_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(cscColPtr) && (cscColPtr.byteLength < 4 || (((cscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsr2cscEx2_bufferSize', 'cscColPtr', cscColPtr, 4, 4);
+  if (ArrayBuffer.isView(cscRowInd) && (cscRowInd.byteLength < 4 || (((cscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsr2cscEx2_bufferSize', 'cscRowInd', cscRowInd, 4, 4);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsr2cscEx2_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseCsr2cscEx2_bufferSize$ ??= binder.native('cusparseCsr2cscEx2_bufferSize'))(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
 }
 let cusparseCsrGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz, void **csrRowOffsets, void **csrColInd, void **csrValues, cusparseIndexType_t *csrRowOffsetsType, cusparseIndexType_t *csrColIndType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseCsrGet(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer, csrRowOffsets: T.Pointer, csrColInd: T.Pointer, csrValues: T.Pointer, csrRowOffsetsType: T.Pointer, csrColIndType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseCsrGet', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseCsrGet', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(nnz)) rawCovers('cusparseCsrGet', 'nnz', nnz, 8, 8);
-  if (ArrayBuffer.isView(csrRowOffsets)) rawCovers('cusparseCsrGet', 'csrRowOffsets', csrRowOffsets, 8, 8);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseCsrGet', 'csrColInd', csrColInd, 8, 8);
-  if (ArrayBuffer.isView(csrValues)) rawCovers('cusparseCsrGet', 'csrValues', csrValues, 8, 8);
-  if (ArrayBuffer.isView(csrRowOffsetsType)) rawCovers('cusparseCsrGet', 'csrRowOffsetsType', csrRowOffsetsType, 4, 4);
-  if (ArrayBuffer.isView(csrColIndType)) rawCovers('cusparseCsrGet', 'csrColIndType', csrColIndType, 4, 4);
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseCsrGet', 'idxBase', idxBase, 4, 4);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseCsrGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrGet', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrGet', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(nnz) && (nnz.byteLength < 8 || (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrGet', 'nnz', nnz, 8, 8);
+  if (ArrayBuffer.isView(csrRowOffsets) && (csrRowOffsets.byteLength < 8 || (((csrRowOffsets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowOffsets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrGet', 'csrRowOffsets', csrRowOffsets, 8, 8);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 8 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrGet', 'csrColInd', csrColInd, 8, 8);
+  if (ArrayBuffer.isView(csrValues) && (csrValues.byteLength < 8 || (((csrValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrGet', 'csrValues', csrValues, 8, 8);
+  if (ArrayBuffer.isView(csrRowOffsetsType) && (csrRowOffsetsType.byteLength < 4 || (((csrRowOffsetsType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowOffsetsType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsrGet', 'csrRowOffsetsType', csrRowOffsetsType, 4, 4);
+  if (ArrayBuffer.isView(csrColIndType) && (csrColIndType.byteLength < 4 || (((csrColIndType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsrGet', 'csrColIndType', csrColIndType, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsrGet', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseCsrGet', 'valueType', valueType, 4, 4);
   return (cusparseCsrGet$ ??= binder.native('cusparseCsrGet'))(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
 }
 let cusparseCsrSetPointers$: NativeFunction | undefined;
@@ -816,27 +816,27 @@ export function cusparseCsrmvEx(handle: T.cusparseHandle_t, alg: T.cusparseAlgMo
 let cusparseCsrmvEx_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseCsrmvEx_bufferSize(cusparseHandle_t handle, cusparseAlgMode_t alg, cusparseOperation_t transA, int m, int n, int nnz, const void *alpha, cudaDataType alphatype, const cusparseMatDescr_t descrA, const void *csrValA, cudaDataType csrValAtype, const int *csrRowPtrA, const int *csrColIndA, const void *x, cudaDataType xtype, const void *beta, cudaDataType betatype, void *y, cudaDataType ytype, cudaDataType executiontype, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, alpha: T.Pointer, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.Pointer, xtype: T.cudaDataType, beta: T.Pointer, betatype: T.cudaDataType, y: T.Pointer, ytype: T.cudaDataType, executiontype: T.cudaDataType, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseCsrmvEx_bufferSize', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseCsrmvEx_bufferSize', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseCsrmvEx_bufferSize$ ??= binder.native('cusparseCsrmvEx_bufferSize'))(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
 }
 let cusparseDaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDaxpyi(cusparseHandle_t handle, int nnz, const double *alpha, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseDaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDaxpyi', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDaxpyi', 'y', y, 8, 8);
   return (cusparseDaxpyi$ ??= binder.native('cusparseDaxpyi'))(handle, nnz, alpha, xVal, xInd, y, idxBase);
 }
 let cusparseDbsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDbsr2csr', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsr2csr', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDbsr2csr$ ??= binder.native('cusparseDbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseDbsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsric02', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsric02', 'bsrSortedVal', bsrSortedVal, 8, 8);
   return (cusparseDbsric02$ ??= binder.native('cusparseDbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseDbsric02_analysis$: NativeFunction | undefined;
@@ -847,60 +847,60 @@ export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
 let cusparseDbsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDbsric02_bufferSize$ ??= binder.native('cusparseDbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseDbsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDbsric02_bufferSizeExt$ ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseDbsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsrilu02', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02', 'bsrSortedVal', bsrSortedVal, 8, 8);
   return (cusparseDbsrilu02$ ??= binder.native('cusparseDbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseDbsrilu02_analysis$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 8, 8);
   return (cusparseDbsrilu02_analysis$ ??= binder.native('cusparseDbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseDbsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDbsrilu02_bufferSize$ ??= binder.native('cusparseDbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseDbsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDbsrilu02_bufferSizeExt$ ??= binder.native('cusparseDbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseDbsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseDbsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseDbsrilu02_numericBoost', 'boost_val', boost_val, 8, 8);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 8 || (((boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrilu02_numericBoost', 'boost_val', boost_val, 8, 8);
   return (cusparseDbsrilu02_numericBoost$ ??= binder.native('cusparseDbsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseDbsrmm$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const double *B, const int ldb, const double *beta, double *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseDbsrmm', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrmm', 'C', C, 8, 8);
   return (cusparseDbsrmm$ ??= binder.native('cusparseDbsrmm'))(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
 }
 let cusparseDbsrmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDbsrmv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrmv', 'y', y, 8, 8);
   return (cusparseDbsrmv$ ??= binder.native('cusparseDbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseDbsrsm2_analysis$: NativeFunction | undefined;
@@ -911,21 +911,21 @@ export function cusparseDbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseDbsrsm2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDbsrsm2_bufferSize$ ??= binder.native('cusparseDbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
 }
 let cusparseDbsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 8 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDbsrsm2_bufferSizeExt$ ??= binder.native('cusparseDbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseDbsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const double *B, int ldb, double *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(X)) rawCovers('cusparseDbsrsm2_solve', 'X', X, 8, 8);
+  if (ArrayBuffer.isView(X) && (X.byteLength < 8 || (((X as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (X as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsm2_solve', 'X', X, 8, 8);
   return (cusparseDbsrsm2_solve$ ??= binder.native('cusparseDbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
 }
 let cusparseDbsrsv2_analysis$: NativeFunction | undefined;
@@ -936,123 +936,123 @@ export function cusparseDbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseDbsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseDbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 8 || (((bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDbsrsv2_bufferSize$ ??= binder.native('cusparseDbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseDbsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 8 || (((bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDbsrsv2_bufferSizeExt$ ??= binder.native('cusparseDbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
 }
 let cusparseDbsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseDbsrsv2_solve', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrsv2_solve', 'x', x, 8, 8);
   return (cusparseDbsrsv2_solve$ ??= binder.native('cusparseDbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
 }
 let cusparseDbsrxmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const double *alpha, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const double *x, const double *beta, double *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseDbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDbsrxmv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDbsrxmv', 'y', y, 8, 8);
   return (cusparseDbsrxmv$ ??= binder.native('cusparseDbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseDcsc2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsc2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *cscSortedValA, const int *cscSortedRowIndA, const int *cscSortedColPtrA, double *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsc2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseDcsc2dense', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsc2dense', 'A', A, 8, 8);
   return (cusparseDcsc2dense$ ??= binder.native('cusparseDcsc2dense'))(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
 }
 let cusparseDcsr2bsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseDcsr2bsr', 'bsrSortedValC', bsrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseDcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseDcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 8 || (((bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsr2bsr', 'bsrSortedValC', bsrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseDcsr2bsr$ ??= binder.native('cusparseDcsr2bsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
 }
 let cusparseDcsr2csr_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, double *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, double tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDcsr2csr_compress', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsr2csr_compress', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
   return (cusparseDcsr2csr_compress$ ??= binder.native('cusparseDcsr2csr_compress'))(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
 }
 let cusparseDcsr2csru$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseDcsr2csru', 'csrVal', csrVal, 8, 8);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseDcsr2csru', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 8 || (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsr2csru', 'csrVal', csrVal, 8, 8);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2csru', 'csrColInd', csrColInd, 4, 4);
   return (cusparseDcsr2csru$ ??= binder.native('cusparseDcsr2csru'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseDcsr2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, double *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseDcsr2dense', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsr2dense', 'A', A, 8, 8);
   return (cusparseDcsr2dense$ ??= binder.native('cusparseDcsr2dense'))(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
 }
 let cusparseDcsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseDcsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseDcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseDcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 8 || (((bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseDcsr2gebsr$ ??= binder.native('cusparseDcsr2gebsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
 }
 let cusparseDcsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDcsr2gebsr_bufferSize$ ??= binder.native('cusparseDcsr2gebsr_bufferSize'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseDcsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDcsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDcsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseDcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseDcsrcolor$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ncolors)) rawCovers('cusparseDcsrcolor', 'ncolors', ncolors, 4, 4);
-  if (ArrayBuffer.isView(coloring)) rawCovers('cusparseDcsrcolor', 'coloring', coloring, 4, 4);
-  if (ArrayBuffer.isView(reordering)) rawCovers('cusparseDcsrcolor', 'reordering', reordering, 4, 4);
+  if (ArrayBuffer.isView(ncolors) && (ncolors.byteLength < 4 || (((ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrcolor', 'ncolors', ncolors, 4, 4);
+  if (ArrayBuffer.isView(coloring) && (coloring.byteLength < 4 || (((coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrcolor', 'coloring', coloring, 4, 4);
+  if (ArrayBuffer.isView(reordering) && (reordering.byteLength < 4 || (((reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrcolor', 'reordering', reordering, 4, 4);
   return (cusparseDcsrcolor$ ??= binder.native('cusparseDcsrcolor'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
 }
 let cusparseDcsrgeam2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDcsrgeam2', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrgeam2', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDcsrgeam2$ ??= binder.native('cusparseDcsrgeam2'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseDcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *beta, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDcsrgeam2_bufferSizeExt$ ??= binder.native('cusparseDcsrgeam2_bufferSizeExt'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseDcsrgemm2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrgemm2(cusparseHandle_t handle, int m, int n, int k, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const double *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const double *beta, const cusparseMatDescr_t descrD, int nnzD, const double *csrSortedValD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDcsrgemm2', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDcsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrgemm2', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDcsrgemm2$ ??= binder.native('cusparseDcsrgemm2'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseDcsrgemm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrgemm2_bufferSizeExt(cusparseHandle_t handle, int m, int n, int k, const double *alpha, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const double *beta, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, csrgemm2Info_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, info: T.csrgemm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDcsrgemm2_bufferSizeExt$ ??= binder.native('cusparseDcsrgemm2_bufferSizeExt'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
 }
 let cusparseDcsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseDcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 8);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 8 || (((csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 8);
   return (cusparseDcsric02$ ??= binder.native('cusparseDcsric02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseDcsric02_analysis$: NativeFunction | undefined;
@@ -1063,21 +1063,21 @@ export function cusparseDcsric02_analysis(handle: T.cusparseHandle_t, m: number,
 let cusparseDcsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseDcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDcsric02_bufferSize$ ??= binder.native('cusparseDcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseDcsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseDcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDcsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 8 || (((csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDcsric02_bufferSizeExt$ ??= binder.native('cusparseDcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseDcsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseDcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 8);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 8 || (((csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 8, 8);
   return (cusparseDcsrilu02$ ??= binder.native('cusparseDcsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseDcsrilu02_analysis$: NativeFunction | undefined;
@@ -1088,22 +1088,22 @@ export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t, m: number
 let cusparseDcsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseDcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDcsrilu02_bufferSize$ ??= binder.native('cusparseDcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseDcsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseDcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDcsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 8 || (((csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDcsrilu02_bufferSizeExt$ ??= binder.native('cusparseDcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseDcsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, double *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseDcsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseDcsrilu02_numericBoost', 'boost_val', boost_val, 8, 8);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 8 || (((boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrilu02_numericBoost', 'boost_val', boost_val, 8, 8);
   return (cusparseDcsrilu02_numericBoost$ ??= binder.native('cusparseDcsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseDcsrsm2_analysis$: NativeFunction | undefined;
@@ -1114,13 +1114,13 @@ export function cusparseDcsrsm2_analysis(handle: T.cusparseHandle_t, algo: numbe
 let cusparseDcsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrsm2_bufferSizeExt(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const double *alpha, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDcsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDcsrsm2_bufferSizeExt$ ??= binder.native('cusparseDcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
 }
 let cusparseDcsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const double *alpha, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, double *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrsm2_solve(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseDcsrsm2_solve', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrsm2_solve', 'B', B, 8, 8);
   return (cusparseDcsrsm2_solve$ ??= binder.native('cusparseDcsrsm2_solve'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
 }
 let cusparseDcsrsv2_analysis$: NativeFunction | undefined;
@@ -1131,52 +1131,52 @@ export function cusparseDcsrsv2_analysis(handle: T.cusparseHandle_t, transA: T.c
 let cusparseDcsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrsv2_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrsv2_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseDcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDcsrsv2_bufferSize$ ??= binder.native('cusparseDcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseDcsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseDcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDcsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDcsrsv2_bufferSizeExt$ ??= binder.native('cusparseDcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSize);
 }
 let cusparseDcsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsrsv2_solve(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const double *alpha, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, const double *f, double *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsrsv2_solve(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseDcsrsv2_solve', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsrsv2_solve', 'x', x, 8, 8);
   return (cusparseDcsrsv2_solve$ ??= binder.native('cusparseDcsrsv2_solve'))(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
 }
 let cusparseDcsru2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseDcsru2csr', 'csrVal', csrVal, 8, 8);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseDcsru2csr', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 8 || (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsru2csr', 'csrVal', csrVal, 8, 8);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsru2csr', 'csrColInd', csrColInd, 4, 4);
   return (cusparseDcsru2csr$ ??= binder.native('cusparseDcsru2csr'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseDcsru2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, double *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, 8, 8);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 8 || (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, 8, 8);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDcsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDcsru2csr_bufferSizeExt$ ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
 }
 let cusparseDdense2csc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDdense2csc(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, const int *nnzPerCol, double *cscSortedValA, int *cscSortedRowIndA, int *cscSortedColPtrA)` · cusparse.h · CUDA 11.8 */
 export function cusparseDdense2csc(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscSortedValA)) rawCovers('cusparseDdense2csc', 'cscSortedValA', cscSortedValA, 8, 8);
-  if (ArrayBuffer.isView(cscSortedRowIndA)) rawCovers('cusparseDdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
-  if (ArrayBuffer.isView(cscSortedColPtrA)) rawCovers('cusparseDdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedValA) && (cscSortedValA.byteLength < 8 || (((cscSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDdense2csc', 'cscSortedValA', cscSortedValA, 8, 8);
+  if (ArrayBuffer.isView(cscSortedRowIndA) && (cscSortedRowIndA.byteLength < 4 || (((cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedColPtrA) && (cscSortedColPtrA.byteLength < 4 || (((cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
   return (cusparseDdense2csc$ ??= binder.native('cusparseDdense2csc'))(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
 }
 let cusparseDdense2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDdense2csr(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, const int *nnzPerRow, double *csrSortedValA, int *csrSortedRowPtrA, int *csrSortedColIndA)` · cusparse.h · CUDA 11.8 */
 export function cusparseDdense2csr(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseDdense2csr', 'csrSortedValA', csrSortedValA, 8, 8);
-  if (ArrayBuffer.isView(csrSortedRowPtrA)) rawCovers('cusparseDdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndA)) rawCovers('cusparseDdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 8 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDdense2csr', 'csrSortedValA', csrSortedValA, 8, 8);
+  if (ArrayBuffer.isView(csrSortedRowPtrA) && (csrSortedRowPtrA.byteLength < 4 || (((csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndA) && (csrSortedColIndA.byteLength < 4 || (((csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
   return (cusparseDdense2csr$ ??= binder.native('cusparseDdense2csr'))(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
 }
 let cusparseDenseToSparse_analysis$: NativeFunction | undefined;
@@ -1187,7 +1187,7 @@ export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t, matA:
 let cusparseDenseToSparse_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t handle, cusparseDnMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseDenseToSparseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t, matA: T.cusparseDnMatDescr_t, matB: T.cusparseSpMatDescr_t, alg: T.cusparseDenseToSparseAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseDenseToSparse_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDenseToSparse_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseDenseToSparse_bufferSize$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, bufferSize);
 }
 let cusparseDenseToSparse_convert$: NativeFunction | undefined;
@@ -1288,172 +1288,172 @@ export function cusparseDestroySpVec(spVecDescr: T.cusparseSpVecDescr_t): T.cusp
 let cusparseDgebsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, double *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDgebsr2csr', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgebsr2csr', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDgebsr2csr$ ??= binder.native('cusparseDgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseDgebsr2gebsc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, double *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bscVal)) rawCovers('cusparseDgebsr2gebsc', 'bscVal', bscVal, 8, 8);
-  if (ArrayBuffer.isView(bscRowInd)) rawCovers('cusparseDgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
-  if (ArrayBuffer.isView(bscColPtr)) rawCovers('cusparseDgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
+  if (ArrayBuffer.isView(bscVal) && (bscVal.byteLength < 8 || (((bscVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgebsr2gebsc', 'bscVal', bscVal, 8, 8);
+  if (ArrayBuffer.isView(bscRowInd) && (bscRowInd.byteLength < 4 || (((bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
+  if (ArrayBuffer.isView(bscColPtr) && (bscColPtr.byteLength < 4 || (((bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
   return (cusparseDgebsr2gebsc$ ??= binder.native('cusparseDgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
 }
 let cusparseDgebsr2gebsc_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDgebsr2gebsc_bufferSize$ ??= binder.native('cusparseDgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseDgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const double *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDgebsr2gebsc_bufferSizeExt$ ??= binder.native('cusparseDgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseDgebsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, double *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseDgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseDgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseDgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 8 || (((bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseDgebsr2gebsr$ ??= binder.native('cusparseDgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
 }
 let cusparseDgebsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseDgebsr2gebsr_bufferSize$ ??= binder.native('cusparseDgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
 }
 let cusparseDgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const double *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseDgebsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseDgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
 }
 let cusparseDgemmi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgemmi(cusparseHandle_t handle, int m, int n, int k, int nnz, const double *alpha, const double *A, int lda, const double *cscValB, const int *cscColPtrB, const int *cscRowIndB, const double *beta, double *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgemmi(handle: T.cusparseHandle_t, m: number, n: number, k: number, nnz: number, alpha: T.Pointer, A: T.Pointer, lda: number, cscValB: T.Pointer, cscColPtrB: T.Pointer, cscRowIndB: T.Pointer, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseDgemmi', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgemmi', 'C', C, 8, 8);
   return (cusparseDgemmi$ ??= binder.native('cusparseDgemmi'))(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
 }
 let cusparseDgemvi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const double *alpha, const double *A, int lda, int nnz, const double *xVal, const int *xInd, const double *beta, double *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDgemvi', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgemvi', 'y', y, 8, 8);
   return (cusparseDgemvi$ ??= binder.native('cusparseDgemvi'))(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
 }
 let cusparseDgemvi_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseDgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 4 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
   return (cusparseDgemvi_bufferSize$ ??= binder.native('cusparseDgemvi_bufferSize'))(handle, transA, m, n, nnz, pBufferSize);
 }
 let cusparseDgpsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *ds, double *dl, double *d, double *du, double *dw, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ds)) rawCovers('cusparseDgpsvInterleavedBatch', 'ds', ds, 8, 8);
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseDgpsvInterleavedBatch', 'dl', dl, 8, 8);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseDgpsvInterleavedBatch', 'd', d, 8, 8);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseDgpsvInterleavedBatch', 'du', du, 8, 8);
-  if (ArrayBuffer.isView(dw)) rawCovers('cusparseDgpsvInterleavedBatch', 'dw', dw, 8, 8);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseDgpsvInterleavedBatch', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(ds) && (ds.byteLength < 8 || (((ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch', 'ds', ds, 8, 8);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 8 || (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch', 'dl', dl, 8, 8);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 8 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch', 'd', d, 8, 8);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 8 || (((du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch', 'du', du, 8, 8);
+  if (ArrayBuffer.isView(dw) && (dw.byteLength < 8 || (((dw as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dw as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch', 'dw', dw, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch', 'x', x, 8, 8);
   return (cusparseDgpsvInterleavedBatch$ ??= binder.native('cusparseDgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
 }
 let cusparseDgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *ds, const double *dl, const double *d, const double *du, const double *dw, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDgpsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseDgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseDgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthr(cusparseHandle_t handle, int nnz, const double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgthr(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseDgthr', 'xVal', xVal, 8, 8);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 8 || (((xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgthr', 'xVal', xVal, 8, 8);
   return (cusparseDgthr$ ??= binder.native('cusparseDgthr'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseDgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgthrz(cusparseHandle_t handle, int nnz, double *y, double *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgthrz(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDgthrz', 'y', y, 8, 8);
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseDgthrz', 'xVal', xVal, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgthrz', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 8 || (((xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgthrz', 'xVal', xVal, 8, 8);
   return (cusparseDgthrz$ ??= binder.native('cusparseDgthrz'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseDgtsv2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseDgtsv2', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsv2', 'B', B, 8, 8);
   return (cusparseDgtsv2$ ??= binder.native('cusparseDgtsv2'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseDgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, double *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseDgtsv2StridedBatch', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsv2StridedBatch', 'x', x, 8, 8);
   return (cusparseDgtsv2StridedBatch$ ??= binder.native('cusparseDgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
 }
 let cusparseDgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseDgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= binder.native('cusparseDgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
 }
 let cusparseDgtsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseDgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseDgtsv2_bufferSizeExt$ ??= binder.native('cusparseDgtsv2_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseDgtsv2_nopivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, double *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseDgtsv2_nopivot', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsv2_nopivot', 'B', B, 8, 8);
   return (cusparseDgtsv2_nopivot$ ??= binder.native('cusparseDgtsv2_nopivot'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseDgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *dl, const double *d, const double *du, const double *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseDgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= binder.native('cusparseDgtsv2_nopivot_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseDgtsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, double *dl, double *d, double *du, double *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseDgtsvInterleavedBatch', 'dl', dl, 8, 8);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseDgtsvInterleavedBatch', 'd', d, 8, 8);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseDgtsvInterleavedBatch', 'du', du, 8, 8);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseDgtsvInterleavedBatch', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 8 || (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsvInterleavedBatch', 'dl', dl, 8, 8);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 8 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsvInterleavedBatch', 'd', d, 8, 8);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 8 || (((du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsvInterleavedBatch', 'du', du, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsvInterleavedBatch', 'x', x, 8, 8);
   return (cusparseDgtsvInterleavedBatch$ ??= binder.native('cusparseDgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
 }
 let cusparseDgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const double *dl, const double *d, const double *du, const double *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDgtsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseDgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseDnMatGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int64_t *rows, int64_t *cols, int64_t *ld, void **values, cudaDataType *type, cusparseOrder_t *order)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnMatGet(dnMatDescr: T.cusparseDnMatDescr_t, rows: T.Pointer, cols: T.Pointer, ld: T.Pointer, values: T.Pointer, type: T.Pointer, order: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseDnMatGet', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseDnMatGet', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(ld)) rawCovers('cusparseDnMatGet', 'ld', ld, 8, 8);
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseDnMatGet', 'values', values, 8, 8);
-  if (ArrayBuffer.isView(type)) rawCovers('cusparseDnMatGet', 'type', type, 4, 4);
-  if (ArrayBuffer.isView(order)) rawCovers('cusparseDnMatGet', 'order', order, 4, 4);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnMatGet', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnMatGet', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(ld) && (ld.byteLength < 8 || (((ld as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ld as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnMatGet', 'ld', ld, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnMatGet', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(type) && (type.byteLength < 4 || (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnMatGet', 'type', type, 4, 4);
+  if (ArrayBuffer.isView(order) && (order.byteLength < 4 || (((order as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (order as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnMatGet', 'order', order, 4, 4);
   return (cusparseDnMatGet$ ??= binder.native('cusparseDnMatGet'))(dnMatDescr, rows, cols, ld, values, type, order);
 }
 let cusparseDnMatGetStridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseDnMatDescr_t dnMatDescr, int *batchCount, int64_t *batchStride)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnMatGetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t, batchCount: T.Pointer, batchStride: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(batchCount)) rawCovers('cusparseDnMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
-  if (ArrayBuffer.isView(batchStride)) rawCovers('cusparseDnMatGetStridedBatch', 'batchStride', batchStride, 8, 8);
+  if (ArrayBuffer.isView(batchCount) && (batchCount.byteLength < 4 || (((batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
+  if (ArrayBuffer.isView(batchStride) && (batchStride.byteLength < 8 || (((batchStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (batchStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnMatGetStridedBatch', 'batchStride', batchStride, 8, 8);
   return (cusparseDnMatGetStridedBatch$ ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, batchCount, batchStride);
 }
 let cusparseDnMatGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr, void **values)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnMatGetValues(dnMatDescr: T.cusparseDnMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseDnMatGetValues', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnMatGetValues', 'values', values, 8, 8);
   return (cusparseDnMatGetValues$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, values);
 }
 let cusparseDnMatSetStridedBatch$: NativeFunction | undefined;
@@ -1469,15 +1469,15 @@ export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t, value
 let cusparseDnVecGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int64_t *size, void **values, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnVecGet(dnVecDescr: T.cusparseDnVecDescr_t, size: T.Pointer, values: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(size)) rawCovers('cusparseDnVecGet', 'size', size, 8, 8);
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseDnVecGet', 'values', values, 8, 8);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseDnVecGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnVecGet', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnVecGet', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnVecGet', 'valueType', valueType, 4, 4);
   return (cusparseDnVecGet$ ??= binder.native('cusparseDnVecGet'))(dnVecDescr, size, values, valueType);
 }
 let cusparseDnVecGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr, void **values)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnVecGetValues(dnVecDescr: T.cusparseDnVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseDnVecGetValues', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDnVecGetValues', 'values', values, 8, 8);
   return (cusparseDnVecGetValues$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, values);
 }
 let cusparseDnVecSetValues$: NativeFunction | undefined;
@@ -1488,108 +1488,108 @@ export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t, value
 let cusparseDnnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const double *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRowCol)) rawCovers('cusparseDnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseDnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRowCol) && (nnzPerRowCol.byteLength < 4 || (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseDnnz$ ??= binder.native('cusparseDnnz'))(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
 }
 let cusparseDnnz_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const double *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, double tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseDnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRow)) rawCovers('cusparseDnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
-  if (ArrayBuffer.isView(nnzC)) rawCovers('cusparseDnnz_compress', 'nnzC', nnzC, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRow) && (nnzPerRow.byteLength < 4 || (((nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
+  if (ArrayBuffer.isView(nnzC) && (nnzC.byteLength < 4 || (((nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDnnz_compress', 'nnzC', nnzC, 4, 4);
   return (cusparseDnnz_compress$ ??= binder.native('cusparseDnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
 }
 let cusparseDpruneCsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDpruneCsr2csr', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDpruneCsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneCsr2csr', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneCsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDpruneCsr2csr$ ??= binder.native('cusparseDpruneCsr2csr'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseDpruneCsr2csrByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDpruneCsr2csrByPercentage', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDpruneCsr2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneCsr2csrByPercentage', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneCsr2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDpruneCsr2csrByPercentage$ ??= binder.native('cusparseDpruneCsr2csrByPercentage'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$ ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
 }
 let cusparseDpruneCsr2csrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDpruneCsr2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseDpruneCsr2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneCsr2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneCsr2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseDpruneCsr2csrNnz$ ??= binder.native('cusparseDpruneCsr2csrNnz'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
 }
 let cusparseDpruneCsr2csrNnzByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseDpruneCsr2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneCsr2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseDpruneCsr2csrNnzByPercentage$ ??= binder.native('cusparseDpruneCsr2csrNnzByPercentage'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
 }
 let cusparseDpruneCsr2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDpruneCsr2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneCsr2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDpruneCsr2csr_bufferSizeExt$ ??= binder.native('cusparseDpruneCsr2csr_bufferSizeExt'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseDpruneDense2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDpruneDense2csr', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDpruneDense2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneDense2csr', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneDense2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDpruneDense2csr$ ??= binder.native('cusparseDpruneDense2csr'))(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseDpruneDense2csrByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, double *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseDpruneDense2csrByPercentage', 'csrSortedValC', csrSortedValC, 8, 8);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseDpruneDense2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 8 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneDense2csrByPercentage', 'csrSortedValC', csrSortedValC, 8, 8);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneDense2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseDpruneDense2csrByPercentage$ ??= binder.native('cusparseDpruneDense2csrByPercentage'))(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDpruneDense2csrByPercentage_bufferSizeExt$ ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
 }
 let cusparseDpruneDense2csrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseDpruneDense2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseDpruneDense2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneDense2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneDense2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseDpruneDense2csrNnz$ ??= binder.native('cusparseDpruneDense2csrNnz'))(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
 }
 let cusparseDpruneDense2csrNnzByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const double *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrC)) rawCovers('cusparseDpruneDense2csrNnzByPercentage', 'csrRowPtrC', csrRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseDpruneDense2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrC) && (csrRowPtrC.byteLength < 4 || (((csrRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneDense2csrNnzByPercentage', 'csrRowPtrC', csrRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseDpruneDense2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseDpruneDense2csrNnzByPercentage$ ??= binder.native('cusparseDpruneDense2csrNnzByPercentage'))(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
 }
 let cusparseDpruneDense2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const double *A, int lda, const double *threshold, const cusparseMatDescr_t descrC, const double *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseDpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseDpruneDense2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDpruneDense2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseDpruneDense2csr_bufferSizeExt$ ??= binder.native('cusparseDpruneDense2csr_bufferSizeExt'))(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseDroti$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDroti(cusparseHandle_t handle, int nnz, double *xVal, const int *xInd, double *y, const double *c, const double *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseDroti(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, c: T.Pointer, s: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseDroti', 'xVal', xVal, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDroti', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 8 || (((xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDroti', 'xVal', xVal, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDroti', 'y', y, 8, 8);
   return (cusparseDroti$ ??= binder.native('cusparseDroti'))(handle, nnz, xVal, xInd, y, c, s, idxBase);
 }
 let cusparseDsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDsctr(cusparseHandle_t handle, int nnz, const double *xVal, const int *xInd, double *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseDsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseDsctr', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseDsctr', 'y', y, 8, 8);
   return (cusparseDsctr$ ??= binder.native('cusparseDsctr'))(handle, nnz, xVal, xInd, y, idxBase);
 }
 let cusparseGather$: NativeFunction | undefined;
@@ -1600,7 +1600,7 @@ export function cusparseGather(handle: T.cusparseHandle_t, vecY: T.cusparseDnVec
 let cusparseGetColorAlgs$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetColorAlgs(cusparseColorInfo_t info, cusparseColorAlg_t *alg)` · cusparse.h · CUDA 11.8 */
 export function cusparseGetColorAlgs(info: T.cusparseColorInfo_t, alg: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(alg)) rawCovers('cusparseGetColorAlgs', 'alg', alg, 4, 4);
+  if (ArrayBuffer.isView(alg) && (alg.byteLength < 4 || (((alg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (alg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseGetColorAlgs', 'alg', alg, 4, 4);
   return (cusparseGetColorAlgs$ ??= binder.native('cusparseGetColorAlgs'))(info, alg);
 }
 let cusparseGetErrorName$: NativeFunction | undefined;
@@ -1636,25 +1636,25 @@ export function cusparseGetMatType(descrA: T.cusparseMatDescr_t): T.cusparseMatr
 let cusparseGetPointerMode$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t *mode)` · cusparse.h · CUDA 11.8 */
 export function cusparseGetPointerMode(handle: T.cusparseHandle_t, mode: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cusparseGetPointerMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseGetPointerMode', 'mode', mode, 4, 4);
   return (cusparseGetPointerMode$ ??= binder.native('cusparseGetPointerMode'))(handle, mode);
 }
 let cusparseGetProperty$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *value)` · cusparse.h · CUDA 11.8 */
 export function cusparseGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cusparseGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseGetProperty', 'value', value, 4, 4);
   return (cusparseGetProperty$ ??= binder.native('cusparseGetProperty'))(type, value);
 }
 let cusparseGetStream$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t *streamId)` · cusparse.h · CUDA 11.8 */
 export function cusparseGetStream(handle: T.cusparseHandle_t, streamId: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cusparseGetStream', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseGetStream', 'streamId', streamId, 8, 8);
   return (cusparseGetStream$ ??= binder.native('cusparseGetStream'))(handle, streamId);
 }
 let cusparseGetVersion$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *version)` · cusparse.h · CUDA 11.8 */
 export function cusparseGetVersion(handle: T.cusparseHandle_t, version: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(version)) rawCovers('cusparseGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseGetVersion', 'version', version, 4, 4);
   return (cusparseGetVersion$ ??= binder.native('cusparseGetVersion'))(handle, version);
 }
 let cusparseLoggerForceDisable$: NativeFunction | undefined;
@@ -1675,7 +1675,7 @@ export function cusparseLoggerSetCallback(callback: T.Pointer): T.cusparseStatus
 let cusparseLoggerSetFile$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseLoggerSetFile(FILE *file)` · cusparse.h · CUDA 11.8 */
 export function cusparseLoggerSetFile(file: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(file)) rawCovers('cusparseLoggerSetFile', 'file', file, 216, 1);
+  if (ArrayBuffer.isView(file) && (file.byteLength < 216)) rawCovers('cusparseLoggerSetFile', 'file', file, 216, 1);
   return (cusparseLoggerSetFile$ ??= binder.native('cusparseLoggerSetFile'))(file);
 }
 let cusparseLoggerSetLevel$: NativeFunction | undefined;
@@ -1701,7 +1701,7 @@ export function cusparseSDDMM(handle: T.cusparseHandle_t, opA: T.cusparseOperati
 let cusparseSDDMM_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseDnMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSDDMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseDnMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSDDMM_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSDDMM_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSDDMM_bufferSize$ ??= binder.native('cusparseSDDMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
 }
 let cusparseSDDMM_preprocess$: NativeFunction | undefined;
@@ -1712,21 +1712,21 @@ export function cusparseSDDMM_preprocess(handle: T.cusparseHandle_t, opA: T.cusp
 let cusparseSaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSaxpyi(cusparseHandle_t handle, int nnz, const float *alpha, const float *xVal, const int *xInd, float *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSaxpyi', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSaxpyi', 'y', y, 4, 4);
   return (cusparseSaxpyi$ ??= binder.native('cusparseSaxpyi'))(handle, nnz, alpha, xVal, xInd, y, idxBase);
 }
 let cusparseSbsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseSbsr2csr', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseSbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseSbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsr2csr', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseSbsr2csr$ ??= binder.native('cusparseSbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseSbsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsric02', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsric02', 'bsrSortedVal', bsrSortedVal, 4, 4);
   return (cusparseSbsric02$ ??= binder.native('cusparseSbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseSbsric02_analysis$: NativeFunction | undefined;
@@ -1737,60 +1737,60 @@ export function cusparseSbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
 let cusparseSbsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseSbsric02_bufferSize$ ??= binder.native('cusparseSbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseSbsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseSbsric02_bufferSizeExt$ ??= binder.native('cusparseSbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseSbsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsrilu02', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrilu02', 'bsrSortedVal', bsrSortedVal, 4, 4);
   return (cusparseSbsrilu02$ ??= binder.native('cusparseSbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseSbsrilu02_analysis$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 4, 4);
   return (cusparseSbsrilu02_analysis$ ??= binder.native('cusparseSbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseSbsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseSbsrilu02_bufferSize$ ??= binder.native('cusparseSbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseSbsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseSbsrilu02_bufferSizeExt$ ??= binder.native('cusparseSbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseSbsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, float *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseSbsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseSbsrilu02_numericBoost', 'boost_val', boost_val, 4, 4);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSbsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 4 || (((boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrilu02_numericBoost', 'boost_val', boost_val, 4, 4);
   return (cusparseSbsrilu02_numericBoost$ ??= binder.native('cusparseSbsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseSbsrmm$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const float *B, const int ldb, const float *beta, float *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseSbsrmm', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrmm', 'C', C, 4, 4);
   return (cusparseSbsrmm$ ??= binder.native('cusparseSbsrmm'))(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
 }
 let cusparseSbsrmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSbsrmv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrmv', 'y', y, 4, 4);
   return (cusparseSbsrmv$ ??= binder.native('cusparseSbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseSbsrsm2_analysis$: NativeFunction | undefined;
@@ -1801,21 +1801,21 @@ export function cusparseSbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseSbsrsm2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseSbsrsm2_bufferSize$ ??= binder.native('cusparseSbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
 }
 let cusparseSbsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 4 || (((bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseSbsrsm2_bufferSizeExt$ ??= binder.native('cusparseSbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseSbsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const float *B, int ldb, float *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(X)) rawCovers('cusparseSbsrsm2_solve', 'X', X, 4, 4);
+  if (ArrayBuffer.isView(X) && (X.byteLength < 4 || (((X as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (X as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsm2_solve', 'X', X, 4, 4);
   return (cusparseSbsrsm2_solve$ ??= binder.native('cusparseSbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
 }
 let cusparseSbsrsv2_analysis$: NativeFunction | undefined;
@@ -1826,27 +1826,27 @@ export function cusparseSbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseSbsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseSbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 4 || (((bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseSbsrsv2_bufferSize$ ??= binder.native('cusparseSbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseSbsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 4 || (((bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseSbsrsv2_bufferSizeExt$ ??= binder.native('cusparseSbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
 }
 let cusparseSbsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseSbsrsv2_solve', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrsv2_solve', 'x', x, 4, 4);
   return (cusparseSbsrsv2_solve$ ??= binder.native('cusparseSbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
 }
 let cusparseSbsrxmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const float *alpha, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const float *x, const float *beta, float *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseSbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSbsrxmv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSbsrxmv', 'y', y, 4, 4);
   return (cusparseSbsrxmv$ ??= binder.native('cusparseSbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseScatter$: NativeFunction | undefined;
@@ -1857,97 +1857,97 @@ export function cusparseScatter(handle: T.cusparseHandle_t, vecX: T.cusparseSpVe
 let cusparseScsc2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsc2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *cscSortedValA, const int *cscSortedRowIndA, const int *cscSortedColPtrA, float *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsc2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseScsc2dense', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsc2dense', 'A', A, 4, 4);
   return (cusparseScsc2dense$ ??= binder.native('cusparseScsc2dense'))(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
 }
 let cusparseScsr2bsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseScsr2bsr', 'bsrSortedValC', bsrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseScsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseScsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 4 || (((bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2bsr', 'bsrSortedValC', bsrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseScsr2bsr$ ??= binder.native('cusparseScsr2bsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
 }
 let cusparseScsr2csr_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, float *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, float tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseScsr2csr_compress', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseScsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseScsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2csr_compress', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
   return (cusparseScsr2csr_compress$ ??= binder.native('cusparseScsr2csr_compress'))(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
 }
 let cusparseScsr2csru$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseScsr2csru', 'csrVal', csrVal, 4, 4);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseScsr2csru', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 4 || (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2csru', 'csrVal', csrVal, 4, 4);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2csru', 'csrColInd', csrColInd, 4, 4);
   return (cusparseScsr2csru$ ??= binder.native('cusparseScsr2csru'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseScsr2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseScsr2dense', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2dense', 'A', A, 4, 4);
   return (cusparseScsr2dense$ ??= binder.native('cusparseScsr2dense'))(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
 }
 let cusparseScsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseScsr2gebsr', 'bsrSortedValC', bsrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseScsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseScsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 4 || (((bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2gebsr', 'bsrSortedValC', bsrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseScsr2gebsr$ ??= binder.native('cusparseScsr2gebsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
 }
 let cusparseScsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseScsr2gebsr_bufferSize$ ??= binder.native('cusparseScsr2gebsr_bufferSize'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseScsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseScsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseScsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseScsr2gebsr_bufferSizeExt'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseScsrcolor$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ncolors)) rawCovers('cusparseScsrcolor', 'ncolors', ncolors, 4, 4);
-  if (ArrayBuffer.isView(coloring)) rawCovers('cusparseScsrcolor', 'coloring', coloring, 4, 4);
-  if (ArrayBuffer.isView(reordering)) rawCovers('cusparseScsrcolor', 'reordering', reordering, 4, 4);
+  if (ArrayBuffer.isView(ncolors) && (ncolors.byteLength < 4 || (((ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrcolor', 'ncolors', ncolors, 4, 4);
+  if (ArrayBuffer.isView(coloring) && (coloring.byteLength < 4 || (((coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrcolor', 'coloring', coloring, 4, 4);
+  if (ArrayBuffer.isView(reordering) && (reordering.byteLength < 4 || (((reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrcolor', 'reordering', reordering, 4, 4);
   return (cusparseScsrcolor$ ??= binder.native('cusparseScsrcolor'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
 }
 let cusparseScsrgeam2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseScsrgeam2', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseScsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseScsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrgeam2', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseScsrgeam2$ ??= binder.native('cusparseScsrgeam2'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseScsrgeam2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *beta, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseScsrgeam2_bufferSizeExt$ ??= binder.native('cusparseScsrgeam2_bufferSizeExt'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseScsrgemm2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrgemm2(cusparseHandle_t handle, int m, int n, int k, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const float *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const float *beta, const cusparseMatDescr_t descrD, int nnzD, const float *csrSortedValD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseScsrgemm2', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseScsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrgemm2', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseScsrgemm2$ ??= binder.native('cusparseScsrgemm2'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseScsrgemm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrgemm2_bufferSizeExt(cusparseHandle_t handle, int m, int n, int k, const float *alpha, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const float *beta, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, csrgemm2Info_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, info: T.csrgemm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseScsrgemm2_bufferSizeExt$ ??= binder.native('cusparseScsrgemm2_bufferSizeExt'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
 }
 let cusparseScsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseScsric02', 'csrSortedValA_valM', csrSortedValA_valM, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 4 || (((csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsric02', 'csrSortedValA_valM', csrSortedValA_valM, 4, 4);
   return (cusparseScsric02$ ??= binder.native('cusparseScsric02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseScsric02_analysis$: NativeFunction | undefined;
@@ -1958,21 +1958,21 @@ export function cusparseScsric02_analysis(handle: T.cusparseHandle_t, m: number,
 let cusparseScsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseScsric02_bufferSize', 'csrSortedValA', csrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 4 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsric02_bufferSize', 'csrSortedValA', csrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseScsric02_bufferSize$ ??= binder.native('cusparseScsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseScsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseScsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseScsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 4 || (((csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseScsric02_bufferSizeExt$ ??= binder.native('cusparseScsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseScsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseScsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 4 || (((csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA_valM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 4, 4);
   return (cusparseScsrilu02$ ??= binder.native('cusparseScsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseScsrilu02_analysis$: NativeFunction | undefined;
@@ -1983,22 +1983,22 @@ export function cusparseScsrilu02_analysis(handle: T.cusparseHandle_t, m: number
 let cusparseScsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseScsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 4 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseScsrilu02_bufferSize$ ??= binder.native('cusparseScsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseScsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseScsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseScsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 4 || (((csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseScsrilu02_bufferSizeExt$ ??= binder.native('cusparseScsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseScsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, float *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseScsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseScsrilu02_numericBoost', 'boost_val', boost_val, 4, 4);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 4 || (((boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (boost_val as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrilu02_numericBoost', 'boost_val', boost_val, 4, 4);
   return (cusparseScsrilu02_numericBoost$ ??= binder.native('cusparseScsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseScsrsm2_analysis$: NativeFunction | undefined;
@@ -2009,13 +2009,13 @@ export function cusparseScsrsm2_analysis(handle: T.cusparseHandle_t, algo: numbe
 let cusparseScsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrsm2_bufferSizeExt(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const float *alpha, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseScsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseScsrsm2_bufferSizeExt$ ??= binder.native('cusparseScsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
 }
 let cusparseScsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const float *alpha, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrsm2_solve(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseScsrsm2_solve', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrsm2_solve', 'B', B, 4, 4);
   return (cusparseScsrsm2_solve$ ??= binder.native('cusparseScsrsm2_solve'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
 }
 let cusparseScsrsv2_analysis$: NativeFunction | undefined;
@@ -2026,52 +2026,52 @@ export function cusparseScsrsv2_analysis(handle: T.cusparseHandle_t, transA: T.c
 let cusparseScsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrsv2_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrsv2_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 4 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseScsrsv2_bufferSize$ ??= binder.native('cusparseScsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseScsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseScsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 4 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseScsrsv2_bufferSizeExt$ ??= binder.native('cusparseScsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSize);
 }
 let cusparseScsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsrsv2_solve(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const float *alpha, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, const float *f, float *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsrsv2_solve(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseScsrsv2_solve', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsrsv2_solve', 'x', x, 4, 4);
   return (cusparseScsrsv2_solve$ ??= binder.native('cusparseScsrsv2_solve'))(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
 }
 let cusparseScsru2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseScsru2csr', 'csrVal', csrVal, 4, 4);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseScsru2csr', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 4 || (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsru2csr', 'csrVal', csrVal, 4, 4);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsru2csr', 'csrColInd', csrColInd, 4, 4);
   return (cusparseScsru2csr$ ??= binder.native('cusparseScsru2csr'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseScsru2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, float *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, 4, 4);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseScsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 4 || (((csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, 4, 4);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseScsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseScsru2csr_bufferSizeExt$ ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
 }
 let cusparseSdense2csc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSdense2csc(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, const int *nnzPerCol, float *cscSortedValA, int *cscSortedRowIndA, int *cscSortedColPtrA)` · cusparse.h · CUDA 11.8 */
 export function cusparseSdense2csc(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscSortedValA)) rawCovers('cusparseSdense2csc', 'cscSortedValA', cscSortedValA, 4, 4);
-  if (ArrayBuffer.isView(cscSortedRowIndA)) rawCovers('cusparseSdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
-  if (ArrayBuffer.isView(cscSortedColPtrA)) rawCovers('cusparseSdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedValA) && (cscSortedValA.byteLength < 4 || (((cscSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSdense2csc', 'cscSortedValA', cscSortedValA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedRowIndA) && (cscSortedRowIndA.byteLength < 4 || (((cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedColPtrA) && (cscSortedColPtrA.byteLength < 4 || (((cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
   return (cusparseSdense2csc$ ??= binder.native('cusparseSdense2csc'))(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
 }
 let cusparseSdense2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSdense2csr(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, const int *nnzPerRow, float *csrSortedValA, int *csrSortedRowPtrA, int *csrSortedColIndA)` · cusparse.h · CUDA 11.8 */
 export function cusparseSdense2csr(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseSdense2csr', 'csrSortedValA', csrSortedValA, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrA)) rawCovers('cusparseSdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndA)) rawCovers('cusparseSdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 4 || (((csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSdense2csr', 'csrSortedValA', csrSortedValA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrA) && (csrSortedRowPtrA.byteLength < 4 || (((csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndA) && (csrSortedColIndA.byteLength < 4 || (((csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
   return (cusparseSdense2csr$ ??= binder.native('cusparseSdense2csr'))(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
 }
 let cusparseSetColorAlgs$: NativeFunction | undefined;
@@ -2112,168 +2112,168 @@ export function cusparseSetStream(handle: T.cusparseHandle_t, streamId: T.cudaSt
 let cusparseSgebsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, float *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseSgebsr2csr', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseSgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseSgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2csr', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseSgebsr2csr$ ??= binder.native('cusparseSgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseSgebsr2gebsc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, float *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bscVal)) rawCovers('cusparseSgebsr2gebsc', 'bscVal', bscVal, 4, 4);
-  if (ArrayBuffer.isView(bscRowInd)) rawCovers('cusparseSgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
-  if (ArrayBuffer.isView(bscColPtr)) rawCovers('cusparseSgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
+  if (ArrayBuffer.isView(bscVal) && (bscVal.byteLength < 4 || (((bscVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsc', 'bscVal', bscVal, 4, 4);
+  if (ArrayBuffer.isView(bscRowInd) && (bscRowInd.byteLength < 4 || (((bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
+  if (ArrayBuffer.isView(bscColPtr) && (bscColPtr.byteLength < 4 || (((bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
   return (cusparseSgebsr2gebsc$ ??= binder.native('cusparseSgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
 }
 let cusparseSgebsr2gebsc_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseSgebsr2gebsc_bufferSize$ ??= binder.native('cusparseSgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseSgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const float *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseSgebsr2gebsc_bufferSizeExt$ ??= binder.native('cusparseSgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseSgebsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, float *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 4 || (((bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseSgebsr2gebsr$ ??= binder.native('cusparseSgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
 }
 let cusparseSgebsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseSgebsr2gebsr_bufferSize$ ??= binder.native('cusparseSgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
 }
 let cusparseSgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const float *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseSgebsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseSgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
 }
 let cusparseSgemmi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgemmi(cusparseHandle_t handle, int m, int n, int k, int nnz, const float *alpha, const float *A, int lda, const float *cscValB, const int *cscColPtrB, const int *cscRowIndB, const float *beta, float *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgemmi(handle: T.cusparseHandle_t, m: number, n: number, k: number, nnz: number, alpha: T.Pointer, A: T.Pointer, lda: number, cscValB: T.Pointer, cscColPtrB: T.Pointer, cscRowIndB: T.Pointer, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseSgemmi', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgemmi', 'C', C, 4, 4);
   return (cusparseSgemmi$ ??= binder.native('cusparseSgemmi'))(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
 }
 let cusparseSgemvi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const float *alpha, const float *A, int lda, int nnz, const float *xVal, const int *xInd, const float *beta, float *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSgemvi', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgemvi', 'y', y, 4, 4);
   return (cusparseSgemvi$ ??= binder.native('cusparseSgemvi'))(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
 }
 let cusparseSgemvi_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseSgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 4 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
   return (cusparseSgemvi_bufferSize$ ??= binder.native('cusparseSgemvi_bufferSize'))(handle, transA, m, n, nnz, pBufferSize);
 }
 let cusparseSgpsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *ds, float *dl, float *d, float *du, float *dw, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ds)) rawCovers('cusparseSgpsvInterleavedBatch', 'ds', ds, 4, 4);
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseSgpsvInterleavedBatch', 'dl', dl, 4, 4);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseSgpsvInterleavedBatch', 'd', d, 4, 4);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseSgpsvInterleavedBatch', 'du', du, 4, 4);
-  if (ArrayBuffer.isView(dw)) rawCovers('cusparseSgpsvInterleavedBatch', 'dw', dw, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseSgpsvInterleavedBatch', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(ds) && (ds.byteLength < 4 || (((ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgpsvInterleavedBatch', 'ds', ds, 4, 4);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 4 || (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgpsvInterleavedBatch', 'dl', dl, 4, 4);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 4 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgpsvInterleavedBatch', 'd', d, 4, 4);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 4 || (((du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgpsvInterleavedBatch', 'du', du, 4, 4);
+  if (ArrayBuffer.isView(dw) && (dw.byteLength < 4 || (((dw as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dw as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgpsvInterleavedBatch', 'dw', dw, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgpsvInterleavedBatch', 'x', x, 4, 4);
   return (cusparseSgpsvInterleavedBatch$ ??= binder.native('cusparseSgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
 }
 let cusparseSgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *ds, const float *dl, const float *d, const float *du, const float *dw, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseSgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseSgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgthr(cusparseHandle_t handle, int nnz, const float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgthr(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseSgthr', 'xVal', xVal, 4, 4);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 4 || (((xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgthr', 'xVal', xVal, 4, 4);
   return (cusparseSgthr$ ??= binder.native('cusparseSgthr'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseSgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgthrz(cusparseHandle_t handle, int nnz, float *y, float *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgthrz(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSgthrz', 'y', y, 4, 4);
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseSgthrz', 'xVal', xVal, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgthrz', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 4 || (((xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgthrz', 'xVal', xVal, 4, 4);
   return (cusparseSgthrz$ ??= binder.native('cusparseSgthrz'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseSgtsv2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseSgtsv2', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsv2', 'B', B, 4, 4);
   return (cusparseSgtsv2$ ??= binder.native('cusparseSgtsv2'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseSgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, float *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseSgtsv2StridedBatch', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsv2StridedBatch', 'x', x, 4, 4);
   return (cusparseSgtsv2StridedBatch$ ??= binder.native('cusparseSgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
 }
 let cusparseSgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseSgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= binder.native('cusparseSgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
 }
 let cusparseSgtsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseSgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseSgtsv2_bufferSizeExt$ ??= binder.native('cusparseSgtsv2_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseSgtsv2_nopivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, float *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseSgtsv2_nopivot', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsv2_nopivot', 'B', B, 4, 4);
   return (cusparseSgtsv2_nopivot$ ??= binder.native('cusparseSgtsv2_nopivot'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseSgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *dl, const float *d, const float *du, const float *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseSgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= binder.native('cusparseSgtsv2_nopivot_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseSgtsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, float *dl, float *d, float *du, float *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseSgtsvInterleavedBatch', 'dl', dl, 4, 4);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseSgtsvInterleavedBatch', 'd', d, 4, 4);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseSgtsvInterleavedBatch', 'du', du, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseSgtsvInterleavedBatch', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 4 || (((dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dl as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsvInterleavedBatch', 'dl', dl, 4, 4);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 4 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsvInterleavedBatch', 'd', d, 4, 4);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 4 || (((du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (du as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsvInterleavedBatch', 'du', du, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSgtsvInterleavedBatch', 'x', x, 4, 4);
   return (cusparseSgtsvInterleavedBatch$ ??= binder.native('cusparseSgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
 }
 let cusparseSgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const float *dl, const float *d, const float *du, const float *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseSgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseSnnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const float *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 */
 export function cusparseSnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRowCol)) rawCovers('cusparseSnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseSnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRowCol) && (nnzPerRowCol.byteLength < 4 || (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseSnnz$ ??= binder.native('cusparseSnnz'))(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
 }
 let cusparseSnnz_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const float *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, float tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRow)) rawCovers('cusparseSnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
-  if (ArrayBuffer.isView(nnzC)) rawCovers('cusparseSnnz_compress', 'nnzC', nnzC, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRow) && (nnzPerRow.byteLength < 4 || (((nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
+  if (ArrayBuffer.isView(nnzC) && (nnzC.byteLength < 4 || (((nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSnnz_compress', 'nnzC', nnzC, 4, 4);
   return (cusparseSnnz_compress$ ??= binder.native('cusparseSnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
 }
 let cusparseSpGEMM_compute$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpGEMM_compute(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize2)) rawCovers('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, 8, 8);
+  if (ArrayBuffer.isView(bufferSize2) && (bufferSize2.byteLength < 8 || (((bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, 8, 8);
   return (cusparseSpGEMM_compute$ ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
 }
 let cusparseSpGEMM_copy$: NativeFunction | undefined;
@@ -2284,7 +2284,7 @@ export function cusparseSpGEMM_copy(handle: T.cusparseHandle_t, opA: T.cusparseO
 let cusparseSpGEMM_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *descr)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpGEMM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(descr)) rawCovers('cusparseSpGEMM_createDescr', 'descr', descr, 8, 8);
+  if (ArrayBuffer.isView(descr) && (descr.byteLength < 8 || (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMM_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpGEMM_createDescr$ ??= binder.native('cusparseSpGEMM_createDescr'))(descr);
 }
 let cusparseSpGEMM_destroyDescr$: NativeFunction | undefined;
@@ -2295,7 +2295,7 @@ export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t): T.c
 let cusparseSpGEMM_workEstimation$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, const void *beta, cusparseSpMatDescr_t matC, cudaDataType computeType, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpGEMM_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, beta: T.Pointer, matC: T.cusparseSpMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize1)) rawCovers('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
+  if (ArrayBuffer.isView(bufferSize1) && (bufferSize1.byteLength < 8 || (((bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
   return (cusparseSpGEMM_workEstimation$ ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
 }
 let cusparseSpGEMMreuse_compute$: NativeFunction | undefined;
@@ -2306,21 +2306,21 @@ export function cusparseSpGEMMreuse_compute(handle: T.cusparseHandle_t, opA: T.c
 let cusparseSpGEMMreuse_copy$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize5, void *externalBuffer5)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpGEMMreuse_copy(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize5: T.Pointer, externalBuffer5: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize5)) rawCovers('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, 8, 8);
+  if (ArrayBuffer.isView(bufferSize5) && (bufferSize5.byteLength < 8 || (((bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize5 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, 8, 8);
   return (cusparseSpGEMMreuse_copy$ ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
 }
 let cusparseSpGEMMreuse_nnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize2, void *externalBuffer2, size_t *bufferSize3, void *externalBuffer3, size_t *bufferSize4, void *externalBuffer4)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpGEMMreuse_nnz(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize2: T.Pointer, externalBuffer2: T.Pointer, bufferSize3: T.Pointer, externalBuffer3: T.Pointer, bufferSize4: T.Pointer, externalBuffer4: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize2)) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, 8, 8);
-  if (ArrayBuffer.isView(bufferSize3)) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, 8, 8);
-  if (ArrayBuffer.isView(bufferSize4)) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, 8, 8);
+  if (ArrayBuffer.isView(bufferSize2) && (bufferSize2.byteLength < 8 || (((bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, 8, 8);
+  if (ArrayBuffer.isView(bufferSize3) && (bufferSize3.byteLength < 8 || (((bufferSize3 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize3 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, 8, 8);
+  if (ArrayBuffer.isView(bufferSize4) && (bufferSize4.byteLength < 8 || (((bufferSize4 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize4 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, 8, 8);
   return (cusparseSpGEMMreuse_nnz$ ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
 }
 let cusparseSpGEMMreuse_workEstimation$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseSpMatDescr_t matB, cusparseSpMatDescr_t matC, cusparseSpGEMMAlg_t alg, cusparseSpGEMMDescr_t spgemmDescr, size_t *bufferSize1, void *externalBuffer1)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpGEMMreuse_workEstimation(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseSpMatDescr_t, matC: T.cusparseSpMatDescr_t, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t, bufferSize1: T.Pointer, externalBuffer1: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize1)) rawCovers('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
+  if (ArrayBuffer.isView(bufferSize1) && (bufferSize1.byteLength < 8 || (((bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, 8, 8);
   return (cusparseSpGEMMreuse_workEstimation$ ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
 }
 let cusparseSpMM$: NativeFunction | undefined;
@@ -2336,8 +2336,8 @@ export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t, externalBuffer: T.P
 let cusparseSpMMOp_createPlan$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cusparseSpMMOpPlan_t *plan, cusparseOperation_t opA, cusparseOperation_t opB, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMOpAlg_t alg, const void *addOperationNvvmBuffer, size_t addOperationBufferSize, const void *mulOperationNvvmBuffer, size_t mulOperationBufferSize, const void *epilogueNvvmBuffer, size_t epilogueBufferSize, size_t *SpMMWorkspaceSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t, plan: T.Pointer, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64, SpMMWorkspaceSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(plan)) rawCovers('cusparseSpMMOp_createPlan', 'plan', plan, 8, 8);
-  if (ArrayBuffer.isView(SpMMWorkspaceSize)) rawCovers('cusparseSpMMOp_createPlan', 'SpMMWorkspaceSize', SpMMWorkspaceSize, 8, 8);
+  if (ArrayBuffer.isView(plan) && (plan.byteLength < 8 || (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMMOp_createPlan', 'plan', plan, 8, 8);
+  if (ArrayBuffer.isView(SpMMWorkspaceSize) && (SpMMWorkspaceSize.byteLength < 8 || (((SpMMWorkspaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (SpMMWorkspaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMMOp_createPlan', 'SpMMWorkspaceSize', SpMMWorkspaceSize, 8, 8);
   return (cusparseSpMMOp_createPlan$ ??= binder.native('cusparseSpMMOp_createPlan'))(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
 }
 let cusparseSpMMOp_destroyPlan$: NativeFunction | undefined;
@@ -2348,7 +2348,7 @@ export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t): T.cusp
 let cusparseSpMM_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, const void *beta, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpMMAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, beta: T.Pointer, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSpMM_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMM_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSpMM_bufferSize$ ??= binder.native('cusparseSpMM_bufferSize'))(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
 }
 let cusparseSpMM_preprocess$: NativeFunction | undefined;
@@ -2364,7 +2364,7 @@ export function cusparseSpMV(handle: T.cusparseHandle_t, opA: T.cusparseOperatio
 let cusparseSpMV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, const void *beta, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpMVAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, beta: T.Pointer, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSpMV_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMV_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSpMV_bufferSize$ ??= binder.native('cusparseSpMV_bufferSize'))(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
 }
 let cusparseSpMatGetAttribute$: NativeFunction | undefined;
@@ -2375,33 +2375,33 @@ export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseSpMatDescr_t, at
 let cusparseSpMatGetFormat$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetFormat(cusparseSpMatDescr_t spMatDescr, cusparseFormat_t *format)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMatGetFormat(spMatDescr: T.cusparseSpMatDescr_t, format: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(format)) rawCovers('cusparseSpMatGetFormat', 'format', format, 4, 4);
+  if (ArrayBuffer.isView(format) && (format.byteLength < 4 || (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpMatGetFormat', 'format', format, 4, 4);
   return (cusparseSpMatGetFormat$ ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, format);
 }
 let cusparseSpMatGetIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetIndexBase(cusparseSpMatDescr_t spMatDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMatGetIndexBase(spMatDescr: T.cusparseSpMatDescr_t, idxBase: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseSpMatGetIndexBase', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpMatGetIndexBase', 'idxBase', idxBase, 4, 4);
   return (cusparseSpMatGetIndexBase$ ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, idxBase);
 }
 let cusparseSpMatGetSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetSize(cusparseSpMatDescr_t spMatDescr, int64_t *rows, int64_t *cols, int64_t *nnz)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMatGetSize(spMatDescr: T.cusparseSpMatDescr_t, rows: T.Pointer, cols: T.Pointer, nnz: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(rows)) rawCovers('cusparseSpMatGetSize', 'rows', rows, 8, 8);
-  if (ArrayBuffer.isView(cols)) rawCovers('cusparseSpMatGetSize', 'cols', cols, 8, 8);
-  if (ArrayBuffer.isView(nnz)) rawCovers('cusparseSpMatGetSize', 'nnz', nnz, 8, 8);
+  if (ArrayBuffer.isView(rows) && (rows.byteLength < 8 || (((rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMatGetSize', 'rows', rows, 8, 8);
+  if (ArrayBuffer.isView(cols) && (cols.byteLength < 8 || (((cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cols as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMatGetSize', 'cols', cols, 8, 8);
+  if (ArrayBuffer.isView(nnz) && (nnz.byteLength < 8 || (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMatGetSize', 'nnz', nnz, 8, 8);
   return (cusparseSpMatGetSize$ ??= binder.native('cusparseSpMatGetSize'))(spMatDescr, rows, cols, nnz);
 }
 let cusparseSpMatGetStridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseSpMatDescr_t spMatDescr, int *batchCount)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMatGetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t, batchCount: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(batchCount)) rawCovers('cusparseSpMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
+  if (ArrayBuffer.isView(batchCount) && (batchCount.byteLength < 4 || (((batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (batchCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpMatGetStridedBatch', 'batchCount', batchCount, 4, 4);
   return (cusparseSpMatGetStridedBatch$ ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, batchCount);
 }
 let cusparseSpMatGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr, void **values)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpMatGetValues(spMatDescr: T.cusparseSpMatDescr_t, values: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseSpMatGetValues', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpMatGetValues', 'values', values, 8, 8);
   return (cusparseSpMatGetValues$ ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, values);
 }
 let cusparseSpMatSetAttribute$: NativeFunction | undefined;
@@ -2427,13 +2427,13 @@ export function cusparseSpSM_analysis(handle: T.cusparseHandle_t, opA: T.cuspars
 let cusparseSpSM_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseDnMatDescr_t matC, cudaDataType computeType, cusparseSpSMAlg_t alg, cusparseSpSMDescr_t spsmDescr, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, matC: T.cusparseDnMatDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSpSM_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpSM_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSpSM_bufferSize$ ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
 }
 let cusparseSpSM_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpSM_createDescr(descr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(descr)) rawCovers('cusparseSpSM_createDescr', 'descr', descr, 8, 8);
+  if (ArrayBuffer.isView(descr) && (descr.byteLength < 8 || (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpSM_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpSM_createDescr$ ??= binder.native('cusparseSpSM_createDescr'))(descr);
 }
 let cusparseSpSM_destroyDescr$: NativeFunction | undefined;
@@ -2454,13 +2454,13 @@ export function cusparseSpSV_analysis(handle: T.cusparseHandle_t, opA: T.cuspars
 let cusparseSpSV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha, cusparseSpMatDescr_t matA, cusparseDnVecDescr_t vecX, cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg, cusparseSpSVDescr_t spsvDescr, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t, opA: T.cusparseOperation_t, alpha: T.Pointer, matA: T.cusparseSpMatDescr_t, vecX: T.cusparseDnVecDescr_t, vecY: T.cusparseDnVecDescr_t, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSpSV_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpSV_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSpSV_bufferSize$ ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
 }
 let cusparseSpSV_createDescr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpSV_createDescr(descr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(descr)) rawCovers('cusparseSpSV_createDescr', 'descr', descr, 8, 8);
+  if (ArrayBuffer.isView(descr) && (descr.byteLength < 8 || (((descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (descr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpSV_createDescr', 'descr', descr, 8, 8);
   return (cusparseSpSV_createDescr$ ??= binder.native('cusparseSpSV_createDescr'))(descr);
 }
 let cusparseSpSV_destroyDescr$: NativeFunction | undefined;
@@ -2481,31 +2481,31 @@ export function cusparseSpVV(handle: T.cusparseHandle_t, opX: T.cusparseOperatio
 let cusparseSpVV_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opX, cusparseSpVecDescr_t vecX, cusparseDnVecDescr_t vecY, const void *result, cudaDataType computeType, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t, opX: T.cusparseOperation_t, vecX: T.cusparseSpVecDescr_t, vecY: T.cusparseDnVecDescr_t, result: T.Pointer, computeType: T.cudaDataType, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSpVV_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpVV_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSpVV_bufferSize$ ??= binder.native('cusparseSpVV_bufferSize'))(handle, opX, vecX, vecY, result, computeType, bufferSize);
 }
 let cusparseSpVecGet$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int64_t *size, int64_t *nnz, void **indices, void **values, cusparseIndexType_t *idxType, cusparseIndexBase_t *idxBase, cudaDataType *valueType)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpVecGet(spVecDescr: T.cusparseSpVecDescr_t, size: T.Pointer, nnz: T.Pointer, indices: T.Pointer, values: T.Pointer, idxType: T.Pointer, idxBase: T.Pointer, valueType: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(size)) rawCovers('cusparseSpVecGet', 'size', size, 8, 8);
-  if (ArrayBuffer.isView(nnz)) rawCovers('cusparseSpVecGet', 'nnz', nnz, 8, 8);
-  if (ArrayBuffer.isView(indices)) rawCovers('cusparseSpVecGet', 'indices', indices, 8, 8);
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseSpVecGet', 'values', values, 8, 8);
-  if (ArrayBuffer.isView(idxType)) rawCovers('cusparseSpVecGet', 'idxType', idxType, 4, 4);
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseSpVecGet', 'idxBase', idxBase, 4, 4);
-  if (ArrayBuffer.isView(valueType)) rawCovers('cusparseSpVecGet', 'valueType', valueType, 4, 4);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpVecGet', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(nnz) && (nnz.byteLength < 8 || (((nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpVecGet', 'nnz', nnz, 8, 8);
+  if (ArrayBuffer.isView(indices) && (indices.byteLength < 8 || (((indices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (indices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpVecGet', 'indices', indices, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpVecGet', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(idxType) && (idxType.byteLength < 4 || (((idxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpVecGet', 'idxType', idxType, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpVecGet', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(valueType) && (valueType.byteLength < 4 || (((valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpVecGet', 'valueType', valueType, 4, 4);
   return (cusparseSpVecGet$ ??= binder.native('cusparseSpVecGet'))(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
 }
 let cusparseSpVecGetIndexBase$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGetIndexBase(cusparseSpVecDescr_t spVecDescr, cusparseIndexBase_t *idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpVecGetIndexBase(spVecDescr: T.cusparseSpVecDescr_t, idxBase: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(idxBase)) rawCovers('cusparseSpVecGetIndexBase', 'idxBase', idxBase, 4, 4);
+  if (ArrayBuffer.isView(idxBase) && (idxBase.byteLength < 4 || (((idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idxBase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpVecGetIndexBase', 'idxBase', idxBase, 4, 4);
   return (cusparseSpVecGetIndexBase$ ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, idxBase);
 }
 let cusparseSpVecGetValues$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr, void **values)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpVecGetValues(spVecDescr: T.cusparseSpVecDescr_t, values: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(values)) rawCovers('cusparseSpVecGetValues', 'values', values, 8, 8);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 8 || (((values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpVecGetValues', 'values', values, 8, 8);
   return (cusparseSpVecGetValues$ ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, values);
 }
 let cusparseSpVecSetValues$: NativeFunction | undefined;
@@ -2521,270 +2521,270 @@ export function cusparseSparseToDense(handle: T.cusparseHandle_t, matA: T.cuspar
 let cusparseSparseToDense_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t handle, cusparseSpMatDescr_t matA, cusparseDnMatDescr_t matB, cusparseSparseToDenseAlg_t alg, size_t *bufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t, matA: T.cusparseSpMatDescr_t, matB: T.cusparseDnMatDescr_t, alg: T.cusparseSparseToDenseAlg_t, bufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('cusparseSparseToDense_bufferSize', 'bufferSize', bufferSize, 8, 8);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 8 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSparseToDense_bufferSize', 'bufferSize', bufferSize, 8, 8);
   return (cusparseSparseToDense_bufferSize$ ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, bufferSize);
 }
 let cusparseSpruneCsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneCsr2csr(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseSpruneCsr2csr', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseSpruneCsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csr', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseSpruneCsr2csr$ ??= binder.native('cusparseSpruneCsr2csr'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseSpruneCsr2csrByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseSpruneCsr2csrByPercentage', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseSpruneCsr2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csrByPercentage', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseSpruneCsr2csrByPercentage$ ??= binder.native('cusparseSpruneCsr2csrByPercentage'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$ ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
 }
 let cusparseSpruneCsr2csrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneCsr2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseSpruneCsr2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseSpruneCsr2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseSpruneCsr2csrNnz$ ??= binder.native('cusparseSpruneCsr2csrNnz'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
 }
 let cusparseSpruneCsr2csrNnzByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, float percentage, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseSpruneCsr2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneCsr2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseSpruneCsr2csrNnzByPercentage$ ??= binder.native('cusparseSpruneCsr2csrNnzByPercentage'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
 }
 let cusparseSpruneCsr2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSpruneCsr2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpruneCsr2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseSpruneCsr2csr_bufferSizeExt$ ??= binder.native('cusparseSpruneCsr2csr_bufferSizeExt'))(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseSpruneDense2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneDense2csr(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseSpruneDense2csr', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseSpruneDense2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csr', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseSpruneDense2csr$ ??= binder.native('cusparseSpruneDense2csr'))(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseSpruneDense2csrByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, float *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseSpruneDense2csrByPercentage', 'csrSortedValC', csrSortedValC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseSpruneDense2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 4 || (((csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedValC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csrByPercentage', 'csrSortedValC', csrSortedValC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseSpruneDense2csrByPercentage$ ??= binder.native('cusparseSpruneDense2csrByPercentage'))(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, pruneInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.pruneInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseSpruneDense2csrByPercentage_bufferSizeExt$ ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
 }
 let cusparseSpruneDense2csrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneDense2csrNnz(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrC)) rawCovers('cusparseSpruneDense2csrNnz', 'csrRowPtrC', csrRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseSpruneDense2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrC) && (csrRowPtrC.byteLength < 4 || (((csrRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csrNnz', 'csrRowPtrC', csrRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseSpruneDense2csrNnz$ ??= binder.native('cusparseSpruneDense2csrNnz'))(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
 }
 let cusparseSpruneDense2csrNnzByPercentage$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_t handle, int m, int n, const float *A, int lda, float percentage, const cusparseMatDescr_t descrC, int *csrRowPtrC, int *nnzTotalDevHostPtr, pruneInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.pruneInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrC)) rawCovers('cusparseSpruneDense2csrNnzByPercentage', 'csrRowPtrC', csrRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseSpruneDense2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrC) && (csrRowPtrC.byteLength < 4 || (((csrRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csrNnzByPercentage', 'csrRowPtrC', csrRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSpruneDense2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseSpruneDense2csrNnzByPercentage$ ??= binder.native('cusparseSpruneDense2csrNnzByPercentage'))(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
 }
 let cusparseSpruneDense2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, const float *A, int lda, const float *threshold, const cusparseMatDescr_t descrC, const float *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, A: T.Pointer, lda: number, threshold: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseSpruneDense2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseSpruneDense2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseSpruneDense2csr_bufferSizeExt$ ??= binder.native('cusparseSpruneDense2csr_bufferSizeExt'))(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseSroti$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSroti(cusparseHandle_t handle, int nnz, float *xVal, const int *xInd, float *y, const float *c, const float *s, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSroti(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, c: T.Pointer, s: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseSroti', 'xVal', xVal, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSroti', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 4 || (((xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xVal as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSroti', 'xVal', xVal, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSroti', 'y', y, 4, 4);
   return (cusparseSroti$ ??= binder.native('cusparseSroti'))(handle, nnz, xVal, xInd, y, c, s, idxBase);
 }
 let cusparseSsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSsctr(cusparseHandle_t handle, int nnz, const float *xVal, const int *xInd, float *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseSsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseSsctr', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseSsctr', 'y', y, 4, 4);
   return (cusparseSsctr$ ??= binder.native('cusparseSsctr'))(handle, nnz, xVal, xInd, y, idxBase);
 }
 let cusparseXbsric02_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bsric02Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsric02Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXbsric02_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXbsric02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsric02_zeroPivot$ ??= binder.native('cusparseXbsric02_zeroPivot'))(handle, info, position);
 }
 let cusparseXbsrilu02_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, bsrilu02Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXbsrilu02_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXbsrilu02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsrilu02_zeroPivot$ ??= binder.native('cusparseXbsrilu02_zeroPivot'))(handle, info, position);
 }
 let cusparseXbsrsm2_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsrsm2Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsm2Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXbsrsm2_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXbsrsm2_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsrsm2_zeroPivot$ ??= binder.native('cusparseXbsrsm2_zeroPivot'))(handle, info, position);
 }
 let cusparseXbsrsv2_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsrsv2Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.bsrsv2Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXbsrsv2_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXbsrsv2_zeroPivot', 'position', position, 4, 4);
   return (cusparseXbsrsv2_zeroPivot$ ??= binder.native('cusparseXbsrsv2_zeroPivot'))(handle, info, position);
 }
 let cusparseXcoo2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t, cooRowInd: T.Pointer, nnz: number, m: number, csrSortedRowPtr: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtr)) rawCovers('cusparseXcoo2csr', 'csrSortedRowPtr', csrSortedRowPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtr) && (csrSortedRowPtr.byteLength < 4 || (((csrSortedRowPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoo2csr', 'csrSortedRowPtr', csrSortedRowPtr, 4, 4);
   return (cusparseXcoo2csr$ ??= binder.native('cusparseXcoo2csr'))(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
 }
 let cusparseXcoosortByColumn$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cooRowsA)) rawCovers('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, 4, 4);
-  if (ArrayBuffer.isView(cooColsA)) rawCovers('cusparseXcoosortByColumn', 'cooColsA', cooColsA, 4, 4);
-  if (ArrayBuffer.isView(P)) rawCovers('cusparseXcoosortByColumn', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(cooRowsA) && (cooRowsA.byteLength < 4 || (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoosortByColumn', 'cooRowsA', cooRowsA, 4, 4);
+  if (ArrayBuffer.isView(cooColsA) && (cooColsA.byteLength < 4 || (((cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoosortByColumn', 'cooColsA', cooColsA, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoosortByColumn', 'P', P, 4, 4);
   return (cusparseXcoosortByColumn$ ??= binder.native('cusparseXcoosortByColumn'))(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
 }
 let cusparseXcoosortByRow$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, int n, int nnz, int *cooRowsA, int *cooColsA, int *P, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cooRowsA)) rawCovers('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, 4, 4);
-  if (ArrayBuffer.isView(cooColsA)) rawCovers('cusparseXcoosortByRow', 'cooColsA', cooColsA, 4, 4);
-  if (ArrayBuffer.isView(P)) rawCovers('cusparseXcoosortByRow', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(cooRowsA) && (cooRowsA.byteLength < 4 || (((cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooRowsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoosortByRow', 'cooRowsA', cooRowsA, 4, 4);
+  if (ArrayBuffer.isView(cooColsA) && (cooColsA.byteLength < 4 || (((cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooColsA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoosortByRow', 'cooColsA', cooColsA, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcoosortByRow', 'P', P, 4, 4);
   return (cusparseXcoosortByRow$ ??= binder.native('cusparseXcoosortByRow'))(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
 }
 let cusparseXcoosort_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cooRowsA, const int *cooColsA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseXcoosort_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseXcoosort_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseXcoosort_bufferSizeExt$ ??= binder.native('cusparseXcoosort_bufferSizeExt'))(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
 }
 let cusparseXcscsort$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *cscColPtrA, int *cscRowIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcscsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscRowIndA)) rawCovers('cusparseXcscsort', 'cscRowIndA', cscRowIndA, 4, 4);
-  if (ArrayBuffer.isView(P)) rawCovers('cusparseXcscsort', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(cscRowIndA) && (cscRowIndA.byteLength < 4 || (((cscRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcscsort', 'cscRowIndA', cscRowIndA, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcscsort', 'P', P, 4, 4);
   return (cusparseXcscsort$ ??= binder.native('cusparseXcscsort'))(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
 }
 let cusparseXcscsort_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *cscColPtrA, const int *cscRowIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseXcscsort_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseXcscsort_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseXcscsort_bufferSizeExt$ ??= binder.native('cusparseXcscsort_bufferSizeExt'))(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
 }
 let cusparseXcsr2bsrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseXcsr2bsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseXcsr2bsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsr2bsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsr2bsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseXcsr2bsrNnz$ ??= binder.native('cusparseXcsr2bsrNnz'))(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
 }
 let cusparseXcsr2coo$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t, csrSortedRowPtr: T.Pointer, nnz: number, m: number, cooRowInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cooRowInd)) rawCovers('cusparseXcsr2coo', 'cooRowInd', cooRowInd, 4, 4);
+  if (ArrayBuffer.isView(cooRowInd) && (cooRowInd.byteLength < 4 || (((cooRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cooRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsr2coo', 'cooRowInd', cooRowInd, 4, 4);
   return (cusparseXcsr2coo$ ??= binder.native('cusparseXcsr2coo'))(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
 }
 let cusparseXcsr2gebsrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseXcsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseXcsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseXcsr2gebsrNnz$ ??= binder.native('cusparseXcsr2gebsrNnz'))(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
 }
 let cusparseXcsrgeam2Nnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, void *workspace)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, workspace: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseXcsrgeam2Nnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrgeam2Nnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseXcsrgeam2Nnz$ ??= binder.native('cusparseXcsrgeam2Nnz'))(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
 }
 let cusparseXcsrgemm2Nnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrgemm2Nnz(cusparseHandle_t handle, int m, int n, int k, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *nnzTotalDevHostPtr, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrgemm2Nnz(handle: T.cusparseHandle_t, m: number, n: number, k: number, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseXcsrgemm2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseXcsrgemm2Nnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrgemm2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrgemm2Nnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseXcsrgemm2Nnz$ ??= binder.native('cusparseXcsrgemm2Nnz'))(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
 }
 let cusparseXcsric02_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t, info: T.csric02Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXcsric02_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsric02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXcsric02_zeroPivot$ ??= binder.native('cusparseXcsric02_zeroPivot'))(handle, info, position);
 }
 let cusparseXcsrilu02_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, csrilu02Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXcsrilu02_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrilu02_zeroPivot', 'position', position, 4, 4);
   return (cusparseXcsrilu02_zeroPivot$ ??= binder.native('cusparseXcsrilu02_zeroPivot'))(handle, info, position);
 }
 let cusparseXcsrsm2_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrsm2_zeroPivot(cusparseHandle_t handle, csrsm2Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrsm2_zeroPivot(handle: T.cusparseHandle_t, info: T.csrsm2Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXcsrsm2_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrsm2_zeroPivot', 'position', position, 4, 4);
   return (cusparseXcsrsm2_zeroPivot$ ??= binder.native('cusparseXcsrsm2_zeroPivot'))(handle, info, position);
 }
 let cusparseXcsrsort$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const int *csrRowPtrA, int *csrColIndA, int *P, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrsort(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrColIndA)) rawCovers('cusparseXcsrsort', 'csrColIndA', csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(P)) rawCovers('cusparseXcsrsort', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(csrColIndA) && (csrColIndA.byteLength < 4 || (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrsort', 'csrColIndA', csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrsort', 'P', P, 4, 4);
   return (cusparseXcsrsort$ ??= binder.native('cusparseXcsrsort'))(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
 }
 let cusparseXcsrsort_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, const int *csrRowPtrA, const int *csrColIndA, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseXcsrsort_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseXcsrsort_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseXcsrsort_bufferSizeExt$ ??= binder.native('cusparseXcsrsort_bufferSizeExt'))(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
 }
 let cusparseXcsrsv2_zeroPivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXcsrsv2_zeroPivot(cusparseHandle_t handle, csrsv2Info_t info, int *position)` · cusparse.h · CUDA 11.8 */
 export function cusparseXcsrsv2_zeroPivot(handle: T.cusparseHandle_t, info: T.csrsv2Info_t, position: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusparseXcsrsv2_zeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXcsrsv2_zeroPivot', 'position', position, 4, 4);
   return (cusparseXcsrsv2_zeroPivot$ ??= binder.native('cusparseXcsrsv2_zeroPivot'))(handle, info, position);
 }
 let cusparseXgebsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseXgebsr2csr$ ??= binder.native('cusparseXgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseXgebsr2gebsrNnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, int *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, int *nnzTotalDevHostPtr, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedRowPtrC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseXgebsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseXgebsr2gebsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseXgebsr2gebsrNnz$ ??= binder.native('cusparseXgebsr2gebsrNnz'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
 }
 let cusparseZaxpyi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZaxpyi(cusparseHandle_t handle, int nnz, const cuDoubleComplex *alpha, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseZaxpyi(handle: T.cusparseHandle_t, nnz: number, alpha: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseZaxpyi', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cusparseZaxpyi', 'y', y, 16, 1);
   return (cusparseZaxpyi$ ??= binder.native('cusparseZaxpyi'))(handle, nnz, alpha, xVal, xInd, y, idxBase);
 }
 let cusparseZbsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseZbsr2csr', 'csrSortedValC', csrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseZbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseZbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 16)) rawCovers('cusparseZbsr2csr', 'csrSortedValC', csrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZbsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseZbsr2csr$ ??= binder.native('cusparseZbsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseZbsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsric02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsric02', 'bsrSortedVal', bsrSortedVal, 16, 1);
   return (cusparseZbsric02$ ??= binder.native('cusparseZbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseZbsric02_analysis$: NativeFunction | undefined;
@@ -2795,60 +2795,60 @@ export function cusparseZbsric02_analysis(handle: T.cusparseHandle_t, dirA: T.cu
 let cusparseZbsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZbsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZbsric02_bufferSize$ ??= binder.native('cusparseZbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseZbsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZbsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZbsric02_bufferSizeExt$ ??= binder.native('cusparseZbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseZbsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrilu02(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsrilu02', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsrilu02', 'bsrSortedVal', bsrSortedVal, 16, 1);
   return (cusparseZbsrilu02$ ??= binder.native('cusparseZbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseZbsrilu02_analysis$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, 16, 1);
   return (cusparseZbsrilu02_analysis$ ??= binder.native('cusparseZbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
 }
 let cusparseZbsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockDim, bsrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockDim: number, info: T.bsrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZbsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZbsrilu02_bufferSize$ ??= binder.native('cusparseZbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseZbsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZbsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZbsrilu02_bufferSizeExt$ ??= binder.native('cusparseZbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseZbsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle, bsrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.bsrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseZbsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseZbsrilu02_numericBoost', 'boost_val', boost_val, 16, 1);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZbsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 16)) rawCovers('cusparseZbsrilu02_numericBoost', 'boost_val', boost_val, 16, 1);
   return (cusparseZbsrilu02_numericBoost$ ??= binder.native('cusparseZbsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseZbsrmm$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int kb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, const int blockSize, const cuDoubleComplex *B, const int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrmm(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, kb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseZbsrmm', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cusparseZbsrmm', 'C', C, 16, 1);
   return (cusparseZbsrmm$ ??= binder.native('cusparseZbsrmm'))(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
 }
 let cusparseZbsrmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseZbsrmv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cusparseZbsrmv', 'y', y, 16, 1);
   return (cusparseZbsrmv$ ??= binder.native('cusparseZbsrmv'))(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseZbsrsm2_analysis$: NativeFunction | undefined;
@@ -2859,21 +2859,21 @@ export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseZbsrsm2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZbsrsm2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZbsrsm2_bufferSize$ ??= binder.native('cusparseZbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
 }
 let cusparseZbsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transB, int mb, int n, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedVal)) rawCovers('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedVal) && (bsrSortedVal.byteLength < 16)) rawCovers('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZbsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZbsrsm2_bufferSizeExt$ ??= binder.native('cusparseZbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
 }
 let cusparseZbsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, cusparseOperation_t transXY, int mb, int n, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int blockSize, bsrsm2Info_t info, const cuDoubleComplex *B, int ldb, cuDoubleComplex *X, int ldx, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrsm2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, blockSize: number, info: T.bsrsm2Info_t, B: T.Pointer, ldb: number, X: T.Pointer, ldx: number, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(X)) rawCovers('cusparseZbsrsm2_solve', 'X', X, 16, 1);
+  if (ArrayBuffer.isView(X) && (X.byteLength < 16)) rawCovers('cusparseZbsrsm2_solve', 'X', X, 16, 1);
   return (cusparseZbsrsm2_solve$ ??= binder.native('cusparseZbsrsm2_solve'))(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
 }
 let cusparseZbsrsv2_analysis$: NativeFunction | undefined;
@@ -2884,124 +2884,124 @@ export function cusparseZbsrsv2_analysis(handle: T.cusparseHandle_t, dirA: T.cus
 let cusparseZbsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrsv2_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseZbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 16)) rawCovers('cusparseZbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZbsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZbsrsv2_bufferSize$ ??= binder.native('cusparseZbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
 }
 let cusparseZbsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cusparseMatDescr_t descrA, cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockSize, bsrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockSize: number, info: T.bsrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValA)) rawCovers('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(bsrSortedValA) && (bsrSortedValA.byteLength < 16)) rawCovers('cusparseZbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZbsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZbsrsv2_bufferSizeExt$ ??= binder.native('cusparseZbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
 }
 let cusparseZbsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int mb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int blockDim, bsrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrsv2_solve(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, info: T.bsrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseZbsrsv2_solve', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusparseZbsrsv2_solve', 'x', x, 16, 1);
   return (cusparseZbsrsv2_solve$ ??= binder.native('cusparseZbsrsv2_solve'))(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
 }
 let cusparseZbsrxmv$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirection_t dirA, cusparseOperation_t transA, int sizeOfMask, int mb, int nb, int nnzb, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedMaskPtrA, const int *bsrSortedRowPtrA, const int *bsrSortedEndPtrA, const int *bsrSortedColIndA, int blockDim, const cuDoubleComplex *x, const cuDoubleComplex *beta, cuDoubleComplex *y)` · cusparse.h · CUDA 11.8 */
 export function cusparseZbsrxmv(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedMaskPtrA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedEndPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, blockDim: number, x: T.Pointer, beta: T.Pointer, y: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseZbsrxmv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cusparseZbsrxmv', 'y', y, 16, 1);
   return (cusparseZbsrxmv$ ??= binder.native('cusparseZbsrxmv'))(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
 }
 let cusparseZcsc2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsc2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *cscSortedValA, const int *cscSortedRowIndA, const int *cscSortedColPtrA, cuDoubleComplex *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsc2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseZcsc2dense', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusparseZcsc2dense', 'A', A, 16, 1);
   return (cusparseZcsc2dense$ ??= binder.native('cusparseZcsc2dense'))(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
 }
 let cusparseZcsr2bsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int blockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2bsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, blockDim: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseZcsr2bsr', 'bsrSortedValC', bsrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseZcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseZcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 16)) rawCovers('cusparseZcsr2bsr', 'bsrSortedValC', bsrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseZcsr2bsr$ ??= binder.native('cusparseZcsr2bsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
 }
 let cusparseZcsr2csr_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedColIndA, const int *csrSortedRowPtrA, int nnzA, const int *nnzPerRow, cuDoubleComplex *csrSortedValC, int *csrSortedColIndC, int *csrSortedRowPtrC, cuDoubleComplex tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2csr_compress(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedColIndA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.Pointer, csrSortedColIndC: T.Pointer, csrSortedRowPtrC: T.Pointer, tol: T.double2): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseZcsr2csr_compress', 'csrSortedValC', csrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseZcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseZcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 16)) rawCovers('cusparseZcsr2csr_compress', 'csrSortedValC', csrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2csr_compress', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2csr_compress', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
   checkRecord('cusparseZcsr2csr_compress', 'tol', records.double2(), tol);
   return (cusparseZcsr2csr_compress$ ??= binder.native('cusparseZcsr2csr_compress'))(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
 }
 let cusparseZcsr2csru$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2csru(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseZcsr2csru', 'csrVal', csrVal, 16, 1);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseZcsr2csru', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 16)) rawCovers('cusparseZcsr2csru', 'csrVal', csrVal, 16, 1);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2csru', 'csrColInd', csrColInd, 4, 4);
   return (cusparseZcsr2csru$ ??= binder.native('cusparseZcsr2csru'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseZcsr2dense$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2dense(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuDoubleComplex *A, int lda)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2dense(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, A: T.Pointer, lda: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusparseZcsr2dense', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusparseZcsr2dense', 'A', A, 16, 1);
   return (cusparseZcsr2dense$ ??= binder.native('cusparseZcsr2dense'))(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
 }
 let cusparseZcsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDim: number, colBlockDim: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseZcsr2gebsr', 'bsrSortedValC', bsrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseZcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseZcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 16)) rawCovers('cusparseZcsr2gebsr', 'bsrSortedValC', bsrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseZcsr2gebsr$ ??= binder.native('cusparseZcsr2gebsr'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
 }
 let cusparseZcsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZcsr2gebsr_bufferSize$ ??= binder.native('cusparseZcsr2gebsr_bufferSize'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseZcsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZcsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZcsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseZcsr2gebsr_bufferSizeExt'))(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseZcsrcolor$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const double *fractionToColor, int *ncolors, int *coloring, int *reordering, const cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrcolor(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, fractionToColor: T.Pointer, ncolors: T.Pointer, coloring: T.Pointer, reordering: T.Pointer, info: T.cusparseColorInfo_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ncolors)) rawCovers('cusparseZcsrcolor', 'ncolors', ncolors, 4, 4);
-  if (ArrayBuffer.isView(coloring)) rawCovers('cusparseZcsrcolor', 'coloring', coloring, 4, 4);
-  if (ArrayBuffer.isView(reordering)) rawCovers('cusparseZcsrcolor', 'reordering', reordering, 4, 4);
+  if (ArrayBuffer.isView(ncolors) && (ncolors.byteLength < 4 || (((ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ncolors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrcolor', 'ncolors', ncolors, 4, 4);
+  if (ArrayBuffer.isView(coloring) && (coloring.byteLength < 4 || (((coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (coloring as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrcolor', 'coloring', coloring, 4, 4);
+  if (ArrayBuffer.isView(reordering) && (reordering.byteLength < 4 || (((reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reordering as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrcolor', 'reordering', reordering, 4, 4);
   return (cusparseZcsrcolor$ ??= binder.native('cusparseZcsrcolor'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
 }
 let cusparseZcsrgeam2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrgeam2(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseZcsrgeam2', 'csrSortedValC', csrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseZcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseZcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 16)) rawCovers('cusparseZcsrgeam2', 'csrSortedValC', csrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseZcsrgeam2$ ??= binder.native('cusparseZcsrgeam2'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
 }
 let cusparseZcsrgeam2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *beta, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cusparseMatDescr_t descrC, const cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, const int *csrSortedColIndC, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, beta: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsrgeam2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseZcsrgeam2_bufferSizeExt$ ??= binder.native('cusparseZcsrgeam2_bufferSizeExt'))(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
 }
 let cusparseZcsrgemm2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrgemm2(cusparseHandle_t handle, int m, int n, int k, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const cuDoubleComplex *csrSortedValB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cuDoubleComplex *beta, const cusparseMatDescr_t descrD, int nnzD, const cuDoubleComplex *csrSortedValD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, const int *csrSortedRowPtrC, int *csrSortedColIndC, const csrgemm2Info_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrgemm2(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedValB: T.Pointer, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedValD: T.Pointer, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer, info: T.csrgemm2Info_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseZcsrgemm2', 'csrSortedValC', csrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseZcsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 16)) rawCovers('cusparseZcsrgemm2', 'csrSortedValC', csrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrgemm2', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseZcsrgemm2$ ??= binder.native('cusparseZcsrgemm2'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
 }
 let cusparseZcsrgemm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrgemm2_bufferSizeExt(cusparseHandle_t handle, int m, int n, int k, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, int nnzA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cusparseMatDescr_t descrB, int nnzB, const int *csrSortedRowPtrB, const int *csrSortedColIndB, const cuDoubleComplex *beta, const cusparseMatDescr_t descrD, int nnzD, const int *csrSortedRowPtrD, const int *csrSortedColIndD, csrgemm2Info_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, k: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, nnzA: number, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, descrB: T.cusparseMatDescr_t, nnzB: number, csrSortedRowPtrB: T.Pointer, csrSortedColIndB: T.Pointer, beta: T.Pointer, descrD: T.cusparseMatDescr_t, nnzD: number, csrSortedRowPtrD: T.Pointer, csrSortedColIndD: T.Pointer, info: T.csrgemm2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsrgemm2_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseZcsrgemm2_bufferSizeExt$ ??= binder.native('cusparseZcsrgemm2_bufferSizeExt'))(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
 }
 let cusparseZcsric02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsric02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseZcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 16, 1);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 16)) rawCovers('cusparseZcsric02', 'csrSortedValA_valM', csrSortedValA_valM, 16, 1);
   return (cusparseZcsric02$ ??= binder.native('cusparseZcsric02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseZcsric02_analysis$: NativeFunction | undefined;
@@ -3012,21 +3012,21 @@ export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t, m: number,
 let cusparseZcsric02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csric02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsric02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csric02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseZcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 16)) rawCovers('cusparseZcsric02_bufferSize', 'csrSortedValA', csrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsric02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZcsric02_bufferSize$ ??= binder.native('cusparseZcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseZcsric02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csric02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsric02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csric02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseZcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZcsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 16)) rawCovers('cusparseZcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsric02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZcsric02_bufferSizeExt$ ??= binder.native('cusparseZcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseZcsrilu02$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA_valM, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrilu02(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA_valM: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA_valM)) rawCovers('cusparseZcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 16, 1);
+  if (ArrayBuffer.isView(csrSortedValA_valM) && (csrSortedValA_valM.byteLength < 16)) rawCovers('cusparseZcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, 16, 1);
   return (cusparseZcsrilu02$ ??= binder.native('cusparseZcsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
 }
 let cusparseZcsrilu02_analysis$: NativeFunction | undefined;
@@ -3037,22 +3037,22 @@ export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t, m: number
 let cusparseZcsrilu02_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrilu02Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrilu02Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 16)) rawCovers('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrilu02_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZcsrilu02_bufferSize$ ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseZcsrilu02_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedVal, const int *csrSortedRowPtr, const int *csrSortedColInd, csrilu02Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedVal: T.Pointer, csrSortedRowPtr: T.Pointer, csrSortedColInd: T.Pointer, info: T.csrilu02Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedVal)) rawCovers('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZcsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedVal) && (csrSortedVal.byteLength < 16)) rawCovers('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsrilu02_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZcsrilu02_bufferSizeExt$ ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
 }
 let cusparseZcsrilu02_numericBoost$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle, csrilu02Info_t info, int enable_boost, double *tol, cuDoubleComplex *boost_val)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrilu02_numericBoost(handle: T.cusparseHandle_t, info: T.csrilu02Info_t, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(tol)) rawCovers('cusparseZcsrilu02_numericBoost', 'tol', tol, 8, 8);
-  if (ArrayBuffer.isView(boost_val)) rawCovers('cusparseZcsrilu02_numericBoost', 'boost_val', boost_val, 16, 1);
+  if (ArrayBuffer.isView(tol) && (tol.byteLength < 8 || (((tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsrilu02_numericBoost', 'tol', tol, 8, 8);
+  if (ArrayBuffer.isView(boost_val) && (boost_val.byteLength < 16)) rawCovers('cusparseZcsrilu02_numericBoost', 'boost_val', boost_val, 16, 1);
   return (cusparseZcsrilu02_numericBoost$ ??= binder.native('cusparseZcsrilu02_numericBoost'))(handle, info, enable_boost, tol, boost_val);
 }
 let cusparseZcsrsm2_analysis$: NativeFunction | undefined;
@@ -3063,13 +3063,13 @@ export function cusparseZcsrsm2_analysis(handle: T.cusparseHandle_t, algo: numbe
 let cusparseZcsrsm2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsm2_bufferSizeExt(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, const cuDoubleComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZcsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsrsm2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZcsrsm2_bufferSizeExt$ ??= binder.native('cusparseZcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
 }
 let cusparseZcsrsm2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsm2_solve(cusparseHandle_t handle, int algo, cusparseOperation_t transA, cusparseOperation_t transB, int m, int nrhs, int nnz, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, cuDoubleComplex *B, int ldb, csrsm2Info_t info, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrsm2_solve(handle: T.cusparseHandle_t, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, B: T.Pointer, ldb: number, info: T.csrsm2Info_t, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseZcsrsm2_solve', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusparseZcsrsm2_solve', 'B', B, 16, 1);
   return (cusparseZcsrsm2_solve$ ??= binder.native('cusparseZcsrsm2_solve'))(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
 }
 let cusparseZcsrsv2_analysis$: NativeFunction | undefined;
@@ -3080,219 +3080,219 @@ export function cusparseZcsrsv2_analysis(handle: T.cusparseHandle_t, transA: T.c
 let cusparseZcsrsv2_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsv2_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrsv2_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseZcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 16)) rawCovers('cusparseZcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsrsv2_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZcsrsv2_bufferSize$ ??= binder.native('cusparseZcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
 }
 let cusparseZcsrsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsv2_bufferSizeExt(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseZcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZcsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 16)) rawCovers('cusparseZcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsrsv2_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZcsrsv2_bufferSizeExt$ ??= binder.native('cusparseZcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSize);
 }
 let cusparseZcsrsv2_solve$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsrsv2_solve(cusparseHandle_t handle, cusparseOperation_t transA, int m, int nnz, const cuDoubleComplex *alpha, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, const int *csrSortedColIndA, csrsv2Info_t info, const cuDoubleComplex *f, cuDoubleComplex *x, cusparseSolvePolicy_t policy, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsrsv2_solve(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, nnz: number, alpha: T.Pointer, descrA: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer, info: T.csrsv2Info_t, f: T.Pointer, x: T.Pointer, policy: T.cusparseSolvePolicy_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseZcsrsv2_solve', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusparseZcsrsv2_solve', 'x', x, 16, 1);
   return (cusparseZcsrsv2_solve$ ??= binder.native('cusparseZcsrsv2_solve'))(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
 }
 let cusparseZcsru2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsru2csr(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseZcsru2csr', 'csrVal', csrVal, 16, 1);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseZcsru2csr', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 16)) rawCovers('cusparseZcsru2csr', 'csrVal', csrVal, 16, 1);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsru2csr', 'csrColInd', csrColInd, 4, 4);
   return (cusparseZcsru2csr$ ??= binder.native('cusparseZcsru2csr'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
 }
 let cusparseZcsru2csr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handle, int m, int n, int nnz, cuDoubleComplex *csrVal, const int *csrRowPtr, int *csrColInd, csru2csrInfo_t info, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, info: T.csru2csrInfo_t, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrVal)) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'csrVal', csrVal, 16, 1);
-  if (ArrayBuffer.isView(csrColInd)) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(csrVal) && (csrVal.byteLength < 16)) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'csrVal', csrVal, 16, 1);
+  if (ArrayBuffer.isView(csrColInd) && (csrColInd.byteLength < 4 || (((csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZcsru2csr_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseZcsru2csr_bufferSizeExt$ ??= binder.native('cusparseZcsru2csr_bufferSizeExt'))(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
 }
 let cusparseZdense2csc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZdense2csc(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, const int *nnzPerCol, cuDoubleComplex *cscSortedValA, int *cscSortedRowIndA, int *cscSortedColPtrA)` · cusparse.h · CUDA 11.8 */
 export function cusparseZdense2csc(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(cscSortedValA)) rawCovers('cusparseZdense2csc', 'cscSortedValA', cscSortedValA, 16, 1);
-  if (ArrayBuffer.isView(cscSortedRowIndA)) rawCovers('cusparseZdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
-  if (ArrayBuffer.isView(cscSortedColPtrA)) rawCovers('cusparseZdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedValA) && (cscSortedValA.byteLength < 16)) rawCovers('cusparseZdense2csc', 'cscSortedValA', cscSortedValA, 16, 1);
+  if (ArrayBuffer.isView(cscSortedRowIndA) && (cscSortedRowIndA.byteLength < 4 || (((cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedRowIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZdense2csc', 'cscSortedRowIndA', cscSortedRowIndA, 4, 4);
+  if (ArrayBuffer.isView(cscSortedColPtrA) && (cscSortedColPtrA.byteLength < 4 || (((cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cscSortedColPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZdense2csc', 'cscSortedColPtrA', cscSortedColPtrA, 4, 4);
   return (cusparseZdense2csc$ ??= binder.native('cusparseZdense2csc'))(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
 }
 let cusparseZdense2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZdense2csr(cusparseHandle_t handle, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, const int *nnzPerRow, cuDoubleComplex *csrSortedValA, int *csrSortedRowPtrA, int *csrSortedColIndA)` · cusparse.h · CUDA 11.8 */
 export function cusparseZdense2csr(handle: T.cusparseHandle_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, csrSortedColIndA: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValA)) rawCovers('cusparseZdense2csr', 'csrSortedValA', csrSortedValA, 16, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrA)) rawCovers('cusparseZdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndA)) rawCovers('cusparseZdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValA) && (csrSortedValA.byteLength < 16)) rawCovers('cusparseZdense2csr', 'csrSortedValA', csrSortedValA, 16, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrA) && (csrSortedRowPtrA.byteLength < 4 || (((csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZdense2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndA) && (csrSortedColIndA.byteLength < 4 || (((csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZdense2csr', 'csrSortedColIndA', csrSortedColIndA, 4, 4);
   return (cusparseZdense2csr$ ??= binder.native('cusparseZdense2csr'))(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
 }
 let cusparseZgebsr2csr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDim, int colBlockDim, const cusparseMatDescr_t descrC, cuDoubleComplex *csrSortedValC, int *csrSortedRowPtrC, int *csrSortedColIndC)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2csr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t, csrSortedValC: T.Pointer, csrSortedRowPtrC: T.Pointer, csrSortedColIndC: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(csrSortedValC)) rawCovers('cusparseZgebsr2csr', 'csrSortedValC', csrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(csrSortedRowPtrC)) rawCovers('cusparseZgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(csrSortedColIndC)) rawCovers('cusparseZgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedValC) && (csrSortedValC.byteLength < 16)) rawCovers('cusparseZgebsr2csr', 'csrSortedValC', csrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(csrSortedRowPtrC) && (csrSortedRowPtrC.byteLength < 4 || (((csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(csrSortedColIndC) && (csrSortedColIndC.byteLength < 4 || (((csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, 4, 4);
   return (cusparseZgebsr2csr$ ??= binder.native('cusparseZgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
 let cusparseZgebsr2gebsc$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, cuDoubleComplex *bscVal, int *bscRowInd, int *bscColPtr, cusparseAction_t copyValues, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2gebsc(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bscVal)) rawCovers('cusparseZgebsr2gebsc', 'bscVal', bscVal, 16, 1);
-  if (ArrayBuffer.isView(bscRowInd)) rawCovers('cusparseZgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
-  if (ArrayBuffer.isView(bscColPtr)) rawCovers('cusparseZgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
+  if (ArrayBuffer.isView(bscVal) && (bscVal.byteLength < 16)) rawCovers('cusparseZgebsr2gebsc', 'bscVal', bscVal, 16, 1);
+  if (ArrayBuffer.isView(bscRowInd) && (bscRowInd.byteLength < 4 || (((bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscRowInd as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2gebsc', 'bscRowInd', bscRowInd, 4, 4);
+  if (ArrayBuffer.isView(bscColPtr) && (bscColPtr.byteLength < 4 || (((bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bscColPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2gebsc', 'bscColPtr', bscColPtr, 4, 4);
   return (cusparseZgebsr2gebsc$ ??= binder.native('cusparseZgebsr2gebsc'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
 }
 let cusparseZgebsr2gebsc_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2gebsc_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZgebsr2gebsc_bufferSize$ ??= binder.native('cusparseZgebsr2gebsc_bufferSize'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
 }
 let cusparseZgebsr2gebsc_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t handle, int mb, int nb, int nnzb, const cuDoubleComplex *bsrSortedVal, const int *bsrSortedRowPtr, const int *bsrSortedColInd, int rowBlockDim, int colBlockDim, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t, mb: number, nb: number, nnzb: number, bsrSortedVal: T.Pointer, bsrSortedRowPtr: T.Pointer, bsrSortedColInd: T.Pointer, rowBlockDim: number, colBlockDim: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgebsr2gebsc_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZgebsr2gebsc_bufferSizeExt$ ??= binder.native('cusparseZgebsr2gebsc_bufferSizeExt'))(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
 }
 let cusparseZgebsr2gebsr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, const cusparseMatDescr_t descrC, cuDoubleComplex *bsrSortedValC, int *bsrSortedRowPtrC, int *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2gebsr(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t, bsrSortedValC: T.Pointer, bsrSortedRowPtrC: T.Pointer, bsrSortedColIndC: T.Pointer, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bsrSortedValC)) rawCovers('cusparseZgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 16, 1);
-  if (ArrayBuffer.isView(bsrSortedRowPtrC)) rawCovers('cusparseZgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
-  if (ArrayBuffer.isView(bsrSortedColIndC)) rawCovers('cusparseZgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedValC) && (bsrSortedValC.byteLength < 16)) rawCovers('cusparseZgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, 16, 1);
+  if (ArrayBuffer.isView(bsrSortedRowPtrC) && (bsrSortedRowPtrC.byteLength < 4 || (((bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedRowPtrC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, 4, 4);
+  if (ArrayBuffer.isView(bsrSortedColIndC) && (bsrSortedColIndC.byteLength < 4 || (((bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bsrSortedColIndC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, 4, 4);
   return (cusparseZgebsr2gebsr$ ??= binder.native('cusparseZgebsr2gebsr'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
 }
 let cusparseZgebsr2gebsr_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, int *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 4 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgebsr2gebsr_bufferSize', 'pBufferSizeInBytes', pBufferSizeInBytes, 4, 4);
   return (cusparseZgebsr2gebsr_bufferSize$ ??= binder.native('cusparseZgebsr2gebsr_bufferSize'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
 }
 let cusparseZgebsr2gebsr_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t handle, cusparseDirection_t dirA, int mb, int nb, int nnzb, const cusparseMatDescr_t descrA, const cuDoubleComplex *bsrSortedValA, const int *bsrSortedRowPtrA, const int *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, size_t *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t, bsrSortedValA: T.Pointer, bsrSortedRowPtrA: T.Pointer, bsrSortedColIndA: T.Pointer, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 8 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgebsr2gebsr_bufferSizeExt', 'pBufferSize', pBufferSize, 8, 8);
   return (cusparseZgebsr2gebsr_bufferSizeExt$ ??= binder.native('cusparseZgebsr2gebsr_bufferSizeExt'))(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
 }
 let cusparseZgemmi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgemmi(cusparseHandle_t handle, int m, int n, int k, int nnz, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *cscValB, const int *cscColPtrB, const int *cscRowIndB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgemmi(handle: T.cusparseHandle_t, m: number, n: number, k: number, nnz: number, alpha: T.Pointer, A: T.Pointer, lda: number, cscValB: T.Pointer, cscColPtrB: T.Pointer, cscRowIndB: T.Pointer, beta: T.Pointer, C: T.Pointer, ldc: number): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusparseZgemmi', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cusparseZgemmi', 'C', C, 16, 1);
   return (cusparseZgemmi$ ??= binder.native('cusparseZgemmi'))(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
 }
 let cusparseZgemvi$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, int nnz, const cuDoubleComplex *xVal, const int *xInd, const cuDoubleComplex *beta, cuDoubleComplex *y, cusparseIndexBase_t idxBase, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgemvi(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, nnz: number, xVal: T.Pointer, xInd: T.Pointer, beta: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseZgemvi', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cusparseZgemvi', 'y', y, 16, 1);
   return (cusparseZgemvi$ ??= binder.native('cusparseZgemvi'))(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
 }
 let cusparseZgemvi_bufferSize$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cusparseOperation_t transA, int m, int n, int nnz, int *pBufferSize)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t, transA: T.cusparseOperation_t, m: number, n: number, nnz: number, pBufferSize: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSize)) rawCovers('cusparseZgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
+  if (ArrayBuffer.isView(pBufferSize) && (pBufferSize.byteLength < 4 || (((pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZgemvi_bufferSize', 'pBufferSize', pBufferSize, 4, 4);
   return (cusparseZgemvi_bufferSize$ ??= binder.native('cusparseZgemvi_bufferSize'))(handle, transA, m, n, nnz, pBufferSize);
 }
 let cusparseZgpsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *ds, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *dw, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgpsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(ds)) rawCovers('cusparseZgpsvInterleavedBatch', 'ds', ds, 16, 1);
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseZgpsvInterleavedBatch', 'dl', dl, 16, 1);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseZgpsvInterleavedBatch', 'd', d, 16, 1);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseZgpsvInterleavedBatch', 'du', du, 16, 1);
-  if (ArrayBuffer.isView(dw)) rawCovers('cusparseZgpsvInterleavedBatch', 'dw', dw, 16, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseZgpsvInterleavedBatch', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(ds) && (ds.byteLength < 16)) rawCovers('cusparseZgpsvInterleavedBatch', 'ds', ds, 16, 1);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 16)) rawCovers('cusparseZgpsvInterleavedBatch', 'dl', dl, 16, 1);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 16)) rawCovers('cusparseZgpsvInterleavedBatch', 'd', d, 16, 1);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 16)) rawCovers('cusparseZgpsvInterleavedBatch', 'du', du, 16, 1);
+  if (ArrayBuffer.isView(dw) && (dw.byteLength < 16)) rawCovers('cusparseZgpsvInterleavedBatch', 'dw', dw, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusparseZgpsvInterleavedBatch', 'x', x, 16, 1);
   return (cusparseZgpsvInterleavedBatch$ ??= binder.native('cusparseZgpsvInterleavedBatch'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
 }
 let cusparseZgpsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *ds, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *dw, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, ds: T.Pointer, dl: T.Pointer, d: T.Pointer, du: T.Pointer, dw: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgpsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseZgpsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseZgthr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgthr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgthr(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseZgthr', 'xVal', xVal, 16, 1);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 16)) rawCovers('cusparseZgthr', 'xVal', xVal, 16, 1);
   return (cusparseZgthr$ ??= binder.native('cusparseZgthr'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseZgthrz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgthrz(cusparseHandle_t handle, int nnz, cuDoubleComplex *y, cuDoubleComplex *xVal, const int *xInd, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgthrz(handle: T.cusparseHandle_t, nnz: number, y: T.Pointer, xVal: T.Pointer, xInd: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseZgthrz', 'y', y, 16, 1);
-  if (ArrayBuffer.isView(xVal)) rawCovers('cusparseZgthrz', 'xVal', xVal, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cusparseZgthrz', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(xVal) && (xVal.byteLength < 16)) rawCovers('cusparseZgthrz', 'xVal', xVal, 16, 1);
   return (cusparseZgthrz$ ??= binder.native('cusparseZgthrz'))(handle, nnz, y, xVal, xInd, idxBase);
 }
 let cusparseZgtsv2$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsv2(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseZgtsv2', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusparseZgtsv2', 'B', B, 16, 1);
   return (cusparseZgtsv2$ ??= binder.native('cusparseZgtsv2'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseZgtsv2StridedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, int batchStride, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsv2StridedBatch(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseZgtsv2StridedBatch', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusparseZgtsv2StridedBatch', 'x', x, 16, 1);
   return (cusparseZgtsv2StridedBatch$ ??= binder.native('cusparseZgtsv2StridedBatch'))(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
 }
 let cusparseZgtsv2StridedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandle_t handle, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, int batchStride, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, batchStride: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseZgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgtsv2StridedBatch_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= binder.native('cusparseZgtsv2StridedBatch_bufferSizeExt'))(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
 }
 let cusparseZgtsv2_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseZgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgtsv2_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseZgtsv2_bufferSizeExt$ ??= binder.native('cusparseZgtsv2_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseZgtsv2_nopivot$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, cuDoubleComplex *B, int ldb, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsv2_nopivot(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusparseZgtsv2_nopivot', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusparseZgtsv2_nopivot', 'B', B, 16, 1);
   return (cusparseZgtsv2_nopivot$ ??= binder.native('cusparseZgtsv2_nopivot'))(handle, m, n, dl, d, du, B, ldb, pBuffer);
 }
 let cusparseZgtsv2_nopivot_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t handle, int m, int n, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *B, int ldb, size_t *bufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t, m: number, n: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, B: T.Pointer, ldb: number, bufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusparseZgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgtsv2_nopivot_bufferSizeExt', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= binder.native('cusparseZgtsv2_nopivot_bufferSizeExt'))(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
 }
 let cusparseZgtsvInterleavedBatch$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle, int algo, int m, cuDoubleComplex *dl, cuDoubleComplex *d, cuDoubleComplex *du, cuDoubleComplex *x, int batchCount, void *pBuffer)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsvInterleavedBatch(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBuffer: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(dl)) rawCovers('cusparseZgtsvInterleavedBatch', 'dl', dl, 16, 1);
-  if (ArrayBuffer.isView(d)) rawCovers('cusparseZgtsvInterleavedBatch', 'd', d, 16, 1);
-  if (ArrayBuffer.isView(du)) rawCovers('cusparseZgtsvInterleavedBatch', 'du', du, 16, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusparseZgtsvInterleavedBatch', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(dl) && (dl.byteLength < 16)) rawCovers('cusparseZgtsvInterleavedBatch', 'dl', dl, 16, 1);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 16)) rawCovers('cusparseZgtsvInterleavedBatch', 'd', d, 16, 1);
+  if (ArrayBuffer.isView(du) && (du.byteLength < 16)) rawCovers('cusparseZgtsvInterleavedBatch', 'du', du, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusparseZgtsvInterleavedBatch', 'x', x, 16, 1);
   return (cusparseZgtsvInterleavedBatch$ ??= binder.native('cusparseZgtsvInterleavedBatch'))(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
 }
 let cusparseZgtsvInterleavedBatch_bufferSizeExt$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHandle_t handle, int algo, int m, const cuDoubleComplex *dl, const cuDoubleComplex *d, const cuDoubleComplex *du, const cuDoubleComplex *x, int batchCount, size_t *pBufferSizeInBytes)` · cusparse.h · CUDA 11.8 */
 export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t, algo: number, m: number, dl: T.Pointer, d: T.Pointer, du: T.Pointer, x: T.Pointer, batchCount: number, pBufferSizeInBytes: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(pBufferSizeInBytes)) rawCovers('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(pBufferSizeInBytes) && (pBufferSizeInBytes.byteLength < 8 || (((pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusparseZgtsvInterleavedBatch_bufferSizeExt', 'pBufferSizeInBytes', pBufferSizeInBytes, 8, 8);
   return (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= binder.native('cusparseZgtsvInterleavedBatch_bufferSizeExt'))(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
 }
 let cusparseZnnz$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirection_t dirA, int m, int n, const cusparseMatDescr_t descrA, const cuDoubleComplex *A, int lda, int *nnzPerRowCol, int *nnzTotalDevHostPtr)` · cusparse.h · CUDA 11.8 */
 export function cusparseZnnz(handle: T.cusparseHandle_t, dirA: T.cusparseDirection_t, m: number, n: number, descrA: T.cusparseMatDescr_t, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.Pointer): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRowCol)) rawCovers('cusparseZnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
-  if (ArrayBuffer.isView(nnzTotalDevHostPtr)) rawCovers('cusparseZnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRowCol) && (nnzPerRowCol.byteLength < 4 || (((nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRowCol as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZnnz', 'nnzPerRowCol', nnzPerRowCol, 4, 4);
+  if (ArrayBuffer.isView(nnzTotalDevHostPtr) && (nnzTotalDevHostPtr.byteLength < 4 || (((nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzTotalDevHostPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZnnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, 4, 4);
   return (cusparseZnnz$ ??= binder.native('cusparseZnnz'))(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
 }
 let cusparseZnnz_compress$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, const cusparseMatDescr_t descr, const cuDoubleComplex *csrSortedValA, const int *csrSortedRowPtrA, int *nnzPerRow, int *nnzC, cuDoubleComplex tol)` · cusparse.h · CUDA 11.8 */
 export function cusparseZnnz_compress(handle: T.cusparseHandle_t, m: number, descr: T.cusparseMatDescr_t, csrSortedValA: T.Pointer, csrSortedRowPtrA: T.Pointer, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(nnzPerRow)) rawCovers('cusparseZnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
-  if (ArrayBuffer.isView(nnzC)) rawCovers('cusparseZnnz_compress', 'nnzC', nnzC, 4, 4);
+  if (ArrayBuffer.isView(nnzPerRow) && (nnzPerRow.byteLength < 4 || (((nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzPerRow as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZnnz_compress', 'nnzPerRow', nnzPerRow, 4, 4);
+  if (ArrayBuffer.isView(nnzC) && (nnzC.byteLength < 4 || (((nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzC as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusparseZnnz_compress', 'nnzC', nnzC, 4, 4);
   checkRecord('cusparseZnnz_compress', 'tol', records.double2(), tol);
   return (cusparseZnnz_compress$ ??= binder.native('cusparseZnnz_compress'))(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
 }
 let cusparseZsctr$: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseZsctr(cusparseHandle_t handle, int nnz, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 */
 export function cusparseZsctr(handle: T.cusparseHandle_t, nnz: number, xVal: T.Pointer, xInd: T.Pointer, y: T.Pointer, idxBase: T.cusparseIndexBase_t): T.cusparseStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cusparseZsctr', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cusparseZsctr', 'y', y, 16, 1);
   return (cusparseZsctr$ ??= binder.native('cusparseZsctr'))(handle, nnz, xVal, xInd, y, idxBase);
 }

@@ -21,13 +21,13 @@ export function nvrtcCompileProgram(prog: T.nvrtcProgram, numOptions: number, op
 let nvrtcCreateProgram$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcCreateProgram(prog: T.Pointer, src: string | T.Pointer, name: string | T.Pointer, numHeaders: number, headers: T.Pointer, includeNames: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(prog)) rawCovers('nvrtcCreateProgram', 'prog', prog, 8, 8);
+  if (ArrayBuffer.isView(prog) && (prog.byteLength < 8 || (((prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcCreateProgram', 'prog', prog, 8, 8);
   return (nvrtcCreateProgram$ ??= binder.native('nvrtcCreateProgram'))(prog, src, name, numHeaders, headers, includeNames);
 }
 let nvrtcDestroyProgram$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcDestroyProgram(prog: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(prog)) rawCovers('nvrtcDestroyProgram', 'prog', prog, 8, 8);
+  if (ArrayBuffer.isView(prog) && (prog.byteLength < 8 || (((prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcDestroyProgram', 'prog', prog, 8, 8);
   return (nvrtcDestroyProgram$ ??= binder.native('nvrtcDestroyProgram'))(prog);
 }
 let nvrtcGetCUBIN$: NativeFunction | undefined;
@@ -38,7 +38,7 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram, cubin: T.Pointer): T.nvrtcRe
 let nvrtcGetCUBINSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram, cubinSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(cubinSizeRet)) rawCovers('nvrtcGetCUBINSize', 'cubinSizeRet', cubinSizeRet, 8, 8);
+  if (ArrayBuffer.isView(cubinSizeRet) && (cubinSizeRet.byteLength < 8 || (((cubinSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cubinSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetCUBINSize', 'cubinSizeRet', cubinSizeRet, 8, 8);
   return (nvrtcGetCUBINSize$ ??= binder.native('nvrtcGetCUBINSize'))(prog, cubinSizeRet);
 }
 let nvrtcGetErrorString$: NativeFunction | undefined;
@@ -49,7 +49,7 @@ export function nvrtcGetErrorString(result: T.nvrtcResult): string | null {
 let nvrtcGetLoweredName$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetLoweredName(prog: T.nvrtcProgram, name_expression: string | T.Pointer, lowered_name: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(lowered_name)) rawCovers('nvrtcGetLoweredName', 'lowered_name', lowered_name, 8, 8);
+  if (ArrayBuffer.isView(lowered_name) && (lowered_name.byteLength < 8 || (((lowered_name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lowered_name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetLoweredName', 'lowered_name', lowered_name, 8, 8);
   return (nvrtcGetLoweredName$ ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, lowered_name);
 }
 let nvrtcGetNVVM$: NativeFunction | undefined;
@@ -60,13 +60,13 @@ export function nvrtcGetNVVM(prog: T.nvrtcProgram, nvvm: T.Pointer): T.nvrtcResu
 let nvrtcGetNVVMSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetNVVMSize(nvrtcProgram prog, size_t *nvvmSizeRet)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetNVVMSize(prog: T.nvrtcProgram, nvvmSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(nvvmSizeRet)) rawCovers('nvrtcGetNVVMSize', 'nvvmSizeRet', nvvmSizeRet, 8, 8);
+  if (ArrayBuffer.isView(nvvmSizeRet) && (nvvmSizeRet.byteLength < 8 || (((nvvmSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nvvmSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetNVVMSize', 'nvvmSizeRet', nvvmSizeRet, 8, 8);
   return (nvrtcGetNVVMSize$ ??= binder.native('nvrtcGetNVVMSize'))(prog, nvvmSizeRet);
 }
 let nvrtcGetNumSupportedArchs$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetNumSupportedArchs(numArchs: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(numArchs)) rawCovers('nvrtcGetNumSupportedArchs', 'numArchs', numArchs, 4, 4);
+  if (ArrayBuffer.isView(numArchs) && (numArchs.byteLength < 4 || (((numArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcGetNumSupportedArchs', 'numArchs', numArchs, 4, 4);
   return (nvrtcGetNumSupportedArchs$ ??= binder.native('nvrtcGetNumSupportedArchs'))(numArchs);
 }
 let nvrtcGetPTX$: NativeFunction | undefined;
@@ -77,7 +77,7 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram, ptx: T.Pointer): T.nvrtcResult
 let nvrtcGetPTXSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram, ptxSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(ptxSizeRet)) rawCovers('nvrtcGetPTXSize', 'ptxSizeRet', ptxSizeRet, 8, 8);
+  if (ArrayBuffer.isView(ptxSizeRet) && (ptxSizeRet.byteLength < 8 || (((ptxSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptxSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetPTXSize', 'ptxSizeRet', ptxSizeRet, 8, 8);
   return (nvrtcGetPTXSize$ ??= binder.native('nvrtcGetPTXSize'))(prog, ptxSizeRet);
 }
 let nvrtcGetProgramLog$: NativeFunction | undefined;
@@ -88,19 +88,19 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram, log: T.Pointer): T.nvrt
 let nvrtcGetProgramLogSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram, logSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(logSizeRet)) rawCovers('nvrtcGetProgramLogSize', 'logSizeRet', logSizeRet, 8, 8);
+  if (ArrayBuffer.isView(logSizeRet) && (logSizeRet.byteLength < 8 || (((logSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (logSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetProgramLogSize', 'logSizeRet', logSizeRet, 8, 8);
   return (nvrtcGetProgramLogSize$ ??= binder.native('nvrtcGetProgramLogSize'))(prog, logSizeRet);
 }
 let nvrtcGetSupportedArchs$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(supportedArchs)) rawCovers('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, 4, 4);
+  if (ArrayBuffer.isView(supportedArchs) && (supportedArchs.byteLength < 4 || (((supportedArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (supportedArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, 4, 4);
   return (nvrtcGetSupportedArchs$ ??= binder.native('nvrtcGetSupportedArchs'))(supportedArchs);
 }
 let nvrtcVersion$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 11.8 */
 export function nvrtcVersion(major: T.Pointer, minor: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(major)) rawCovers('nvrtcVersion', 'major', major, 4, 4);
-  if (ArrayBuffer.isView(minor)) rawCovers('nvrtcVersion', 'minor', minor, 4, 4);
+  if (ArrayBuffer.isView(major) && (major.byteLength < 4 || (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcVersion', 'major', major, 4, 4);
+  if (ArrayBuffer.isView(minor) && (minor.byteLength < 4 || (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcVersion', 'minor', minor, 4, 4);
   return (nvrtcVersion$ ??= binder.native('nvrtcVersion'))(major, minor);
 }

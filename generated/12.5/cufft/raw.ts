@@ -11,7 +11,7 @@ export { binder, configure } from './binding';
 let cufftCreate$: NativeFunction | undefined;
 /** `cufftResult cufftCreate(cufftHandle *handle)` · cufft.h · CUDA 12.5 */
 export function cufftCreate(handle: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(handle)) rawCovers('cufftCreate', 'handle', handle, 4, 4);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 4 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftCreate', 'handle', handle, 4, 4);
   return (cufftCreate$ ??= binder.native('cufftCreate'))(handle);
 }
 let cufftDestroy$: NativeFunction | undefined;
@@ -22,193 +22,193 @@ export function cufftDestroy(plan: number): T.cufftResult {
 let cufftEstimate1d$: NativeFunction | undefined;
 /** `cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftEstimate1d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftEstimate1d', 'workSize', workSize, 8, 8);
   return (cufftEstimate1d$ ??= binder.native('cufftEstimate1d'))(nx, type, batch, workSize);
 }
 let cufftEstimate2d$: NativeFunction | undefined;
 /** `cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftEstimate2d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftEstimate2d', 'workSize', workSize, 8, 8);
   return (cufftEstimate2d$ ??= binder.native('cufftEstimate2d'))(nx, ny, type, workSize);
 }
 let cufftEstimate3d$: NativeFunction | undefined;
 /** `cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftEstimate3d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftEstimate3d', 'workSize', workSize, 8, 8);
   return (cufftEstimate3d$ ??= binder.native('cufftEstimate3d'))(nx, ny, nz, type, workSize);
 }
 let cufftEstimateMany$: NativeFunction | undefined;
 /** `cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftEstimateMany(rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftEstimateMany', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftEstimateMany', 'inembed', inembed, 4, 4);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftEstimateMany', 'onembed', onembed, 4, 4);
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftEstimateMany', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftEstimateMany', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 4 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftEstimateMany', 'inembed', inembed, 4, 4);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 4 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftEstimateMany', 'onembed', onembed, 4, 4);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftEstimateMany', 'workSize', workSize, 8, 8);
   return (cufftEstimateMany$ ??= binder.native('cufftEstimateMany'))(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 let cufftExecC2C$: NativeFunction | undefined;
 /** `cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction)` · cufft.h · CUDA 12.5 */
 export function cufftExecC2C(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
-  if (ArrayBuffer.isView(idata)) rawCovers('cufftExecC2C', 'idata', idata, 8, 1);
-  if (ArrayBuffer.isView(odata)) rawCovers('cufftExecC2C', 'odata', odata, 8, 1);
+  if (ArrayBuffer.isView(idata) && (idata.byteLength < 8)) rawCovers('cufftExecC2C', 'idata', idata, 8, 1);
+  if (ArrayBuffer.isView(odata) && (odata.byteLength < 8)) rawCovers('cufftExecC2C', 'odata', odata, 8, 1);
   return (cufftExecC2C$ ??= binder.native('cufftExecC2C'))(plan, idata, odata, direction);
 }
 let cufftExecC2R$: NativeFunction | undefined;
 /** `cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata)` · cufft.h · CUDA 12.5 */
 export function cufftExecC2R(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(idata)) rawCovers('cufftExecC2R', 'idata', idata, 8, 1);
-  if (ArrayBuffer.isView(odata)) rawCovers('cufftExecC2R', 'odata', odata, 4, 4);
+  if (ArrayBuffer.isView(idata) && (idata.byteLength < 8)) rawCovers('cufftExecC2R', 'idata', idata, 8, 1);
+  if (ArrayBuffer.isView(odata) && (odata.byteLength < 4 || (((odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftExecC2R', 'odata', odata, 4, 4);
   return (cufftExecC2R$ ??= binder.native('cufftExecC2R'))(plan, idata, odata);
 }
 let cufftExecD2Z$: NativeFunction | undefined;
 /** `cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata)` · cufft.h · CUDA 12.5 */
 export function cufftExecD2Z(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(idata)) rawCovers('cufftExecD2Z', 'idata', idata, 8, 8);
-  if (ArrayBuffer.isView(odata)) rawCovers('cufftExecD2Z', 'odata', odata, 16, 1);
+  if (ArrayBuffer.isView(idata) && (idata.byteLength < 8 || (((idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftExecD2Z', 'idata', idata, 8, 8);
+  if (ArrayBuffer.isView(odata) && (odata.byteLength < 16)) rawCovers('cufftExecD2Z', 'odata', odata, 16, 1);
   return (cufftExecD2Z$ ??= binder.native('cufftExecD2Z'))(plan, idata, odata);
 }
 let cufftExecR2C$: NativeFunction | undefined;
 /** `cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata)` · cufft.h · CUDA 12.5 */
 export function cufftExecR2C(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(idata)) rawCovers('cufftExecR2C', 'idata', idata, 4, 4);
-  if (ArrayBuffer.isView(odata)) rawCovers('cufftExecR2C', 'odata', odata, 8, 1);
+  if (ArrayBuffer.isView(idata) && (idata.byteLength < 4 || (((idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (idata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftExecR2C', 'idata', idata, 4, 4);
+  if (ArrayBuffer.isView(odata) && (odata.byteLength < 8)) rawCovers('cufftExecR2C', 'odata', odata, 8, 1);
   return (cufftExecR2C$ ??= binder.native('cufftExecR2C'))(plan, idata, odata);
 }
 let cufftExecZ2D$: NativeFunction | undefined;
 /** `cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata)` · cufft.h · CUDA 12.5 */
 export function cufftExecZ2D(plan: number, idata: T.Pointer, odata: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(idata)) rawCovers('cufftExecZ2D', 'idata', idata, 16, 1);
-  if (ArrayBuffer.isView(odata)) rawCovers('cufftExecZ2D', 'odata', odata, 8, 8);
+  if (ArrayBuffer.isView(idata) && (idata.byteLength < 16)) rawCovers('cufftExecZ2D', 'idata', idata, 16, 1);
+  if (ArrayBuffer.isView(odata) && (odata.byteLength < 8 || (((odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (odata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftExecZ2D', 'odata', odata, 8, 8);
   return (cufftExecZ2D$ ??= binder.native('cufftExecZ2D'))(plan, idata, odata);
 }
 let cufftExecZ2Z$: NativeFunction | undefined;
 /** `cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction)` · cufft.h · CUDA 12.5 */
 export function cufftExecZ2Z(plan: number, idata: T.Pointer, odata: T.Pointer, direction: number): T.cufftResult {
-  if (ArrayBuffer.isView(idata)) rawCovers('cufftExecZ2Z', 'idata', idata, 16, 1);
-  if (ArrayBuffer.isView(odata)) rawCovers('cufftExecZ2Z', 'odata', odata, 16, 1);
+  if (ArrayBuffer.isView(idata) && (idata.byteLength < 16)) rawCovers('cufftExecZ2Z', 'idata', idata, 16, 1);
+  if (ArrayBuffer.isView(odata) && (odata.byteLength < 16)) rawCovers('cufftExecZ2Z', 'odata', odata, 16, 1);
   return (cufftExecZ2Z$ ??= binder.native('cufftExecZ2Z'))(plan, idata, odata, direction);
 }
 let cufftGetPlanPropertyInt64$: NativeFunction | undefined;
 /** `cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long *returnPtrValue)` · cufft.h · CUDA 12.5 */
 export function cufftGetPlanPropertyInt64(plan: number, property: T.cufftProperty, returnPtrValue: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(returnPtrValue)) rawCovers('cufftGetPlanPropertyInt64', 'returnPtrValue', returnPtrValue, 8, 8);
+  if (ArrayBuffer.isView(returnPtrValue) && (returnPtrValue.byteLength < 8 || (((returnPtrValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnPtrValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetPlanPropertyInt64', 'returnPtrValue', returnPtrValue, 8, 8);
   return (cufftGetPlanPropertyInt64$ ??= binder.native('cufftGetPlanPropertyInt64'))(plan, property, returnPtrValue);
 }
 let cufftGetProperty$: NativeFunction | undefined;
 /** `cufftResult cufftGetProperty(libraryPropertyType type, int *value)` · cufft.h · CUDA 12.5 */
 export function cufftGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(value)) rawCovers('cufftGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftGetProperty', 'value', value, 4, 4);
   return (cufftGetProperty$ ??= binder.native('cufftGetProperty'))(type, value);
 }
 let cufftGetSize$: NativeFunction | undefined;
 /** `cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftGetSize(handle: number, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftGetSize', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSize', 'workSize', workSize, 8, 8);
   return (cufftGetSize$ ??= binder.native('cufftGetSize'))(handle, workSize);
 }
 let cufftGetSize1d$: NativeFunction | undefined;
 /** `cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftGetSize1d(handle: number, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftGetSize1d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSize1d', 'workSize', workSize, 8, 8);
   return (cufftGetSize1d$ ??= binder.native('cufftGetSize1d'))(handle, nx, type, batch, workSize);
 }
 let cufftGetSize2d$: NativeFunction | undefined;
 /** `cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftGetSize2d(handle: number, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftGetSize2d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSize2d', 'workSize', workSize, 8, 8);
   return (cufftGetSize2d$ ??= binder.native('cufftGetSize2d'))(handle, nx, ny, type, workSize);
 }
 let cufftGetSize3d$: NativeFunction | undefined;
 /** `cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftGetSize3d(handle: number, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftGetSize3d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSize3d', 'workSize', workSize, 8, 8);
   return (cufftGetSize3d$ ??= binder.native('cufftGetSize3d'))(handle, nx, ny, nz, type, workSize);
 }
 let cufftGetSizeMany$: NativeFunction | undefined;
 /** `cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea)` · cufft.h · CUDA 12.5 */
 export function cufftGetSizeMany(handle: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workArea: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftGetSizeMany', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftGetSizeMany', 'inembed', inembed, 4, 4);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftGetSizeMany', 'onembed', onembed, 4, 4);
-  if (ArrayBuffer.isView(workArea)) rawCovers('cufftGetSizeMany', 'workArea', workArea, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftGetSizeMany', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 4 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftGetSizeMany', 'inembed', inembed, 4, 4);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 4 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftGetSizeMany', 'onembed', onembed, 4, 4);
+  if (ArrayBuffer.isView(workArea) && (workArea.byteLength < 8 || (((workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSizeMany', 'workArea', workArea, 8, 8);
   return (cufftGetSizeMany$ ??= binder.native('cufftGetSizeMany'))(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
 }
 let cufftGetSizeMany64$: NativeFunction | undefined;
 /** `cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftGetSizeMany64(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftGetSizeMany64', 'n', n, 8, 8);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftGetSizeMany64', 'inembed', inembed, 8, 8);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftGetSizeMany64', 'onembed', onembed, 8, 8);
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftGetSizeMany64', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 8 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSizeMany64', 'n', n, 8, 8);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 8 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSizeMany64', 'inembed', inembed, 8, 8);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 8 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSizeMany64', 'onembed', onembed, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftGetSizeMany64', 'workSize', workSize, 8, 8);
   return (cufftGetSizeMany64$ ??= binder.native('cufftGetSizeMany64'))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 let cufftGetVersion$: NativeFunction | undefined;
 /** `cufftResult cufftGetVersion(int *version)` · cufft.h · CUDA 12.5 */
 export function cufftGetVersion(version: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(version)) rawCovers('cufftGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftGetVersion', 'version', version, 4, 4);
   return (cufftGetVersion$ ??= binder.native('cufftGetVersion'))(version);
 }
 let cufftMakePlan1d$: NativeFunction | undefined;
 /** `cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftMakePlan1d(plan: number, nx: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftMakePlan1d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlan1d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan1d$ ??= binder.native('cufftMakePlan1d'))(plan, nx, type, batch, workSize);
 }
 let cufftMakePlan2d$: NativeFunction | undefined;
 /** `cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftMakePlan2d(plan: number, nx: number, ny: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftMakePlan2d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlan2d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan2d$ ??= binder.native('cufftMakePlan2d'))(plan, nx, ny, type, workSize);
 }
 let cufftMakePlan3d$: NativeFunction | undefined;
 /** `cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftMakePlan3d(plan: number, nx: number, ny: number, nz: number, type: T.cufftType, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftMakePlan3d', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlan3d', 'workSize', workSize, 8, 8);
   return (cufftMakePlan3d$ ??= binder.native('cufftMakePlan3d'))(plan, nx, ny, nz, type, workSize);
 }
 let cufftMakePlanMany$: NativeFunction | undefined;
 /** `cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftMakePlanMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftMakePlanMany', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftMakePlanMany', 'inembed', inembed, 4, 4);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftMakePlanMany', 'onembed', onembed, 4, 4);
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftMakePlanMany', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftMakePlanMany', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 4 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftMakePlanMany', 'inembed', inembed, 4, 4);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 4 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftMakePlanMany', 'onembed', onembed, 4, 4);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlanMany', 'workSize', workSize, 8, 8);
   return (cufftMakePlanMany$ ??= binder.native('cufftMakePlanMany'))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 let cufftMakePlanMany64$: NativeFunction | undefined;
 /** `cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, long long *onembed, long long ostride, long long odist, cufftType type, long long batch, size_t *workSize)` · cufft.h · CUDA 12.5 */
 export function cufftMakePlanMany64(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, type: T.cufftType, batch: T.Int64, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftMakePlanMany64', 'n', n, 8, 8);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftMakePlanMany64', 'inembed', inembed, 8, 8);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftMakePlanMany64', 'onembed', onembed, 8, 8);
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftMakePlanMany64', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 8 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlanMany64', 'n', n, 8, 8);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 8 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlanMany64', 'inembed', inembed, 8, 8);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 8 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlanMany64', 'onembed', onembed, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftMakePlanMany64', 'workSize', workSize, 8, 8);
   return (cufftMakePlanMany64$ ??= binder.native('cufftMakePlanMany64'))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
 }
 let cufftPlan1d$: NativeFunction | undefined;
 /** `cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch)` · cufft.h · CUDA 12.5 */
 export function cufftPlan1d(plan: T.Pointer, nx: number, type: T.cufftType, batch: number): T.cufftResult {
-  if (ArrayBuffer.isView(plan)) rawCovers('cufftPlan1d', 'plan', plan, 4, 4);
+  if (ArrayBuffer.isView(plan) && (plan.byteLength < 4 || (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlan1d', 'plan', plan, 4, 4);
   return (cufftPlan1d$ ??= binder.native('cufftPlan1d'))(plan, nx, type, batch);
 }
 let cufftPlan2d$: NativeFunction | undefined;
 /** `cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type)` · cufft.h · CUDA 12.5 */
 export function cufftPlan2d(plan: T.Pointer, nx: number, ny: number, type: T.cufftType): T.cufftResult {
-  if (ArrayBuffer.isView(plan)) rawCovers('cufftPlan2d', 'plan', plan, 4, 4);
+  if (ArrayBuffer.isView(plan) && (plan.byteLength < 4 || (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlan2d', 'plan', plan, 4, 4);
   return (cufftPlan2d$ ??= binder.native('cufftPlan2d'))(plan, nx, ny, type);
 }
 let cufftPlan3d$: NativeFunction | undefined;
 /** `cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type)` · cufft.h · CUDA 12.5 */
 export function cufftPlan3d(plan: T.Pointer, nx: number, ny: number, nz: number, type: T.cufftType): T.cufftResult {
-  if (ArrayBuffer.isView(plan)) rawCovers('cufftPlan3d', 'plan', plan, 4, 4);
+  if (ArrayBuffer.isView(plan) && (plan.byteLength < 4 || (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlan3d', 'plan', plan, 4, 4);
   return (cufftPlan3d$ ??= binder.native('cufftPlan3d'))(plan, nx, ny, nz, type);
 }
 let cufftPlanMany$: NativeFunction | undefined;
 /** `cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist, cufftType type, int batch)` · cufft.h · CUDA 12.5 */
 export function cufftPlanMany(plan: T.Pointer, rank: number, n: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): T.cufftResult {
-  if (ArrayBuffer.isView(plan)) rawCovers('cufftPlanMany', 'plan', plan, 4, 4);
-  if (ArrayBuffer.isView(n)) rawCovers('cufftPlanMany', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftPlanMany', 'inembed', inembed, 4, 4);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftPlanMany', 'onembed', onembed, 4, 4);
+  if (ArrayBuffer.isView(plan) && (plan.byteLength < 4 || (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlanMany', 'plan', plan, 4, 4);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlanMany', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 4 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlanMany', 'inembed', inembed, 4, 4);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 4 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftPlanMany', 'onembed', onembed, 4, 4);
   return (cufftPlanMany$ ??= binder.native('cufftPlanMany'))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }
 let cufftResetPlanProperty$: NativeFunction | undefined;
@@ -249,80 +249,80 @@ export function cufftXtExec(plan: number, input: T.Pointer, output: T.Pointer, d
 let cufftXtExecDescriptor$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptor(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptor', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptor', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptor', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptor', 'output', output, 32, 1);
   return (cufftXtExecDescriptor$ ??= binder.native('cufftXtExecDescriptor'))(plan, input, output, direction);
 }
 let cufftXtExecDescriptorC2C$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptorC2C(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptorC2C', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptorC2C', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptorC2C', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptorC2C', 'output', output, 32, 1);
   return (cufftXtExecDescriptorC2C$ ??= binder.native('cufftXtExecDescriptorC2C'))(plan, input, output, direction);
 }
 let cufftXtExecDescriptorC2R$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptorC2R(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptorC2R', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptorC2R', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptorC2R', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptorC2R', 'output', output, 32, 1);
   return (cufftXtExecDescriptorC2R$ ??= binder.native('cufftXtExecDescriptorC2R'))(plan, input, output);
 }
 let cufftXtExecDescriptorD2Z$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptorD2Z(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptorD2Z', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptorD2Z', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptorD2Z', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptorD2Z', 'output', output, 32, 1);
   return (cufftXtExecDescriptorD2Z$ ??= binder.native('cufftXtExecDescriptorD2Z'))(plan, input, output);
 }
 let cufftXtExecDescriptorR2C$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptorR2C(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptorR2C', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptorR2C', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptorR2C', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptorR2C', 'output', output, 32, 1);
   return (cufftXtExecDescriptorR2C$ ??= binder.native('cufftXtExecDescriptorR2C'))(plan, input, output);
 }
 let cufftXtExecDescriptorZ2D$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptorZ2D(plan: number, input: T.Pointer, output: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptorZ2D', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptorZ2D', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptorZ2D', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptorZ2D', 'output', output, 32, 1);
   return (cufftXtExecDescriptorZ2D$ ??= binder.native('cufftXtExecDescriptorZ2D'))(plan, input, output);
 }
 let cufftXtExecDescriptorZ2Z$: NativeFunction | undefined;
 /** `cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtExecDescriptorZ2Z(plan: number, input: T.Pointer, output: T.Pointer, direction: number): T.cufftResult {
-  if (ArrayBuffer.isView(input)) rawCovers('cufftXtExecDescriptorZ2Z', 'input', input, 32, 1);
-  if (ArrayBuffer.isView(output)) rawCovers('cufftXtExecDescriptorZ2Z', 'output', output, 32, 1);
+  if (ArrayBuffer.isView(input) && (input.byteLength < 32)) rawCovers('cufftXtExecDescriptorZ2Z', 'input', input, 32, 1);
+  if (ArrayBuffer.isView(output) && (output.byteLength < 32)) rawCovers('cufftXtExecDescriptorZ2Z', 'output', output, 32, 1);
   return (cufftXtExecDescriptorZ2Z$ ??= binder.native('cufftXtExecDescriptorZ2Z'))(plan, input, output, direction);
 }
 let cufftXtFree$: NativeFunction | undefined;
 /** `cufftResult cufftXtFree(cudaLibXtDesc *descriptor)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtFree(descriptor: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(descriptor)) rawCovers('cufftXtFree', 'descriptor', descriptor, 32, 1);
+  if (ArrayBuffer.isView(descriptor) && (descriptor.byteLength < 32)) rawCovers('cufftXtFree', 'descriptor', descriptor, 32, 1);
   return (cufftXtFree$ ??= binder.native('cufftXtFree'))(descriptor);
 }
 let cufftXtGetSizeMany$: NativeFunction | undefined;
 /** `cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtGetSizeMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftXtGetSizeMany', 'n', n, 8, 8);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftXtGetSizeMany', 'inembed', inembed, 8, 8);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftXtGetSizeMany', 'onembed', onembed, 8, 8);
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftXtGetSizeMany', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 8 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtGetSizeMany', 'n', n, 8, 8);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 8 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtGetSizeMany', 'inembed', inembed, 8, 8);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 8 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtGetSizeMany', 'onembed', onembed, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtGetSizeMany', 'workSize', workSize, 8, 8);
   return (cufftXtGetSizeMany$ ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
 }
 let cufftXtMakePlanMany$: NativeFunction | undefined;
 /** `cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *n, long long *inembed, long long istride, long long idist, cudaDataType inputtype, long long *onembed, long long ostride, long long odist, cudaDataType outputtype, long long batch, size_t *workSize, cudaDataType executiontype)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtMakePlanMany(plan: number, rank: number, n: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, workSize: T.Pointer, executiontype: T.cudaDataType): T.cufftResult {
-  if (ArrayBuffer.isView(n)) rawCovers('cufftXtMakePlanMany', 'n', n, 8, 8);
-  if (ArrayBuffer.isView(inembed)) rawCovers('cufftXtMakePlanMany', 'inembed', inembed, 8, 8);
-  if (ArrayBuffer.isView(onembed)) rawCovers('cufftXtMakePlanMany', 'onembed', onembed, 8, 8);
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftXtMakePlanMany', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 8 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtMakePlanMany', 'n', n, 8, 8);
+  if (ArrayBuffer.isView(inembed) && (inembed.byteLength < 8 || (((inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtMakePlanMany', 'inembed', inembed, 8, 8);
+  if (ArrayBuffer.isView(onembed) && (onembed.byteLength < 8 || (((onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onembed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtMakePlanMany', 'onembed', onembed, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtMakePlanMany', 'workSize', workSize, 8, 8);
   return (cufftXtMakePlanMany$ ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
 }
 let cufftXtMalloc$: NativeFunction | undefined;
 /** `cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtMalloc(plan: number, descriptor: T.Pointer, format: T.cufftXtSubFormat): T.cufftResult {
-  if (ArrayBuffer.isView(descriptor)) rawCovers('cufftXtMalloc', 'descriptor', descriptor, 8, 8);
+  if (ArrayBuffer.isView(descriptor) && (descriptor.byteLength < 8 || (((descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtMalloc', 'descriptor', descriptor, 8, 8);
   return (cufftXtMalloc$ ??= binder.native('cufftXtMalloc'))(plan, descriptor, format);
 }
 let cufftXtMemcpy$: NativeFunction | undefined;
@@ -338,8 +338,8 @@ export function cufftXtQueryPlan(plan: number, queryStruct: T.Pointer, queryType
 let cufftXtSetCallback$: NativeFunction | undefined;
 /** `cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType, void **caller_info)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtSetCallback(plan: number, callback_routine: T.Pointer, cbType: T.cufftXtCallbackType, caller_info: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(callback_routine)) rawCovers('cufftXtSetCallback', 'callback_routine', callback_routine, 8, 8);
-  if (ArrayBuffer.isView(caller_info)) rawCovers('cufftXtSetCallback', 'caller_info', caller_info, 8, 8);
+  if (ArrayBuffer.isView(callback_routine) && (callback_routine.byteLength < 8 || (((callback_routine as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (callback_routine as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtSetCallback', 'callback_routine', callback_routine, 8, 8);
+  if (ArrayBuffer.isView(caller_info) && (caller_info.byteLength < 8 || (((caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (caller_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtSetCallback', 'caller_info', caller_info, 8, 8);
   return (cufftXtSetCallback$ ??= binder.native('cufftXtSetCallback'))(plan, callback_routine, cbType, caller_info);
 }
 let cufftXtSetCallbackSharedSize$: NativeFunction | undefined;
@@ -350,18 +350,18 @@ export function cufftXtSetCallbackSharedSize(plan: number, cbType: T.cufftXtCall
 let cufftXtSetGPUs$: NativeFunction | undefined;
 /** `cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPUs)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtSetGPUs(handle: number, nGPUs: number, whichGPUs: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(whichGPUs)) rawCovers('cufftXtSetGPUs', 'whichGPUs', whichGPUs, 4, 4);
+  if (ArrayBuffer.isView(whichGPUs) && (whichGPUs.byteLength < 4 || (((whichGPUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (whichGPUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cufftXtSetGPUs', 'whichGPUs', whichGPUs, 4, 4);
   return (cufftXtSetGPUs$ ??= binder.native('cufftXtSetGPUs'))(handle, nGPUs, whichGPUs);
 }
 let cufftXtSetWorkArea$: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtSetWorkArea(plan: number, workArea: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workArea)) rawCovers('cufftXtSetWorkArea', 'workArea', workArea, 8, 8);
+  if (ArrayBuffer.isView(workArea) && (workArea.byteLength < 8 || (((workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workArea as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtSetWorkArea', 'workArea', workArea, 8, 8);
   return (cufftXtSetWorkArea$ ??= binder.native('cufftXtSetWorkArea'))(plan, workArea);
 }
 let cufftXtSetWorkAreaPolicy$: NativeFunction | undefined;
 /** `cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize)` · cufftXt.h · CUDA 12.5 */
 export function cufftXtSetWorkAreaPolicy(plan: number, policy: T.cufftXtWorkAreaPolicy, workSize: T.Pointer): T.cufftResult {
-  if (ArrayBuffer.isView(workSize)) rawCovers('cufftXtSetWorkAreaPolicy', 'workSize', workSize, 8, 8);
+  if (ArrayBuffer.isView(workSize) && (workSize.byteLength < 8 || (((workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cufftXtSetWorkAreaPolicy', 'workSize', workSize, 8, 8);
   return (cufftXtSetWorkAreaPolicy$ ??= binder.native('cufftXtSetWorkAreaPolicy'))(plan, policy, workSize);
 }

@@ -11,13 +11,13 @@ export { binder, configure } from './binding';
 let cuptiActivityConfigurePCSampling$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext, config: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(config)) rawCovers('cuptiActivityConfigurePCSampling', 'config', config, 16, 1);
+  if (ArrayBuffer.isView(config) && (config.byteLength < 16)) rawCovers('cuptiActivityConfigurePCSampling', 'config', config, 16, 1);
   return (cuptiActivityConfigurePCSampling$ ??= binder.native('cuptiActivityConfigurePCSampling'))(ctx, config);
 }
 let cuptiActivityConfigureUnifiedMemoryCounter$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivityConfigureUnifiedMemoryCounter(config: T.Pointer, count: number): T.CUptiResult {
-  if (ArrayBuffer.isView(config)) rawCovers('cuptiActivityConfigureUnifiedMemoryCounter', 'config', config, 16, 1);
+  if (ArrayBuffer.isView(config) && (config.byteLength < 16)) rawCovers('cuptiActivityConfigureUnifiedMemoryCounter', 'config', config, 16, 1);
   return (cuptiActivityConfigureUnifiedMemoryCounter$ ??= binder.native('cuptiActivityConfigureUnifiedMemoryCounter'))(config, count);
 }
 let cuptiActivityDisable$: NativeFunction | undefined;
@@ -88,26 +88,26 @@ export function cuptiActivityFlushPeriod(time: number): T.CUptiResult {
 let cuptiActivityGetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivityGetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiActivityGetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiActivityGetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiActivityGetAttribute$ ??= binder.native('cuptiActivityGetAttribute'))(attr, valueSize, value);
 }
 let cuptiActivityGetNextRecord$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivityGetNextRecord(buffer: T.Pointer, validBufferSizeBytes: T.Int64, record: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(buffer)) rawCovers('cuptiActivityGetNextRecord', 'buffer', buffer, 1, 1);
-  if (ArrayBuffer.isView(record)) rawCovers('cuptiActivityGetNextRecord', 'record', record, 8, 8);
+  if (ArrayBuffer.isView(buffer) && (buffer.byteLength < 1)) rawCovers('cuptiActivityGetNextRecord', 'buffer', buffer, 1, 1);
+  if (ArrayBuffer.isView(record) && (record.byteLength < 8 || (((record as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (record as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiActivityGetNextRecord', 'record', record, 8, 8);
   return (cuptiActivityGetNextRecord$ ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, record);
 }
 let cuptiActivityGetNumDroppedRecords$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *dropped)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivityGetNumDroppedRecords(context: T.CUcontext, streamId: number, dropped: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(dropped)) rawCovers('cuptiActivityGetNumDroppedRecords', 'dropped', dropped, 8, 8);
+  if (ArrayBuffer.isView(dropped) && (dropped.byteLength < 8 || (((dropped as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dropped as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiActivityGetNumDroppedRecords', 'dropped', dropped, 8, 8);
   return (cuptiActivityGetNumDroppedRecords$ ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, dropped);
 }
 let cuptiActivityPopExternalCorrelationId$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivityPopExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, lastId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(lastId)) rawCovers('cuptiActivityPopExternalCorrelationId', 'lastId', lastId, 8, 8);
+  if (ArrayBuffer.isView(lastId) && (lastId.byteLength < 8 || (((lastId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lastId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiActivityPopExternalCorrelationId', 'lastId', lastId, 8, 8);
   return (cuptiActivityPopExternalCorrelationId$ ??= binder.native('cuptiActivityPopExternalCorrelationId'))(kind, lastId);
 }
 let cuptiActivityPushExternalCorrelationId$: NativeFunction | undefined;
@@ -128,63 +128,63 @@ export function cuptiActivityRegisterTimestampCallback(funcTimestamp: T.Pointer)
 let cuptiActivitySetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiActivitySetAttribute(attr: T.CUpti_ActivityAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiActivitySetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiActivitySetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiActivitySetAttribute$ ??= binder.native('cuptiActivitySetAttribute'))(attr, valueSize, value);
 }
 let cuptiComputeCapabilitySupported$: NativeFunction | undefined;
 /** `CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *support)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiComputeCapabilitySupported(major: number, minor: number, support: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(support)) rawCovers('cuptiComputeCapabilitySupported', 'support', support, 4, 4);
+  if (ArrayBuffer.isView(support) && (support.byteLength < 4 || (((support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiComputeCapabilitySupported', 'support', support, 4, 4);
   return (cuptiComputeCapabilitySupported$ ??= binder.native('cuptiComputeCapabilitySupported'))(major, minor, support);
 }
 let cuptiDeviceEnumEventDomains$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 */
 export function cuptiDeviceEnumEventDomains(device: number, arraySizeBytes: T.Pointer, domainArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(arraySizeBytes)) rawCovers('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(domainArray)) rawCovers('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, 4, 4);
+  if (ArrayBuffer.isView(arraySizeBytes) && (arraySizeBytes.byteLength < 8 || (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(domainArray) && (domainArray.byteLength < 4 || (((domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, 4, 4);
   return (cuptiDeviceEnumEventDomains$ ??= binder.native('cuptiDeviceEnumEventDomains'))(device, arraySizeBytes, domainArray);
 }
 let cuptiDeviceEnumMetrics$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiDeviceEnumMetrics(device: number, arraySizeBytes: T.Pointer, metricArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(arraySizeBytes)) rawCovers('cuptiDeviceEnumMetrics', 'arraySizeBytes', arraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(metricArray)) rawCovers('cuptiDeviceEnumMetrics', 'metricArray', metricArray, 4, 4);
+  if (ArrayBuffer.isView(arraySizeBytes) && (arraySizeBytes.byteLength < 8 || (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiDeviceEnumMetrics', 'arraySizeBytes', arraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(metricArray) && (metricArray.byteLength < 4 || (((metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiDeviceEnumMetrics', 'metricArray', metricArray, 4, 4);
   return (cuptiDeviceEnumMetrics$ ??= binder.native('cuptiDeviceEnumMetrics'))(device, arraySizeBytes, metricArray);
 }
 let cuptiDeviceGetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 */
 export function cuptiDeviceGetAttribute(device: number, attrib: T.CUpti_DeviceAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiDeviceGetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiDeviceGetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiDeviceGetAttribute$ ??= binder.native('cuptiDeviceGetAttribute'))(device, attrib, valueSize, value);
 }
 let cuptiDeviceGetEventDomainAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 */
 export function cuptiDeviceGetEventDomainAttribute(device: number, eventDomain: number, attrib: T.CUpti_EventDomainAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiDeviceGetEventDomainAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiDeviceGetEventDomainAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiDeviceGetEventDomainAttribute$ ??= binder.native('cuptiDeviceGetEventDomainAttribute'))(device, eventDomain, attrib, valueSize, value);
 }
 let cuptiDeviceGetNumEventDomains$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *numDomains)` · cupti_events.h · CUDA 12.5 */
 export function cuptiDeviceGetNumEventDomains(device: number, numDomains: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numDomains)) rawCovers('cuptiDeviceGetNumEventDomains', 'numDomains', numDomains, 4, 4);
+  if (ArrayBuffer.isView(numDomains) && (numDomains.byteLength < 4 || (((numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiDeviceGetNumEventDomains', 'numDomains', numDomains, 4, 4);
   return (cuptiDeviceGetNumEventDomains$ ??= binder.native('cuptiDeviceGetNumEventDomains'))(device, numDomains);
 }
 let cuptiDeviceGetNumMetrics$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiDeviceGetNumMetrics(device: number, numMetrics: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numMetrics)) rawCovers('cuptiDeviceGetNumMetrics', 'numMetrics', numMetrics, 4, 4);
+  if (ArrayBuffer.isView(numMetrics) && (numMetrics.byteLength < 4 || (((numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiDeviceGetNumMetrics', 'numMetrics', numMetrics, 4, 4);
   return (cuptiDeviceGetNumMetrics$ ??= binder.native('cuptiDeviceGetNumMetrics'))(device, numMetrics);
 }
 let cuptiDeviceSupported$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiDeviceSupported(dev: number, support: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(support)) rawCovers('cuptiDeviceSupported', 'support', support, 4, 4);
+  if (ArrayBuffer.isView(support) && (support.byteLength < 4 || (((support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (support as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiDeviceSupported', 'support', support, 4, 4);
   return (cuptiDeviceSupported$ ??= binder.native('cuptiDeviceSupported'))(dev, support);
 }
 let cuptiDeviceVirtualizationMode$: NativeFunction | undefined;
 /** `CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiDeviceVirtualizationMode(dev: number, mode: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(mode)) rawCovers('cuptiDeviceVirtualizationMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiDeviceVirtualizationMode', 'mode', mode, 4, 4);
   return (cuptiDeviceVirtualizationMode$ ??= binder.native('cuptiDeviceVirtualizationMode'))(dev, mode);
 }
 let cuptiDisableKernelReplayMode$: NativeFunction | undefined;
@@ -215,46 +215,46 @@ export function cuptiEnableKernelReplayMode(context: T.CUcontext): T.CUptiResult
 let cuptiEnumEventDomains$: NativeFunction | undefined;
 /** `CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEnumEventDomains(arraySizeBytes: T.Pointer, domainArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(arraySizeBytes)) rawCovers('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(domainArray)) rawCovers('cuptiEnumEventDomains', 'domainArray', domainArray, 4, 4);
+  if (ArrayBuffer.isView(arraySizeBytes) && (arraySizeBytes.byteLength < 8 || (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(domainArray) && (domainArray.byteLength < 4 || (((domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (domainArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEnumEventDomains', 'domainArray', domainArray, 4, 4);
   return (cuptiEnumEventDomains$ ??= binder.native('cuptiEnumEventDomains'))(arraySizeBytes, domainArray);
 }
 let cuptiEnumMetrics$: NativeFunction | undefined;
 /** `CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiEnumMetrics(arraySizeBytes: T.Pointer, metricArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(arraySizeBytes)) rawCovers('cuptiEnumMetrics', 'arraySizeBytes', arraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(metricArray)) rawCovers('cuptiEnumMetrics', 'metricArray', metricArray, 4, 4);
+  if (ArrayBuffer.isView(arraySizeBytes) && (arraySizeBytes.byteLength < 8 || (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEnumMetrics', 'arraySizeBytes', arraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(metricArray) && (metricArray.byteLength < 4 || (((metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (metricArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEnumMetrics', 'metricArray', metricArray, 4, 4);
   return (cuptiEnumMetrics$ ??= binder.native('cuptiEnumMetrics'))(arraySizeBytes, metricArray);
 }
 let cuptiEventDomainEnumEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventDomainEnumEvents(eventDomain: number, arraySizeBytes: T.Pointer, eventArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(arraySizeBytes)) rawCovers('cuptiEventDomainEnumEvents', 'arraySizeBytes', arraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(eventArray)) rawCovers('cuptiEventDomainEnumEvents', 'eventArray', eventArray, 4, 4);
+  if (ArrayBuffer.isView(arraySizeBytes) && (arraySizeBytes.byteLength < 8 || (((arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventDomainEnumEvents', 'arraySizeBytes', arraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(eventArray) && (eventArray.byteLength < 4 || (((eventArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEventDomainEnumEvents', 'eventArray', eventArray, 4, 4);
   return (cuptiEventDomainEnumEvents$ ??= binder.native('cuptiEventDomainEnumEvents'))(eventDomain, arraySizeBytes, eventArray);
 }
 let cuptiEventDomainGetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventDomainGetAttribute(eventDomain: number, attrib: T.CUpti_EventDomainAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiEventDomainGetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventDomainGetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiEventDomainGetAttribute$ ??= binder.native('cuptiEventDomainGetAttribute'))(eventDomain, attrib, valueSize, value);
 }
 let cuptiEventDomainGetNumEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomain, uint32_t *numEvents)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventDomainGetNumEvents(eventDomain: number, numEvents: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numEvents)) rawCovers('cuptiEventDomainGetNumEvents', 'numEvents', numEvents, 4, 4);
+  if (ArrayBuffer.isView(numEvents) && (numEvents.byteLength < 4 || (((numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEventDomainGetNumEvents', 'numEvents', numEvents, 4, 4);
   return (cuptiEventDomainGetNumEvents$ ??= binder.native('cuptiEventDomainGetNumEvents'))(eventDomain, numEvents);
 }
 let cuptiEventGetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGetAttribute(event: number, attrib: T.CUpti_EventAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiEventGetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiEventGetAttribute$ ??= binder.native('cuptiEventGetAttribute'))(event, attrib, valueSize, value);
 }
 let cuptiEventGetIdFromName$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventName, CUpti_EventID *event)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGetIdFromName(device: number, eventName: string | T.Pointer, event: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(event)) rawCovers('cuptiEventGetIdFromName', 'event', event, 4, 4);
+  if (ArrayBuffer.isView(event) && (event.byteLength < 4 || (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEventGetIdFromName', 'event', event, 4, 4);
   return (cuptiEventGetIdFromName$ ??= binder.native('cuptiEventGetIdFromName'))(device, eventName, event);
 }
 let cuptiEventGroupAddEvent$: NativeFunction | undefined;
@@ -265,7 +265,7 @@ export function cuptiEventGroupAddEvent(eventGroup: T.Pointer, event: number): T
 let cuptiEventGroupCreate$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupCreate(context: T.CUcontext, eventGroup: T.Pointer, flags: number): T.CUptiResult {
-  if (ArrayBuffer.isView(eventGroup)) rawCovers('cuptiEventGroupCreate', 'eventGroup', eventGroup, 8, 8);
+  if (ArrayBuffer.isView(eventGroup) && (eventGroup.byteLength < 8 || (((eventGroup as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventGroup as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupCreate', 'eventGroup', eventGroup, 8, 8);
   return (cuptiEventGroupCreate$ ??= binder.native('cuptiEventGroupCreate'))(context, eventGroup, flags);
 }
 let cuptiEventGroupDestroy$: NativeFunction | undefined;
@@ -286,24 +286,24 @@ export function cuptiEventGroupEnable(eventGroup: T.Pointer): T.CUptiResult {
 let cuptiEventGroupGetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupGetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiEventGroupGetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupGetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiEventGroupGetAttribute$ ??= binder.native('cuptiEventGroupGetAttribute'))(eventGroup, attrib, valueSize, value);
 }
 let cuptiEventGroupReadAllEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupReadAllEvents(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, eventValueBufferSizeBytes: T.Pointer, eventValueBuffer: T.Pointer, eventIdArraySizeBytes: T.Pointer, eventIdArray: T.Pointer, numEventIdsRead: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventValueBufferSizeBytes)) rawCovers('cuptiEventGroupReadAllEvents', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, 8, 8);
-  if (ArrayBuffer.isView(eventValueBuffer)) rawCovers('cuptiEventGroupReadAllEvents', 'eventValueBuffer', eventValueBuffer, 8, 8);
-  if (ArrayBuffer.isView(eventIdArraySizeBytes)) rawCovers('cuptiEventGroupReadAllEvents', 'eventIdArraySizeBytes', eventIdArraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(eventIdArray)) rawCovers('cuptiEventGroupReadAllEvents', 'eventIdArray', eventIdArray, 4, 4);
-  if (ArrayBuffer.isView(numEventIdsRead)) rawCovers('cuptiEventGroupReadAllEvents', 'numEventIdsRead', numEventIdsRead, 8, 8);
+  if (ArrayBuffer.isView(eventValueBufferSizeBytes) && (eventValueBufferSizeBytes.byteLength < 8 || (((eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupReadAllEvents', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, 8, 8);
+  if (ArrayBuffer.isView(eventValueBuffer) && (eventValueBuffer.byteLength < 8 || (((eventValueBuffer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventValueBuffer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupReadAllEvents', 'eventValueBuffer', eventValueBuffer, 8, 8);
+  if (ArrayBuffer.isView(eventIdArraySizeBytes) && (eventIdArraySizeBytes.byteLength < 8 || (((eventIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupReadAllEvents', 'eventIdArraySizeBytes', eventIdArraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(eventIdArray) && (eventIdArray.byteLength < 4 || (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEventGroupReadAllEvents', 'eventIdArray', eventIdArray, 4, 4);
+  if (ArrayBuffer.isView(numEventIdsRead) && (numEventIdsRead.byteLength < 8 || (((numEventIdsRead as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numEventIdsRead as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupReadAllEvents', 'numEventIdsRead', numEventIdsRead, 8, 8);
   return (cuptiEventGroupReadAllEvents$ ??= binder.native('cuptiEventGroupReadAllEvents'))(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
 }
 let cuptiEventGroupReadEvent$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupReadEvent(eventGroup: T.Pointer, flags: T.CUpti_ReadEventFlags, event: number, eventValueBufferSizeBytes: T.Pointer, eventValueBuffer: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventValueBufferSizeBytes)) rawCovers('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, 8, 8);
-  if (ArrayBuffer.isView(eventValueBuffer)) rawCovers('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, 8, 8);
+  if (ArrayBuffer.isView(eventValueBufferSizeBytes) && (eventValueBufferSizeBytes.byteLength < 8 || (((eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventValueBufferSizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, 8, 8);
+  if (ArrayBuffer.isView(eventValueBuffer) && (eventValueBuffer.byteLength < 8 || (((eventValueBuffer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventValueBuffer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, 8, 8);
   return (cuptiEventGroupReadEvent$ ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
 }
 let cuptiEventGroupRemoveAllEvents$: NativeFunction | undefined;
@@ -329,26 +329,26 @@ export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUp
 let cuptiEventGroupSetDisable$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupSetDisable(eventGroupSet: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventGroupSet)) rawCovers('cuptiEventGroupSetDisable', 'eventGroupSet', eventGroupSet, 16, 1);
+  if (ArrayBuffer.isView(eventGroupSet) && (eventGroupSet.byteLength < 16)) rawCovers('cuptiEventGroupSetDisable', 'eventGroupSet', eventGroupSet, 16, 1);
   return (cuptiEventGroupSetDisable$ ??= binder.native('cuptiEventGroupSetDisable'))(eventGroupSet);
 }
 let cuptiEventGroupSetEnable$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupSetEnable(eventGroupSet: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventGroupSet)) rawCovers('cuptiEventGroupSetEnable', 'eventGroupSet', eventGroupSet, 16, 1);
+  if (ArrayBuffer.isView(eventGroupSet) && (eventGroupSet.byteLength < 16)) rawCovers('cuptiEventGroupSetEnable', 'eventGroupSet', eventGroupSet, 16, 1);
   return (cuptiEventGroupSetEnable$ ??= binder.native('cuptiEventGroupSetEnable'))(eventGroupSet);
 }
 let cuptiEventGroupSetsCreate$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupSetsCreate(context: T.CUcontext, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer, eventGroupPasses: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventIdArray)) rawCovers('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, 4, 4);
-  if (ArrayBuffer.isView(eventGroupPasses)) rawCovers('cuptiEventGroupSetsCreate', 'eventGroupPasses', eventGroupPasses, 8, 8);
+  if (ArrayBuffer.isView(eventIdArray) && (eventIdArray.byteLength < 4 || (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, 4, 4);
+  if (ArrayBuffer.isView(eventGroupPasses) && (eventGroupPasses.byteLength < 8 || (((eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiEventGroupSetsCreate', 'eventGroupPasses', eventGroupPasses, 8, 8);
   return (cuptiEventGroupSetsCreate$ ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
 }
 let cuptiEventGroupSetsDestroy$: NativeFunction | undefined;
 /** `CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroupSets)` · cupti_events.h · CUDA 12.5 */
 export function cuptiEventGroupSetsDestroy(eventGroupSets: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventGroupSets)) rawCovers('cuptiEventGroupSetsDestroy', 'eventGroupSets', eventGroupSets, 16, 1);
+  if (ArrayBuffer.isView(eventGroupSets) && (eventGroupSets.byteLength < 16)) rawCovers('cuptiEventGroupSetsDestroy', 'eventGroupSets', eventGroupSets, 16, 1);
   return (cuptiEventGroupSetsDestroy$ ??= binder.native('cuptiEventGroupSetsDestroy'))(eventGroupSets);
 }
 let cuptiFinalize$: NativeFunction | undefined;
@@ -359,55 +359,55 @@ export function cuptiFinalize(): T.CUptiResult {
 let cuptiGetAutoBoostState$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAutoBoostState *state)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetAutoBoostState(context: T.CUcontext, state: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(state)) rawCovers('cuptiGetAutoBoostState', 'state', state, 8, 1);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 8)) rawCovers('cuptiGetAutoBoostState', 'state', state, 8, 1);
   return (cuptiGetAutoBoostState$ ??= binder.native('cuptiGetAutoBoostState'))(context, state);
 }
 let cuptiGetCallbackName$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)` · cupti_callbacks.h · CUDA 12.5 */
 export function cuptiGetCallbackName(domain: T.CUpti_CallbackDomain, cbid: number, name: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(name)) rawCovers('cuptiGetCallbackName', 'name', name, 8, 8);
+  if (ArrayBuffer.isView(name) && (name.byteLength < 8 || (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiGetCallbackName', 'name', name, 8, 8);
   return (cuptiGetCallbackName$ ??= binder.native('cuptiGetCallbackName'))(domain, cbid, name);
 }
 let cuptiGetCallbackState$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid)` · cupti_callbacks.h · CUDA 12.5 */
 export function cuptiGetCallbackState(enable: T.Pointer, subscriber: T.CUpti_SubscriberHandle, domain: T.CUpti_CallbackDomain, cbid: number): T.CUptiResult {
-  if (ArrayBuffer.isView(enable)) rawCovers('cuptiGetCallbackState', 'enable', enable, 4, 4);
+  if (ArrayBuffer.isView(enable) && (enable.byteLength < 4 || (((enable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (enable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetCallbackState', 'enable', enable, 4, 4);
   return (cuptiGetCallbackState$ ??= binder.native('cuptiGetCallbackState'))(enable, subscriber, domain, cbid);
 }
 let cuptiGetContextId$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetContextId(context: T.CUcontext, contextId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(contextId)) rawCovers('cuptiGetContextId', 'contextId', contextId, 4, 4);
+  if (ArrayBuffer.isView(contextId) && (contextId.byteLength < 4 || (((contextId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (contextId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetContextId', 'contextId', contextId, 4, 4);
   return (cuptiGetContextId$ ??= binder.native('cuptiGetContextId'))(context, contextId);
 }
 let cuptiGetDeviceId$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetDeviceId(context: T.CUcontext, deviceId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(deviceId)) rawCovers('cuptiGetDeviceId', 'deviceId', deviceId, 4, 4);
+  if (ArrayBuffer.isView(deviceId) && (deviceId.byteLength < 4 || (((deviceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetDeviceId', 'deviceId', deviceId, 4, 4);
   return (cuptiGetDeviceId$ ??= binder.native('cuptiGetDeviceId'))(context, deviceId);
 }
 let cuptiGetErrorMessage$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 */
 export function cuptiGetErrorMessage(result: T.CUptiResult, str: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(str)) rawCovers('cuptiGetErrorMessage', 'str', str, 8, 8);
+  if (ArrayBuffer.isView(str) && (str.byteLength < 8 || (((str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiGetErrorMessage', 'str', str, 8, 8);
   return (cuptiGetErrorMessage$ ??= binder.native('cuptiGetErrorMessage'))(result, str);
 }
 let cuptiGetGraphExecId$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetGraphExecId(graphExec: T.CUgraphExec, pId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(pId)) rawCovers('cuptiGetGraphExecId', 'pId', pId, 4, 4);
+  if (ArrayBuffer.isView(pId) && (pId.byteLength < 4 || (((pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetGraphExecId', 'pId', pId, 4, 4);
   return (cuptiGetGraphExecId$ ??= binder.native('cuptiGetGraphExecId'))(graphExec, pId);
 }
 let cuptiGetGraphId$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetGraphId(graph: T.CUgraph, pId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(pId)) rawCovers('cuptiGetGraphId', 'pId', pId, 4, 4);
+  if (ArrayBuffer.isView(pId) && (pId.byteLength < 4 || (((pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetGraphId', 'pId', pId, 4, 4);
   return (cuptiGetGraphId$ ??= binder.native('cuptiGetGraphId'))(graph, pId);
 }
 let cuptiGetGraphNodeId$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetGraphNodeId(node: T.CUgraphNode, nodeId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(nodeId)) rawCovers('cuptiGetGraphNodeId', 'nodeId', nodeId, 8, 8);
+  if (ArrayBuffer.isView(nodeId) && (nodeId.byteLength < 8 || (((nodeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nodeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiGetGraphNodeId', 'nodeId', nodeId, 8, 8);
   return (cuptiGetGraphNodeId$ ??= binder.native('cuptiGetGraphNodeId'))(node, nodeId);
 }
 let cuptiGetLastError$: NativeFunction | undefined;
@@ -418,49 +418,49 @@ export function cuptiGetLastError(): T.CUptiResult {
 let cuptiGetNumEventDomains$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)` · cupti_events.h · CUDA 12.5 */
 export function cuptiGetNumEventDomains(numDomains: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numDomains)) rawCovers('cuptiGetNumEventDomains', 'numDomains', numDomains, 4, 4);
+  if (ArrayBuffer.isView(numDomains) && (numDomains.byteLength < 4 || (((numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDomains as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetNumEventDomains', 'numDomains', numDomains, 4, 4);
   return (cuptiGetNumEventDomains$ ??= binder.native('cuptiGetNumEventDomains'))(numDomains);
 }
 let cuptiGetNumMetrics$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiGetNumMetrics(numMetrics: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numMetrics)) rawCovers('cuptiGetNumMetrics', 'numMetrics', numMetrics, 4, 4);
+  if (ArrayBuffer.isView(numMetrics) && (numMetrics.byteLength < 4 || (((numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numMetrics as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetNumMetrics', 'numMetrics', numMetrics, 4, 4);
   return (cuptiGetNumMetrics$ ??= binder.native('cuptiGetNumMetrics'))(numMetrics);
 }
 let cuptiGetResultString$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetResultString(CUptiResult result, const char **str)` · cupti_result.h · CUDA 12.5 */
 export function cuptiGetResultString(result: T.CUptiResult, str: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(str)) rawCovers('cuptiGetResultString', 'str', str, 8, 8);
+  if (ArrayBuffer.isView(str) && (str.byteLength < 8 || (((str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (str as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiGetResultString', 'str', str, 8, 8);
   return (cuptiGetResultString$ ??= binder.native('cuptiGetResultString'))(result, str);
 }
 let cuptiGetStreamId$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *streamId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetStreamId(context: T.CUcontext, stream: T.CUstream, streamId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cuptiGetStreamId', 'streamId', streamId, 4, 4);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 4 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetStreamId', 'streamId', streamId, 4, 4);
   return (cuptiGetStreamId$ ??= binder.native('cuptiGetStreamId'))(context, stream, streamId);
 }
 let cuptiGetStreamIdEx$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetStreamIdEx(context: T.CUcontext, stream: T.CUstream, perThreadStream: number, streamId: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cuptiGetStreamIdEx', 'streamId', streamId, 4, 4);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 4 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetStreamIdEx', 'streamId', streamId, 4, 4);
   return (cuptiGetStreamIdEx$ ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, streamId);
 }
 let cuptiGetThreadIdType$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetThreadIdType(type: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(type)) rawCovers('cuptiGetThreadIdType', 'type', type, 4, 4);
+  if (ArrayBuffer.isView(type) && (type.byteLength < 4 || (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetThreadIdType', 'type', type, 4, 4);
   return (cuptiGetThreadIdType$ ??= binder.native('cuptiGetThreadIdType'))(type);
 }
 let cuptiGetTimestamp$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetTimestamp(uint64_t *timestamp)` · cupti_activity.h · CUDA 12.5 */
 export function cuptiGetTimestamp(timestamp: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(timestamp)) rawCovers('cuptiGetTimestamp', 'timestamp', timestamp, 8, 8);
+  if (ArrayBuffer.isView(timestamp) && (timestamp.byteLength < 8 || (((timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiGetTimestamp', 'timestamp', timestamp, 8, 8);
   return (cuptiGetTimestamp$ ??= binder.native('cuptiGetTimestamp'))(timestamp);
 }
 let cuptiGetVersion$: NativeFunction | undefined;
 /** `CUptiResult cuptiGetVersion(uint32_t *version)` · cupti_version.h · CUDA 12.5 */
 export function cuptiGetVersion(version: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(version)) rawCovers('cuptiGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiGetVersion', 'version', version, 4, 4);
   return (cuptiGetVersion$ ??= binder.native('cuptiGetVersion'))(version);
 }
 let cuptiKernelReplaySubscribeUpdate$: NativeFunction | undefined;
@@ -471,70 +471,70 @@ export function cuptiKernelReplaySubscribeUpdate(updateFunc: T.Pointer, customDa
 let cuptiMetricCreateEventGroupSets$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricCreateEventGroupSets(context: T.CUcontext, metricIdArraySizeBytes: T.Int64, metricIdArray: T.Pointer, eventGroupPasses: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(metricIdArray)) rawCovers('cuptiMetricCreateEventGroupSets', 'metricIdArray', metricIdArray, 4, 4);
-  if (ArrayBuffer.isView(eventGroupPasses)) rawCovers('cuptiMetricCreateEventGroupSets', 'eventGroupPasses', eventGroupPasses, 8, 8);
+  if (ArrayBuffer.isView(metricIdArray) && (metricIdArray.byteLength < 4 || (((metricIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (metricIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricCreateEventGroupSets', 'metricIdArray', metricIdArray, 4, 4);
+  if (ArrayBuffer.isView(eventGroupPasses) && (eventGroupPasses.byteLength < 8 || (((eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventGroupPasses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricCreateEventGroupSets', 'eventGroupPasses', eventGroupPasses, 8, 8);
   return (cuptiMetricCreateEventGroupSets$ ??= binder.native('cuptiMetricCreateEventGroupSets'))(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
 }
 let cuptiMetricEnumEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricEnumEvents(metric: number, eventIdArraySizeBytes: T.Pointer, eventIdArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventIdArraySizeBytes)) rawCovers('cuptiMetricEnumEvents', 'eventIdArraySizeBytes', eventIdArraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(eventIdArray)) rawCovers('cuptiMetricEnumEvents', 'eventIdArray', eventIdArray, 4, 4);
+  if (ArrayBuffer.isView(eventIdArraySizeBytes) && (eventIdArraySizeBytes.byteLength < 8 || (((eventIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricEnumEvents', 'eventIdArraySizeBytes', eventIdArraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(eventIdArray) && (eventIdArray.byteLength < 4 || (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricEnumEvents', 'eventIdArray', eventIdArray, 4, 4);
   return (cuptiMetricEnumEvents$ ??= binder.native('cuptiMetricEnumEvents'))(metric, eventIdArraySizeBytes, eventIdArray);
 }
 let cuptiMetricEnumProperties$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricEnumProperties(metric: number, propIdArraySizeBytes: T.Pointer, propIdArray: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(propIdArraySizeBytes)) rawCovers('cuptiMetricEnumProperties', 'propIdArraySizeBytes', propIdArraySizeBytes, 8, 8);
-  if (ArrayBuffer.isView(propIdArray)) rawCovers('cuptiMetricEnumProperties', 'propIdArray', propIdArray, 4, 4);
+  if (ArrayBuffer.isView(propIdArraySizeBytes) && (propIdArraySizeBytes.byteLength < 8 || (((propIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (propIdArraySizeBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricEnumProperties', 'propIdArraySizeBytes', propIdArraySizeBytes, 8, 8);
+  if (ArrayBuffer.isView(propIdArray) && (propIdArray.byteLength < 4 || (((propIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (propIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricEnumProperties', 'propIdArray', propIdArray, 4, 4);
   return (cuptiMetricEnumProperties$ ??= binder.native('cuptiMetricEnumProperties'))(metric, propIdArraySizeBytes, propIdArray);
 }
 let cuptiMetricGetAttribute$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetAttribute(metric: number, attrib: T.CUpti_MetricAttribute, valueSize: T.Pointer, value: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(valueSize)) rawCovers('cuptiMetricGetAttribute', 'valueSize', valueSize, 8, 8);
+  if (ArrayBuffer.isView(valueSize) && (valueSize.byteLength < 8 || (((valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (valueSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricGetAttribute', 'valueSize', valueSize, 8, 8);
   return (cuptiMetricGetAttribute$ ??= binder.native('cuptiMetricGetAttribute'))(metric, attrib, valueSize, value);
 }
 let cuptiMetricGetIdFromName$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metricName, CUpti_MetricID *metric)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetIdFromName(device: number, metricName: string | T.Pointer, metric: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(metric)) rawCovers('cuptiMetricGetIdFromName', 'metric', metric, 4, 4);
+  if (ArrayBuffer.isView(metric) && (metric.byteLength < 4 || (((metric as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (metric as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricGetIdFromName', 'metric', metric, 4, 4);
   return (cuptiMetricGetIdFromName$ ??= binder.native('cuptiMetricGetIdFromName'))(device, metricName, metric);
 }
 let cuptiMetricGetNumEvents$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *numEvents)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetNumEvents(metric: number, numEvents: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numEvents)) rawCovers('cuptiMetricGetNumEvents', 'numEvents', numEvents, 4, 4);
+  if (ArrayBuffer.isView(numEvents) && (numEvents.byteLength < 4 || (((numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numEvents as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricGetNumEvents', 'numEvents', numEvents, 4, 4);
   return (cuptiMetricGetNumEvents$ ??= binder.native('cuptiMetricGetNumEvents'))(metric, numEvents);
 }
 let cuptiMetricGetNumProperties$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t *numProp)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetNumProperties(metric: number, numProp: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(numProp)) rawCovers('cuptiMetricGetNumProperties', 'numProp', numProp, 4, 4);
+  if (ArrayBuffer.isView(numProp) && (numProp.byteLength < 4 || (((numProp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numProp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricGetNumProperties', 'numProp', numProp, 4, 4);
   return (cuptiMetricGetNumProperties$ ??= binder.native('cuptiMetricGetNumProperties'))(metric, numProp);
 }
 let cuptiMetricGetRequiredEventGroupSets$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext, metric: number, eventGroupSets: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventGroupSets)) rawCovers('cuptiMetricGetRequiredEventGroupSets', 'eventGroupSets', eventGroupSets, 8, 8);
+  if (ArrayBuffer.isView(eventGroupSets) && (eventGroupSets.byteLength < 8 || (((eventGroupSets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventGroupSets as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricGetRequiredEventGroupSets', 'eventGroupSets', eventGroupSets, 8, 8);
   return (cuptiMetricGetRequiredEventGroupSets$ ??= binder.native('cuptiMetricGetRequiredEventGroupSets'))(context, metric, eventGroupSets);
 }
 let cuptiMetricGetValue$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetValue(device: number, metric: number, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer, eventValueArraySizeBytes: T.Int64, eventValueArray: T.Pointer, timeDuration: T.Int64, metricValue: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventIdArray)) rawCovers('cuptiMetricGetValue', 'eventIdArray', eventIdArray, 4, 4);
-  if (ArrayBuffer.isView(eventValueArray)) rawCovers('cuptiMetricGetValue', 'eventValueArray', eventValueArray, 8, 8);
-  if (ArrayBuffer.isView(metricValue)) rawCovers('cuptiMetricGetValue', 'metricValue', metricValue, 8, 1);
+  if (ArrayBuffer.isView(eventIdArray) && (eventIdArray.byteLength < 4 || (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricGetValue', 'eventIdArray', eventIdArray, 4, 4);
+  if (ArrayBuffer.isView(eventValueArray) && (eventValueArray.byteLength < 8 || (((eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricGetValue', 'eventValueArray', eventValueArray, 8, 8);
+  if (ArrayBuffer.isView(metricValue) && (metricValue.byteLength < 8)) rawCovers('cuptiMetricGetValue', 'metricValue', metricValue, 8, 1);
   return (cuptiMetricGetValue$ ??= binder.native('cuptiMetricGetValue'))(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
 }
 let cuptiMetricGetValue2$: NativeFunction | undefined;
 /** `CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue)` · cupti_metrics.h · CUDA 12.5 */
 export function cuptiMetricGetValue2(metric: number, eventIdArraySizeBytes: T.Int64, eventIdArray: T.Pointer, eventValueArraySizeBytes: T.Int64, eventValueArray: T.Pointer, propIdArraySizeBytes: T.Int64, propIdArray: T.Pointer, propValueArraySizeBytes: T.Int64, propValueArray: T.Pointer, metricValue: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(eventIdArray)) rawCovers('cuptiMetricGetValue2', 'eventIdArray', eventIdArray, 4, 4);
-  if (ArrayBuffer.isView(eventValueArray)) rawCovers('cuptiMetricGetValue2', 'eventValueArray', eventValueArray, 8, 8);
-  if (ArrayBuffer.isView(propIdArray)) rawCovers('cuptiMetricGetValue2', 'propIdArray', propIdArray, 4, 4);
-  if (ArrayBuffer.isView(propValueArray)) rawCovers('cuptiMetricGetValue2', 'propValueArray', propValueArray, 8, 8);
-  if (ArrayBuffer.isView(metricValue)) rawCovers('cuptiMetricGetValue2', 'metricValue', metricValue, 8, 1);
+  if (ArrayBuffer.isView(eventIdArray) && (eventIdArray.byteLength < 4 || (((eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricGetValue2', 'eventIdArray', eventIdArray, 4, 4);
+  if (ArrayBuffer.isView(eventValueArray) && (eventValueArray.byteLength < 8 || (((eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricGetValue2', 'eventValueArray', eventValueArray, 8, 8);
+  if (ArrayBuffer.isView(propIdArray) && (propIdArray.byteLength < 4 || (((propIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (propIdArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuptiMetricGetValue2', 'propIdArray', propIdArray, 4, 4);
+  if (ArrayBuffer.isView(propValueArray) && (propValueArray.byteLength < 8 || (((propValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (propValueArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiMetricGetValue2', 'propValueArray', propValueArray, 8, 8);
+  if (ArrayBuffer.isView(metricValue) && (metricValue.byteLength < 8)) rawCovers('cuptiMetricGetValue2', 'metricValue', metricValue, 8, 1);
   return (cuptiMetricGetValue2$ ??= binder.native('cuptiMetricGetValue2'))(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
 }
 let cuptiSetEventCollectionMode$: NativeFunction | undefined;
@@ -550,14 +550,14 @@ export function cuptiSetThreadIdType(type: T.CUpti_ActivityThreadIdType): T.CUpt
 let cuptiSubscribe$: NativeFunction | undefined;
 /** `CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)` · cupti_callbacks.h · CUDA 12.5 Takes a C callback `callback` (callbacks.CUpti_CallbackFunc): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuptiSubscribe(subscriber: T.Pointer, callback: T.Pointer, userdata: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(subscriber)) rawCovers('cuptiSubscribe', 'subscriber', subscriber, 8, 8);
+  if (ArrayBuffer.isView(subscriber) && (subscriber.byteLength < 8 || (((subscriber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (subscriber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiSubscribe', 'subscriber', subscriber, 8, 8);
   return (cuptiSubscribe$ ??= binder.native('cuptiSubscribe'))(subscriber, callback, userdata);
 }
 let cuptiSupportedDomains$: NativeFunction | undefined;
 /** `CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTable *domainTable)` · cupti_callbacks.h · CUDA 12.5 */
 export function cuptiSupportedDomains(domainCount: T.Pointer, domainTable: T.Pointer): T.CUptiResult {
-  if (ArrayBuffer.isView(domainCount)) rawCovers('cuptiSupportedDomains', 'domainCount', domainCount, 8, 8);
-  if (ArrayBuffer.isView(domainTable)) rawCovers('cuptiSupportedDomains', 'domainTable', domainTable, 8, 8);
+  if (ArrayBuffer.isView(domainCount) && (domainCount.byteLength < 8 || (((domainCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (domainCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiSupportedDomains', 'domainCount', domainCount, 8, 8);
+  if (ArrayBuffer.isView(domainTable) && (domainTable.byteLength < 8 || (((domainTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (domainTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuptiSupportedDomains', 'domainTable', domainTable, 8, 8);
   return (cuptiSupportedDomains$ ??= binder.native('cuptiSupportedDomains'))(domainCount, domainTable);
 }
 let cuptiUnsubscribe$: NativeFunction | undefined;

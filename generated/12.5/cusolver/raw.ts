@@ -12,816 +12,816 @@ export { binder, configure } from './binding';
 let cusolverDnCCgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCCgels', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCCgels', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCCgels', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCCgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCCgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCCgels', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCCgels', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCCgels', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCCgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCCgels', 'd_info', d_info, 4, 4);
   return (cusolverDnCCgels$ ??= binder.native('cusolverDnCCgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCCgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCCgels_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCCgels_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCCgels_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCCgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCCgels_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCCgels_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCCgels_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCCgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCCgels_bufferSize$ ??= binder.native('cusolverDnCCgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCCgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCCgesv', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCCgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCCgesv', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCCgesv', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCCgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCCgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCCgesv', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCCgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCCgesv', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCCgesv', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCCgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCCgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnCCgesv$ ??= binder.native('cusolverDnCCgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCCgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCCgesv_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCCgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCCgesv_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCCgesv_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCCgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCCgesv_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCCgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCCgesv_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCCgesv_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCCgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCCgesv_bufferSize$ ??= binder.native('cusolverDnCCgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCEgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCEgels', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCEgels', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCEgels', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCEgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCEgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCEgels', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCEgels', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCEgels', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCEgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCEgels', 'd_info', d_info, 4, 4);
   return (cusolverDnCEgels$ ??= binder.native('cusolverDnCEgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCEgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCEgels_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCEgels_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCEgels_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCEgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCEgels_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCEgels_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCEgels_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCEgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCEgels_bufferSize$ ??= binder.native('cusolverDnCEgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCEgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCEgesv', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCEgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCEgesv', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCEgesv', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCEgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCEgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCEgesv', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCEgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCEgesv', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCEgesv', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCEgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCEgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnCEgesv$ ??= binder.native('cusolverDnCEgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCEgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCEgesv_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCEgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCEgesv_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCEgesv_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCEgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCEgesv_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCEgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCEgesv_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCEgesv_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCEgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCEgesv_bufferSize$ ??= binder.native('cusolverDnCEgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCKgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCKgels', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCKgels', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCKgels', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCKgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCKgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCKgels', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCKgels', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCKgels', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCKgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCKgels', 'd_info', d_info, 4, 4);
   return (cusolverDnCKgels$ ??= binder.native('cusolverDnCKgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCKgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCKgels_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCKgels_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCKgels_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCKgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCKgels_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCKgels_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCKgels_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCKgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCKgels_bufferSize$ ??= binder.native('cusolverDnCKgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCKgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCKgesv', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCKgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCKgesv', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCKgesv', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCKgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCKgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCKgesv', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCKgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCKgesv', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCKgesv', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCKgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCKgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnCKgesv$ ??= binder.native('cusolverDnCKgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCKgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCKgesv_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCKgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCKgesv_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCKgesv_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCKgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCKgesv_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCKgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCKgesv_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCKgesv_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCKgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCKgesv_bufferSize$ ??= binder.native('cusolverDnCKgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCYgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCYgels', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCYgels', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCYgels', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCYgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCYgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCYgels', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCYgels', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCYgels', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCYgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCYgels', 'd_info', d_info, 4, 4);
   return (cusolverDnCYgels$ ??= binder.native('cusolverDnCYgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCYgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCYgels_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCYgels_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCYgels_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCYgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCYgels_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCYgels_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCYgels_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCYgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCYgels_bufferSize$ ??= binder.native('cusolverDnCYgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCYgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCYgesv', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCYgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCYgesv', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCYgesv', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnCYgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCYgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCYgesv', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCYgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCYgesv', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCYgesv', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCYgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCYgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnCYgesv$ ??= binder.native('cusolverDnCYgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnCYgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuComplex *dB, cusolver_int_t lddb, cuComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnCYgesv_bufferSize', 'dA', dA, 8, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnCYgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnCYgesv_bufferSize', 'dB', dB, 8, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnCYgesv_bufferSize', 'dX', dX, 8, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnCYgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8)) rawCovers('cusolverDnCYgesv_bufferSize', 'dA', dA, 8, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCYgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8)) rawCovers('cusolverDnCYgesv_bufferSize', 'dB', dB, 8, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8)) rawCovers('cusolverDnCYgesv_bufferSize', 'dX', dX, 8, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCYgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnCYgesv_bufferSize$ ??= binder.native('cusolverDnCYgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnCgebrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, float *D, float *E, cuComplex *TAUQ, cuComplex *TAUP, cuComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgebrd', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(D)) rawCovers('cusolverDnCgebrd', 'D', D, 4, 4);
-  if (ArrayBuffer.isView(E)) rawCovers('cusolverDnCgebrd', 'E', E, 4, 4);
-  if (ArrayBuffer.isView(TAUQ)) rawCovers('cusolverDnCgebrd', 'TAUQ', TAUQ, 8, 1);
-  if (ArrayBuffer.isView(TAUP)) rawCovers('cusolverDnCgebrd', 'TAUP', TAUP, 8, 1);
-  if (ArrayBuffer.isView(Work)) rawCovers('cusolverDnCgebrd', 'Work', Work, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCgebrd', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgebrd', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(D) && (D.byteLength < 4 || (((D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgebrd', 'D', D, 4, 4);
+  if (ArrayBuffer.isView(E) && (E.byteLength < 4 || (((E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgebrd', 'E', E, 4, 4);
+  if (ArrayBuffer.isView(TAUQ) && (TAUQ.byteLength < 8)) rawCovers('cusolverDnCgebrd', 'TAUQ', TAUQ, 8, 1);
+  if (ArrayBuffer.isView(TAUP) && (TAUP.byteLength < 8)) rawCovers('cusolverDnCgebrd', 'TAUP', TAUP, 8, 1);
+  if (ArrayBuffer.isView(Work) && (Work.byteLength < 8)) rawCovers('cusolverDnCgebrd', 'Work', Work, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgebrd', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCgebrd$ ??= binder.native('cusolverDnCgebrd'))(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
 }
 let cusolverDnCgebrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnCgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnCgebrd_bufferSize$ ??= binder.native('cusolverDnCgebrd_bufferSize'))(handle, m, n, Lwork);
 }
 let cusolverDnCgeqrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *TAU, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgeqrf', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(TAU)) rawCovers('cusolverDnCgeqrf', 'TAU', TAU, 8, 1);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnCgeqrf', 'Workspace', Workspace, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCgeqrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgeqrf', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(TAU) && (TAU.byteLength < 8)) rawCovers('cusolverDnCgeqrf', 'TAU', TAU, 8, 1);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 8)) rawCovers('cusolverDnCgeqrf', 'Workspace', Workspace, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgeqrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCgeqrf$ ??= binder.native('cusolverDnCgeqrf'))(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
 }
 let cusolverDnCgeqrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgeqrf_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCgeqrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgeqrf_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgeqrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCgeqrf_bufferSize$ ??= binder.native('cusolverDnCgeqrf_bufferSize'))(handle, m, n, A, lda, lwork);
 }
 let cusolverDnCgesvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *VT, int ldvt, cuComplex *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgesvd', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnCgesvd', 'S', S, 4, 4);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnCgesvd', 'U', U, 8, 1);
-  if (ArrayBuffer.isView(VT)) rawCovers('cusolverDnCgesvd', 'VT', VT, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCgesvd', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(rwork)) rawCovers('cusolverDnCgesvd', 'rwork', rwork, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCgesvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgesvd', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 4 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvd', 'S', S, 4, 4);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 8)) rawCovers('cusolverDnCgesvd', 'U', U, 8, 1);
+  if (ArrayBuffer.isView(VT) && (VT.byteLength < 8)) rawCovers('cusolverDnCgesvd', 'VT', VT, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCgesvd', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(rwork) && (rwork.byteLength < 4 || (((rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvd', 'rwork', rwork, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvd', 'info', info, 4, 4);
   return (cusolverDnCgesvd$ ??= binder.native('cusolverDnCgesvd'))(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
 }
 let cusolverDnCgesvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCgesvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCgesvd_bufferSize$ ??= binder.native('cusolverDnCgesvd_bufferSize'))(handle, m, n, lwork);
 }
 let cusolverDnCgesvdaStridedBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, float *d_S, long long strideS, cuComplex *d_U, int ldu, long long strideU, cuComplex *d_V, int ldv, long long strideV, cuComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(d_S)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_S', d_S, 4, 4);
-  if (ArrayBuffer.isView(d_U)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_U', d_U, 8, 1);
-  if (ArrayBuffer.isView(d_V)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_V', d_V, 8, 1);
-  if (ArrayBuffer.isView(d_work)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_work', d_work, 8, 1);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_info', d_info, 4, 4);
-  if (ArrayBuffer.isView(h_R_nrmF)) rawCovers('cusolverDnCgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
+  if (ArrayBuffer.isView(d_S) && (d_S.byteLength < 4 || (((d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_S', d_S, 4, 4);
+  if (ArrayBuffer.isView(d_U) && (d_U.byteLength < 8)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_U', d_U, 8, 1);
+  if (ArrayBuffer.isView(d_V) && (d_V.byteLength < 8)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_V', d_V, 8, 1);
+  if (ArrayBuffer.isView(d_work) && (d_work.byteLength < 8)) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_work', d_work, 8, 1);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdaStridedBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(h_R_nrmF) && (h_R_nrmF.byteLength < 8 || (((h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
   return (cusolverDnCgesvdaStridedBatched$ ??= binder.native('cusolverDnCgesvdaStridedBatched'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
 }
 let cusolverDnCgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuComplex *d_A, int lda, long long strideA, const float *d_S, long long strideS, const cuComplex *d_U, int ldu, long long strideU, const cuComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
 }
 let cusolverDnCgesvdj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgesvdj', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnCgesvdj', 'S', S, 4, 4);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnCgesvdj', 'U', U, 8, 1);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnCgesvdj', 'V', V, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCgesvdj', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCgesvdj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgesvdj', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 4 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdj', 'S', S, 4, 4);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 8)) rawCovers('cusolverDnCgesvdj', 'U', U, 8, 1);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 8)) rawCovers('cusolverDnCgesvdj', 'V', V, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCgesvdj', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdj', 'info', info, 4, 4);
   return (cusolverDnCgesvdj$ ??= binder.native('cusolverDnCgesvdj'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
 }
 let cusolverDnCgesvdjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuComplex *A, int lda, float *S, cuComplex *U, int ldu, cuComplex *V, int ldv, cuComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgesvdjBatched', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnCgesvdjBatched', 'S', S, 4, 4);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnCgesvdjBatched', 'U', U, 8, 1);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnCgesvdjBatched', 'V', V, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCgesvdjBatched', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCgesvdjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgesvdjBatched', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 4 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdjBatched', 'S', S, 4, 4);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 8)) rawCovers('cusolverDnCgesvdjBatched', 'U', U, 8, 1);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 8)) rawCovers('cusolverDnCgesvdjBatched', 'V', V, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCgesvdjBatched', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdjBatched', 'info', info, 4, 4);
   return (cusolverDnCgesvdjBatched$ ??= binder.native('cusolverDnCgesvdjBatched'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
 }
 let cusolverDnCgesvdjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCgesvdjBatched_bufferSize$ ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
 }
 let cusolverDnCgesvdj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuComplex *A, int lda, const float *S, const cuComplex *U, int ldu, const cuComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCgesvdj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgesvdj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCgesvdj_bufferSize$ ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
 }
 let cusolverDnCgetrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, cuComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgetrf', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnCgetrf', 'Workspace', Workspace, 8, 1);
-  if (ArrayBuffer.isView(devIpiv)) rawCovers('cusolverDnCgetrf', 'devIpiv', devIpiv, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCgetrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgetrf', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 8)) rawCovers('cusolverDnCgetrf', 'Workspace', Workspace, 8, 1);
+  if (ArrayBuffer.isView(devIpiv) && (devIpiv.byteLength < 4 || (((devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgetrf', 'devIpiv', devIpiv, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgetrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCgetrf$ ??= binder.native('cusolverDnCgetrf'))(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
 }
 let cusolverDnCgetrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCgetrf_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnCgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCgetrf_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnCgetrf_bufferSize$ ??= binder.native('cusolverDnCgetrf_bufferSize'))(handle, m, n, A, lda, Lwork);
 }
 let cusolverDnCgetrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *A, int lda, const int *devIpiv, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnCgetrs', 'B', B, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCgetrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusolverDnCgetrs', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCgetrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCgetrs$ ??= binder.native('cusolverDnCgetrs'))(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
 }
 let cusolverDnCheevd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCheevd', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnCheevd', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCheevd', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCheevd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCheevd', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevd', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCheevd', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevd', 'info', info, 4, 4);
   return (cusolverDnCheevd$ ??= binder.native('cusolverDnCheevd'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 let cusolverDnCheevd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCheevd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCheevd_bufferSize$ ??= binder.native('cusolverDnCheevd_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 let cusolverDnCheevdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCheevdx', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnCheevdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnCheevdx', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCheevdx', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCheevdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCheevdx', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevdx', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCheevdx', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevdx', 'info', info, 4, 4);
   return (cusolverDnCheevdx$ ??= binder.native('cusolverDnCheevdx'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnCheevdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnCheevdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCheevdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCheevdx_bufferSize$ ??= binder.native('cusolverDnCheevdx_bufferSize'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnCheevj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCheevj', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnCheevj', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCheevj', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCheevj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCheevj', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevj', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCheevj', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevj', 'info', info, 4, 4);
   return (cusolverDnCheevj$ ??= binder.native('cusolverDnCheevj'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
 }
 let cusolverDnCheevjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCheevjBatched', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnCheevjBatched', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCheevjBatched', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCheevjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCheevjBatched', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevjBatched', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCheevjBatched', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevjBatched', 'info', info, 4, 4);
   return (cusolverDnCheevjBatched$ ??= binder.native('cusolverDnCheevjBatched'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
 }
 let cusolverDnCheevjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCheevjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCheevjBatched_bufferSize$ ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
 }
 let cusolverDnCheevj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCheevj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCheevj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCheevj_bufferSize$ ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params);
 }
 let cusolverDnChegvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnChegvd', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnChegvd', 'B', B, 8, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnChegvd', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnChegvd', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnChegvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnChegvd', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusolverDnChegvd', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvd', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnChegvd', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvd', 'info', info, 4, 4);
   return (cusolverDnChegvd$ ??= binder.native('cusolverDnChegvd'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
 }
 let cusolverDnChegvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnChegvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnChegvd_bufferSize$ ??= binder.native('cusolverDnChegvd_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
 }
 let cusolverDnChegvdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChegvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnChegvdx', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnChegvdx', 'B', B, 8, 1);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnChegvdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnChegvdx', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnChegvdx', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnChegvdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnChegvdx', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusolverDnChegvdx', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvdx', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnChegvdx', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvdx', 'info', info, 4, 4);
   return (cusolverDnChegvdx$ ??= binder.native('cusolverDnChegvdx'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnChegvdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnChegvdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnChegvdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnChegvdx_bufferSize$ ??= binder.native('cusolverDnChegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnChegvj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *B, int ldb, float *W, cuComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChegvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnChegvj', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnChegvj', 'B', B, 8, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnChegvj', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnChegvj', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnChegvj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnChegvj', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusolverDnChegvj', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvj', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnChegvj', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvj', 'info', info, 4, 4);
   return (cusolverDnChegvj$ ??= binder.native('cusolverDnChegvj'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
 }
 let cusolverDnChegvj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnChegvj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChegvj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnChegvj_bufferSize$ ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
 }
 let cusolverDnChetrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, float *d, float *e, cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChetrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnChetrd', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(d)) rawCovers('cusolverDnChetrd', 'd', d, 4, 4);
-  if (ArrayBuffer.isView(e)) rawCovers('cusolverDnChetrd', 'e', e, 4, 4);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnChetrd', 'tau', tau, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnChetrd', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnChetrd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnChetrd', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 4 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChetrd', 'd', d, 4, 4);
+  if (ArrayBuffer.isView(e) && (e.byteLength < 4 || (((e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChetrd', 'e', e, 4, 4);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 8)) rawCovers('cusolverDnChetrd', 'tau', tau, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnChetrd', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChetrd', 'info', info, 4, 4);
   return (cusolverDnChetrd$ ??= binder.native('cusolverDnChetrd'))(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
 }
 let cusolverDnChetrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const float *d, const float *e, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnChetrd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnChetrd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnChetrd_bufferSize$ ??= binder.native('cusolverDnChetrd_bufferSize'))(handle, uplo, n, A, lda, d, e, tau, lwork);
 }
 let cusolverDnClaswp$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnClaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnClaswp', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnClaswp', 'A', A, 8, 1);
   return (cusolverDnClaswp$ ??= binder.native('cusolverDnClaswp'))(handle, n, A, lda, k1, k2, devIpiv, incx);
 }
 let cusolverDnClauum$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnClauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnClauum', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnClauum', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnClauum', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnClauum', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnClauum', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnClauum', 'devInfo', devInfo, 4, 4);
   return (cusolverDnClauum$ ??= binder.native('cusolverDnClauum'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnClauum_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnClauum_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnClauum_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnClauum_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnClauum_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnClauum_bufferSize$ ??= binder.native('cusolverDnClauum_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnCpotrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCpotrf', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnCpotrf', 'Workspace', Workspace, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCpotrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCpotrf', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 8)) rawCovers('cusolverDnCpotrf', 'Workspace', Workspace, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCpotrf$ ??= binder.native('cusolverDnCpotrf'))(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
 }
 let cusolverDnCpotrfBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Aarray)) rawCovers('cusolverDnCpotrfBatched', 'Aarray', Aarray, 8, 8);
-  if (ArrayBuffer.isView(infoArray)) rawCovers('cusolverDnCpotrfBatched', 'infoArray', infoArray, 4, 4);
+  if (ArrayBuffer.isView(Aarray) && (Aarray.byteLength < 8 || (((Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCpotrfBatched', 'Aarray', Aarray, 8, 8);
+  if (ArrayBuffer.isView(infoArray) && (infoArray.byteLength < 4 || (((infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotrfBatched', 'infoArray', infoArray, 4, 4);
   return (cusolverDnCpotrfBatched$ ??= binder.native('cusolverDnCpotrfBatched'))(handle, uplo, n, Aarray, lda, infoArray, batchSize);
 }
 let cusolverDnCpotrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCpotrf_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnCpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCpotrf_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnCpotrf_bufferSize$ ??= binder.native('cusolverDnCpotrf_bufferSize'))(handle, uplo, n, A, lda, Lwork);
 }
 let cusolverDnCpotri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCpotri', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCpotri', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCpotri', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCpotri', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCpotri', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotri', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCpotri$ ??= binder.native('cusolverDnCpotri'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnCpotri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCpotri_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCpotri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCpotri_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCpotri_bufferSize$ ??= binder.native('cusolverDnCpotri_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnCpotrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuComplex *A, int lda, cuComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnCpotrs', 'B', B, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCpotrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cusolverDnCpotrs', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCpotrs$ ??= binder.native('cusolverDnCpotrs'))(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
 }
 let cusolverDnCpotrsBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuComplex **A, int lda, cuComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCpotrsBatched', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnCpotrsBatched', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnCpotrsBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCpotrsBatched', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCpotrsBatched', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCpotrsBatched', 'd_info', d_info, 4, 4);
   return (cusolverDnCpotrsBatched$ ??= binder.native('cusolverDnCpotrsBatched'))(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
 }
 let cusolverDnCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCreate(handle: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cusolverDnCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCreate', 'handle', handle, 8, 8);
   return (cusolverDnCreate$ ??= binder.native('cusolverDnCreate'))(handle);
 }
 let cusolverDnCreateGesvdjInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCreateGesvdjInfo(info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCreateGesvdjInfo', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCreateGesvdjInfo', 'info', info, 8, 8);
   return (cusolverDnCreateGesvdjInfo$ ??= binder.native('cusolverDnCreateGesvdjInfo'))(info);
 }
 let cusolverDnCreateParams$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCreateParams(params: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(params)) rawCovers('cusolverDnCreateParams', 'params', params, 8, 8);
+  if (ArrayBuffer.isView(params) && (params.byteLength < 8 || (((params as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (params as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCreateParams', 'params', params, 8, 8);
   return (cusolverDnCreateParams$ ??= binder.native('cusolverDnCreateParams'))(params);
 }
 let cusolverDnCreateSyevjInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCreateSyevjInfo(info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCreateSyevjInfo', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnCreateSyevjInfo', 'info', info, 8, 8);
   return (cusolverDnCreateSyevjInfo$ ??= binder.native('cusolverDnCreateSyevjInfo'))(info);
 }
 let cusolverDnCsytrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCsytrf', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(ipiv)) rawCovers('cusolverDnCsytrf', 'ipiv', ipiv, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCsytrf', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCsytrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCsytrf', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(ipiv) && (ipiv.byteLength < 4 || (((ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCsytrf', 'ipiv', ipiv, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCsytrf', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCsytrf', 'info', info, 4, 4);
   return (cusolverDnCsytrf$ ??= binder.native('cusolverDnCsytrf'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnCsytrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCsytrf_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCsytrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCsytrf_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCsytrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCsytrf_bufferSize$ ??= binder.native('cusolverDnCsytrf_bufferSize'))(handle, n, A, lda, lwork);
 }
 let cusolverDnCsytri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCsytri', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCsytri', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCsytri', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCsytri', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCsytri', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCsytri', 'info', info, 4, 4);
   return (cusolverDnCsytri$ ??= binder.native('cusolverDnCsytri'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnCsytri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCsytri_bufferSize', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCsytri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCsytri_bufferSize', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCsytri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCsytri_bufferSize$ ??= binder.native('cusolverDnCsytri_bufferSize'))(handle, uplo, n, A, lda, ipiv, lwork);
 }
 let cusolverDnCungbr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCungbr', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCungbr', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCungbr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCungbr', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCungbr', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCungbr', 'info', info, 4, 4);
   return (cusolverDnCungbr$ ??= binder.native('cusolverDnCungbr'))(handle, side, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnCungbr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCungbr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCungbr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCungbr_bufferSize$ ??= binder.native('cusolverDnCungbr_bufferSize'))(handle, side, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnCungqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int n, int k, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCungqr', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCungqr', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCungqr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCungqr', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCungqr', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCungqr', 'info', info, 4, 4);
   return (cusolverDnCungqr$ ??= binder.native('cusolverDnCungqr'))(handle, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnCungqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCungqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCungqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCungqr_bufferSize$ ??= binder.native('cusolverDnCungqr_bufferSize'))(handle, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnCungtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuComplex *A, int lda, const cuComplex *tau, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCungtr', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCungtr', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCungtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCungtr', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCungtr', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCungtr', 'info', info, 4, 4);
   return (cusolverDnCungtr$ ??= binder.native('cusolverDnCungtr'))(handle, uplo, n, A, lda, tau, work, lwork, info);
 }
 let cusolverDnCungtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, const cuComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCungtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCungtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCungtr_bufferSize$ ??= binder.native('cusolverDnCungtr_bufferSize'))(handle, uplo, n, A, lda, tau, lwork);
 }
 let cusolverDnCunmqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnCunmqr', 'C', C, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCunmqr', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnCunmqr', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cusolverDnCunmqr', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCunmqr', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCunmqr', 'devInfo', devInfo, 4, 4);
   return (cusolverDnCunmqr$ ??= binder.native('cusolverDnCunmqr'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
 }
 let cusolverDnCunmqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCunmqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCunmqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCunmqr_bufferSize$ ??= binder.native('cusolverDnCunmqr_bufferSize'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnCunmtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuComplex *A, int lda, cuComplex *tau, cuComplex *C, int ldc, cuComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnCunmtr', 'A', A, 8, 1);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnCunmtr', 'tau', tau, 8, 1);
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnCunmtr', 'C', C, 8, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnCunmtr', 'work', work, 8, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnCunmtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cusolverDnCunmtr', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 8)) rawCovers('cusolverDnCunmtr', 'tau', tau, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cusolverDnCunmtr', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8)) rawCovers('cusolverDnCunmtr', 'work', work, 8, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCunmtr', 'info', info, 4, 4);
   return (cusolverDnCunmtr$ ??= binder.native('cusolverDnCunmtr'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
 }
 let cusolverDnCunmtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuComplex *A, int lda, const cuComplex *tau, const cuComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnCunmtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnCunmtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnCunmtr_bufferSize$ ??= binder.native('cusolverDnCunmtr_bufferSize'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnDBgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDBgels', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDBgels', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDBgels', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDBgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDBgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDBgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDBgels', 'd_info', d_info, 4, 4);
   return (cusolverDnDBgels$ ??= binder.native('cusolverDnDBgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDBgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDBgels_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDBgels_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDBgels_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDBgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDBgels_bufferSize$ ??= binder.native('cusolverDnDBgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDBgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDBgesv', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDBgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDBgesv', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDBgesv', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDBgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDBgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDBgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDBgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDBgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnDBgesv$ ??= binder.native('cusolverDnDBgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDBgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDBgesv_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDBgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDBgesv_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDBgesv_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDBgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDBgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDBgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDBgesv_bufferSize$ ??= binder.native('cusolverDnDBgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDDgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDDgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDDgels', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDDgels', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDDgels', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDDgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDDgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDDgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDDgels', 'd_info', d_info, 4, 4);
   return (cusolverDnDDgels$ ??= binder.native('cusolverDnDDgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDDgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDDgels_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDDgels_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDDgels_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDDgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDDgels_bufferSize$ ??= binder.native('cusolverDnDDgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDDgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDDgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDDgesv', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDDgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDDgesv', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDDgesv', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDDgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDDgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDDgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDDgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDDgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnDDgesv$ ??= binder.native('cusolverDnDDgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDDgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDDgesv_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDDgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDDgesv_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDDgesv_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDDgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDDgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDDgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDDgesv_bufferSize$ ??= binder.native('cusolverDnDDgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDHgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDHgels', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDHgels', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDHgels', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDHgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDHgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDHgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDHgels', 'd_info', d_info, 4, 4);
   return (cusolverDnDHgels$ ??= binder.native('cusolverDnDHgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDHgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDHgels_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDHgels_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDHgels_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDHgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDHgels_bufferSize$ ??= binder.native('cusolverDnDHgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDHgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDHgesv', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDHgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDHgesv', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDHgesv', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDHgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDHgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDHgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDHgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDHgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnDHgesv$ ??= binder.native('cusolverDnDHgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDHgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDHgesv_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDHgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDHgesv_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDHgesv_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDHgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDHgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDHgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDHgesv_bufferSize$ ??= binder.native('cusolverDnDHgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDSgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDSgels', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDSgels', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDSgels', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDSgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDSgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDSgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDSgels', 'd_info', d_info, 4, 4);
   return (cusolverDnDSgels$ ??= binder.native('cusolverDnDSgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDSgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDSgels_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDSgels_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDSgels_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDSgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDSgels_bufferSize$ ??= binder.native('cusolverDnDSgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDSgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDSgesv', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDSgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDSgesv', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDSgesv', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDSgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDSgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDSgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDSgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDSgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnDSgesv$ ??= binder.native('cusolverDnDSgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDSgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDSgesv_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDSgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDSgesv_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDSgesv_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDSgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDSgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDSgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDSgesv_bufferSize$ ??= binder.native('cusolverDnDSgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDXgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDXgels', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDXgels', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDXgels', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDXgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDXgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDXgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDXgels', 'd_info', d_info, 4, 4);
   return (cusolverDnDXgels$ ??= binder.native('cusolverDnDXgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDXgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDXgels_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDXgels_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDXgels_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDXgels_bufferSize$ ??= binder.native('cusolverDnDXgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDXgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDXgesv', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDXgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDXgesv', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDXgesv', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnDXgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDXgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDXgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDXgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDXgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnDXgesv$ ??= binder.native('cusolverDnDXgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnDXgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, double *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, double *dB, cusolver_int_t lddb, double *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnDXgesv_bufferSize', 'dA', dA, 8, 8);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnDXgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnDXgesv_bufferSize', 'dB', dB, 8, 8);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnDXgesv_bufferSize', 'dX', dX, 8, 8);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnDXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 8 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv_bufferSize', 'dA', dA, 8, 8);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDXgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 8 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv_bufferSize', 'dB', dB, 8, 8);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 8 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv_bufferSize', 'dX', dX, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnDXgesv_bufferSize$ ??= binder.native('cusolverDnDXgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnDestroy$: NativeFunction | undefined;
@@ -847,493 +847,493 @@ export function cusolverDnDestroySyevjInfo(info: T.syevjInfo_t): T.cusolverStatu
 let cusolverDnDgebrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *D, double *E, double *TAUQ, double *TAUP, double *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgebrd', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(D)) rawCovers('cusolverDnDgebrd', 'D', D, 8, 8);
-  if (ArrayBuffer.isView(E)) rawCovers('cusolverDnDgebrd', 'E', E, 8, 8);
-  if (ArrayBuffer.isView(TAUQ)) rawCovers('cusolverDnDgebrd', 'TAUQ', TAUQ, 8, 8);
-  if (ArrayBuffer.isView(TAUP)) rawCovers('cusolverDnDgebrd', 'TAUP', TAUP, 8, 8);
-  if (ArrayBuffer.isView(Work)) rawCovers('cusolverDnDgebrd', 'Work', Work, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDgebrd', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgebrd', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(D) && (D.byteLength < 8 || (((D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgebrd', 'D', D, 8, 8);
+  if (ArrayBuffer.isView(E) && (E.byteLength < 8 || (((E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgebrd', 'E', E, 8, 8);
+  if (ArrayBuffer.isView(TAUQ) && (TAUQ.byteLength < 8 || (((TAUQ as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (TAUQ as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgebrd', 'TAUQ', TAUQ, 8, 8);
+  if (ArrayBuffer.isView(TAUP) && (TAUP.byteLength < 8 || (((TAUP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (TAUP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgebrd', 'TAUP', TAUP, 8, 8);
+  if (ArrayBuffer.isView(Work) && (Work.byteLength < 8 || (((Work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgebrd', 'Work', Work, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgebrd', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDgebrd$ ??= binder.native('cusolverDnDgebrd'))(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
 }
 let cusolverDnDgebrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnDgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnDgebrd_bufferSize$ ??= binder.native('cusolverDnDgebrd_bufferSize'))(handle, m, n, Lwork);
 }
 let cusolverDnDgeqrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *TAU, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgeqrf', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(TAU)) rawCovers('cusolverDnDgeqrf', 'TAU', TAU, 8, 8);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnDgeqrf', 'Workspace', Workspace, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDgeqrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgeqrf', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(TAU) && (TAU.byteLength < 8 || (((TAU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (TAU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgeqrf', 'TAU', TAU, 8, 8);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 8 || (((Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgeqrf', 'Workspace', Workspace, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgeqrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDgeqrf$ ??= binder.native('cusolverDnDgeqrf'))(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
 }
 let cusolverDnDgeqrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgeqrf_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDgeqrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgeqrf_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgeqrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDgeqrf_bufferSize$ ??= binder.native('cusolverDnDgeqrf_bufferSize'))(handle, m, n, A, lda, lwork);
 }
 let cusolverDnDgesvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *VT, int ldvt, double *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgesvd', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnDgesvd', 'S', S, 8, 8);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnDgesvd', 'U', U, 8, 8);
-  if (ArrayBuffer.isView(VT)) rawCovers('cusolverDnDgesvd', 'VT', VT, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDgesvd', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(rwork)) rawCovers('cusolverDnDgesvd', 'rwork', rwork, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDgesvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvd', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 8 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvd', 'S', S, 8, 8);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 8 || (((U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvd', 'U', U, 8, 8);
+  if (ArrayBuffer.isView(VT) && (VT.byteLength < 8 || (((VT as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (VT as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvd', 'VT', VT, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvd', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(rwork) && (rwork.byteLength < 8 || (((rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvd', 'rwork', rwork, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvd', 'info', info, 4, 4);
   return (cusolverDnDgesvd$ ??= binder.native('cusolverDnDgesvd'))(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
 }
 let cusolverDnDgesvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDgesvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDgesvd_bufferSize$ ??= binder.native('cusolverDnDgesvd_bufferSize'))(handle, m, n, lwork);
 }
 let cusolverDnDgesvdaStridedBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, double *d_S, long long strideS, double *d_U, int ldu, long long strideU, double *d_V, int ldv, long long strideV, double *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(d_S)) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_S', d_S, 8, 8);
-  if (ArrayBuffer.isView(d_U)) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_U', d_U, 8, 8);
-  if (ArrayBuffer.isView(d_V)) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_V', d_V, 8, 8);
-  if (ArrayBuffer.isView(d_work)) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_work', d_work, 8, 8);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_info', d_info, 4, 4);
-  if (ArrayBuffer.isView(h_R_nrmF)) rawCovers('cusolverDnDgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
+  if (ArrayBuffer.isView(d_S) && (d_S.byteLength < 8 || (((d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_S', d_S, 8, 8);
+  if (ArrayBuffer.isView(d_U) && (d_U.byteLength < 8 || (((d_U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_U', d_U, 8, 8);
+  if (ArrayBuffer.isView(d_V) && (d_V.byteLength < 8 || (((d_V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_V', d_V, 8, 8);
+  if (ArrayBuffer.isView(d_work) && (d_work.byteLength < 8 || (((d_work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_work', d_work, 8, 8);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvdaStridedBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(h_R_nrmF) && (h_R_nrmF.byteLength < 8 || (((h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
   return (cusolverDnDgesvdaStridedBatched$ ??= binder.native('cusolverDnDgesvdaStridedBatched'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
 }
 let cusolverDnDgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const double *d_A, int lda, long long strideA, const double *d_S, long long strideS, const double *d_U, int ldu, long long strideU, const double *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDgesvdaStridedBatched_bufferSize$ ??= binder.native('cusolverDnDgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
 }
 let cusolverDnDgesvdj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgesvdj', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnDgesvdj', 'S', S, 8, 8);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnDgesvdj', 'U', U, 8, 8);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnDgesvdj', 'V', V, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDgesvdj', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDgesvdj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdj', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 8 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdj', 'S', S, 8, 8);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 8 || (((U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdj', 'U', U, 8, 8);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 8 || (((V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdj', 'V', V, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdj', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvdj', 'info', info, 4, 4);
   return (cusolverDnDgesvdj$ ??= binder.native('cusolverDnDgesvdj'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
 }
 let cusolverDnDgesvdjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, double *A, int lda, double *S, double *U, int ldu, double *V, int ldv, double *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgesvdjBatched', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnDgesvdjBatched', 'S', S, 8, 8);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnDgesvdjBatched', 'U', U, 8, 8);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnDgesvdjBatched', 'V', V, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDgesvdjBatched', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDgesvdjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdjBatched', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 8 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdjBatched', 'S', S, 8, 8);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 8 || (((U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdjBatched', 'U', U, 8, 8);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 8 || (((V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdjBatched', 'V', V, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgesvdjBatched', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvdjBatched', 'info', info, 4, 4);
   return (cusolverDnDgesvdjBatched$ ??= binder.native('cusolverDnDgesvdjBatched'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
 }
 let cusolverDnDgesvdjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDgesvdjBatched_bufferSize$ ??= binder.native('cusolverDnDgesvdjBatched_bufferSize'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
 }
 let cusolverDnDgesvdj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const double *A, int lda, const double *S, const double *U, int ldu, const double *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDgesvdj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgesvdj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDgesvdj_bufferSize$ ??= binder.native('cusolverDnDgesvdj_bufferSize'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
 }
 let cusolverDnDgetrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int n, double *A, int lda, double *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgetrf', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnDgetrf', 'Workspace', Workspace, 8, 8);
-  if (ArrayBuffer.isView(devIpiv)) rawCovers('cusolverDnDgetrf', 'devIpiv', devIpiv, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDgetrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgetrf', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 8 || (((Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgetrf', 'Workspace', Workspace, 8, 8);
+  if (ArrayBuffer.isView(devIpiv) && (devIpiv.byteLength < 4 || (((devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgetrf', 'devIpiv', devIpiv, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgetrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDgetrf$ ??= binder.native('cusolverDnDgetrf'))(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
 }
 let cusolverDnDgetrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDgetrf_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnDgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgetrf_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnDgetrf_bufferSize$ ??= binder.native('cusolverDnDgetrf_bufferSize'))(handle, m, n, A, lda, Lwork);
 }
 let cusolverDnDgetrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *A, int lda, const int *devIpiv, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnDgetrs', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDgetrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDgetrs', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDgetrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDgetrs$ ??= binder.native('cusolverDnDgetrs'))(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
 }
 let cusolverDnDlaswp$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, double *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDlaswp', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDlaswp', 'A', A, 8, 8);
   return (cusolverDnDlaswp$ ??= binder.native('cusolverDnDlaswp'))(handle, n, A, lda, k1, k2, devIpiv, incx);
 }
 let cusolverDnDlauum$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDlauum', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDlauum', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDlauum', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDlauum', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDlauum', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDlauum', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDlauum$ ??= binder.native('cusolverDnDlauum'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnDlauum_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDlauum_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDlauum_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDlauum_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDlauum_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDlauum_bufferSize$ ??= binder.native('cusolverDnDlauum_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnDorgbr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDorgbr', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDorgbr', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDorgbr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDorgbr', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDorgbr', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDorgbr', 'info', info, 4, 4);
   return (cusolverDnDorgbr$ ??= binder.native('cusolverDnDorgbr'))(handle, side, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnDorgbr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDorgbr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDorgbr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDorgbr_bufferSize$ ??= binder.native('cusolverDnDorgbr_bufferSize'))(handle, side, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnDorgqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int n, int k, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDorgqr', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDorgqr', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDorgqr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDorgqr', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDorgqr', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDorgqr', 'info', info, 4, 4);
   return (cusolverDnDorgqr$ ??= binder.native('cusolverDnDorgqr'))(handle, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnDorgqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDorgqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDorgqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDorgqr_bufferSize$ ??= binder.native('cusolverDnDorgqr_bufferSize'))(handle, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnDorgtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDorgtr', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDorgtr', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDorgtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDorgtr', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDorgtr', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDorgtr', 'info', info, 4, 4);
   return (cusolverDnDorgtr$ ??= binder.native('cusolverDnDorgtr'))(handle, uplo, n, A, lda, tau, work, lwork, info);
 }
 let cusolverDnDorgtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDorgtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDorgtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDorgtr_bufferSize$ ??= binder.native('cusolverDnDorgtr_bufferSize'))(handle, uplo, n, A, lda, tau, lwork);
 }
 let cusolverDnDormqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, double *C, int ldc, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnDormqr', 'C', C, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDormqr', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDormqr', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDormqr', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDormqr', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDormqr', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDormqr$ ??= binder.native('cusolverDnDormqr'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
 }
 let cusolverDnDormqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDormqr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDormqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDormqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDormqr_bufferSize$ ??= binder.native('cusolverDnDormqr_bufferSize'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnDormtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, double *A, int lda, double *tau, double *C, int ldc, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDormtr', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnDormtr', 'tau', tau, 8, 8);
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnDormtr', 'C', C, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDormtr', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDormtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDormtr', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 8 || (((tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDormtr', 'tau', tau, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDormtr', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDormtr', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDormtr', 'info', info, 4, 4);
   return (cusolverDnDormtr$ ??= binder.native('cusolverDnDormtr'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
 }
 let cusolverDnDormtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const double *A, int lda, const double *tau, const double *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDormtr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDormtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDormtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDormtr_bufferSize$ ??= binder.native('cusolverDnDormtr_bufferSize'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnDpotrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDpotrf', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnDpotrf', 'Workspace', Workspace, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDpotrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrf', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 8 || (((Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrf', 'Workspace', Workspace, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDpotrf$ ??= binder.native('cusolverDnDpotrf'))(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
 }
 let cusolverDnDpotrfBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Aarray)) rawCovers('cusolverDnDpotrfBatched', 'Aarray', Aarray, 8, 8);
-  if (ArrayBuffer.isView(infoArray)) rawCovers('cusolverDnDpotrfBatched', 'infoArray', infoArray, 4, 4);
+  if (ArrayBuffer.isView(Aarray) && (Aarray.byteLength < 8 || (((Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrfBatched', 'Aarray', Aarray, 8, 8);
+  if (ArrayBuffer.isView(infoArray) && (infoArray.byteLength < 4 || (((infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotrfBatched', 'infoArray', infoArray, 4, 4);
   return (cusolverDnDpotrfBatched$ ??= binder.native('cusolverDnDpotrfBatched'))(handle, uplo, n, Aarray, lda, infoArray, batchSize);
 }
 let cusolverDnDpotrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDpotrf_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnDpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrf_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnDpotrf_bufferSize$ ??= binder.native('cusolverDnDpotrf_bufferSize'))(handle, uplo, n, A, lda, Lwork);
 }
 let cusolverDnDpotri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDpotri', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDpotri', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDpotri', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotri', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotri', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotri', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDpotri$ ??= binder.native('cusolverDnDpotri'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnDpotri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDpotri_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDpotri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotri_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDpotri_bufferSize$ ??= binder.native('cusolverDnDpotri_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnDpotrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const double *A, int lda, double *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnDpotrs', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnDpotrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrs', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnDpotrs$ ??= binder.native('cusolverDnDpotrs'))(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
 }
 let cusolverDnDpotrsBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, double **A, int lda, double **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDpotrsBatched', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnDpotrsBatched', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnDpotrsBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrsBatched', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDpotrsBatched', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDpotrsBatched', 'd_info', d_info, 4, 4);
   return (cusolverDnDpotrsBatched$ ??= binder.native('cusolverDnDpotrsBatched'))(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
 }
 let cusolverDnDsyevd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsyevd', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsyevd', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsyevd', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsyevd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevd', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevd', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevd', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevd', 'info', info, 4, 4);
   return (cusolverDnDsyevd$ ??= binder.native('cusolverDnDsyevd'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 let cusolverDnDsyevd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsyevd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsyevd_bufferSize$ ??= binder.native('cusolverDnDsyevd_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 let cusolverDnDsyevdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsyevdx', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnDsyevdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsyevdx', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsyevdx', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsyevdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevdx', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevdx', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevdx', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevdx', 'info', info, 4, 4);
   return (cusolverDnDsyevdx$ ??= binder.native('cusolverDnDsyevdx'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnDsyevdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnDsyevdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsyevdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsyevdx_bufferSize$ ??= binder.native('cusolverDnDsyevdx_bufferSize'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnDsyevj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsyevj', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsyevj', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsyevj', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsyevj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevj', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevj', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevj', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevj', 'info', info, 4, 4);
   return (cusolverDnDsyevj$ ??= binder.native('cusolverDnDsyevj'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
 }
 let cusolverDnDsyevjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *W, double *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsyevjBatched', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsyevjBatched', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsyevjBatched', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsyevjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevjBatched', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevjBatched', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsyevjBatched', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevjBatched', 'info', info, 4, 4);
   return (cusolverDnDsyevjBatched$ ??= binder.native('cusolverDnDsyevjBatched'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
 }
 let cusolverDnDsyevjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsyevjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsyevjBatched_bufferSize$ ??= binder.native('cusolverDnDsyevjBatched_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
 }
 let cusolverDnDsyevj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsyevj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsyevj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsyevj_bufferSize$ ??= binder.native('cusolverDnDsyevj_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params);
 }
 let cusolverDnDsygvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsygvd', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnDsygvd', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsygvd', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsygvd', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsygvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvd', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvd', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvd', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvd', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvd', 'info', info, 4, 4);
   return (cusolverDnDsygvd$ ??= binder.native('cusolverDnDsygvd'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
 }
 let cusolverDnDsygvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsygvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsygvd_bufferSize$ ??= binder.native('cusolverDnDsygvd_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
 }
 let cusolverDnDsygvdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsygvdx', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnDsygvdx', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnDsygvdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsygvdx', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsygvdx', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsygvdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvdx', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvdx', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvdx', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvdx', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvdx', 'info', info, 4, 4);
   return (cusolverDnDsygvdx$ ??= binder.native('cusolverDnDsygvdx'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnDsygvdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnDsygvdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsygvdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsygvdx_bufferSize$ ??= binder.native('cusolverDnDsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnDsygvj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double *A, int lda, double *B, int ldb, double *W, double *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsygvj', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnDsygvj', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnDsygvj', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsygvj', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsygvj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvj', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvj', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvj', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsygvj', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvj', 'info', info, 4, 4);
   return (cusolverDnDsygvj$ ??= binder.native('cusolverDnDsygvj'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
 }
 let cusolverDnDsygvj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const double *A, int lda, const double *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsygvj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsygvj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsygvj_bufferSize$ ??= binder.native('cusolverDnDsygvj_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
 }
 let cusolverDnDsytrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, double *d, double *e, double *tau, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsytrd', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(d)) rawCovers('cusolverDnDsytrd', 'd', d, 8, 8);
-  if (ArrayBuffer.isView(e)) rawCovers('cusolverDnDsytrd', 'e', e, 8, 8);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnDsytrd', 'tau', tau, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsytrd', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsytrd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrd', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 8 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrd', 'd', d, 8, 8);
+  if (ArrayBuffer.isView(e) && (e.byteLength < 8 || (((e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrd', 'e', e, 8, 8);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 8 || (((tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrd', 'tau', tau, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrd', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytrd', 'info', info, 4, 4);
   return (cusolverDnDsytrd$ ??= binder.native('cusolverDnDsytrd'))(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
 }
 let cusolverDnDsytrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, const double *d, const double *e, const double *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsytrd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytrd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsytrd_bufferSize$ ??= binder.native('cusolverDnDsytrd_bufferSize'))(handle, uplo, n, A, lda, d, e, tau, lwork);
 }
 let cusolverDnDsytrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsytrf', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(ipiv)) rawCovers('cusolverDnDsytrf', 'ipiv', ipiv, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsytrf', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsytrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrf', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(ipiv) && (ipiv.byteLength < 4 || (((ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytrf', 'ipiv', ipiv, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrf', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytrf', 'info', info, 4, 4);
   return (cusolverDnDsytrf$ ??= binder.native('cusolverDnDsytrf'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnDsytrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle, int n, double *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsytrf_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsytrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytrf_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsytrf_bufferSize$ ??= binder.native('cusolverDnDsytrf_bufferSize'))(handle, n, A, lda, lwork);
 }
 let cusolverDnDsytri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, double *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsytri', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnDsytri', 'work', work, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnDsytri', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytri', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 8 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytri', 'work', work, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytri', 'info', info, 4, 4);
   return (cusolverDnDsytri$ ??= binder.native('cusolverDnDsytri'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnDsytri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, double *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnDsytri_bufferSize', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnDsytri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnDsytri_bufferSize', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnDsytri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnDsytri_bufferSize$ ??= binder.native('cusolverDnDsytri_bufferSize'))(handle, uplo, n, A, lda, ipiv, lwork);
 }
 let cusolverDnGeqrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnGeqrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnGeqrf', 'info', info, 4, 4);
   return (cusolverDnGeqrf$ ??= binder.native('cusolverDnGeqrf'))(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
 }
 let cusolverDnGeqrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGeqrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverDnGeqrf_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnGeqrf_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverDnGeqrf_bufferSize$ ??= binder.native('cusolverDnGeqrf_bufferSize'))(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
 }
 let cusolverDnGesvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnGesvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnGesvd', 'info', info, 4, 4);
   return (cusolverDnGesvd$ ??= binder.native('cusolverDnGesvd'))(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
 }
 let cusolverDnGesvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGesvd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverDnGesvd_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnGesvd_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverDnGesvd_bufferSize$ ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
 }
 let cusolverDnGetDeterministicMode$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGetDeterministicMode(handle: T.cusolverDnHandle_t, mode: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cusolverDnGetDeterministicMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnGetDeterministicMode', 'mode', mode, 4, 4);
   return (cusolverDnGetDeterministicMode$ ??= binder.native('cusolverDnGetDeterministicMode'))(handle, mode);
 }
 let cusolverDnGetStream$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGetStream(handle: T.cusolverDnHandle_t, streamId: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cusolverDnGetStream', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnGetStream', 'streamId', streamId, 8, 8);
   return (cusolverDnGetStream$ ??= binder.native('cusolverDnGetStream'))(handle, streamId);
 }
 let cusolverDnGetrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(ipiv)) rawCovers('cusolverDnGetrf', 'ipiv', ipiv, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnGetrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(ipiv) && (ipiv.byteLength < 8 || (((ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnGetrf', 'ipiv', ipiv, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnGetrf', 'info', info, 4, 4);
   return (cusolverDnGetrf$ ??= binder.native('cusolverDnGetrf'))(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
 }
 let cusolverDnGetrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGetrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverDnGetrf_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnGetrf_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverDnGetrf_bufferSize$ ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
 }
 let cusolverDnGetrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnGetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnGetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnGetrs', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnGetrs', 'info', info, 4, 4);
   return (cusolverDnGetrs$ ??= binder.native('cusolverDnGetrs'))(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
 }
 let cusolverDnIRSInfosCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_ptr)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSInfosCreate(infos_ptr: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(infos_ptr)) rawCovers('cusolverDnIRSInfosCreate', 'infos_ptr', infos_ptr, 8, 8);
+  if (ArrayBuffer.isView(infos_ptr) && (infos_ptr.byteLength < 8 || (((infos_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infos_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnIRSInfosCreate', 'infos_ptr', infos_ptr, 8, 8);
   return (cusolverDnIRSInfosCreate$ ??= binder.native('cusolverDnIRSInfosCreate'))(infos_ptr);
 }
 let cusolverDnIRSInfosDestroy$: NativeFunction | undefined;
@@ -1344,25 +1344,25 @@ export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t): T.cuso
 let cusolverDnIRSInfosGetMaxIters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t infos, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSInfosGetMaxIters(infos: T.cusolverDnIRSInfos_t, maxiters: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(maxiters)) rawCovers('cusolverDnIRSInfosGetMaxIters', 'maxiters', maxiters, 4, 4);
+  if (ArrayBuffer.isView(maxiters) && (maxiters.byteLength < 4 || (((maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSInfosGetMaxIters', 'maxiters', maxiters, 4, 4);
   return (cusolverDnIRSInfosGetMaxIters$ ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, maxiters);
 }
 let cusolverDnIRSInfosGetNiters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *niters)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSInfosGetNiters(infos: T.cusolverDnIRSInfos_t, niters: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(niters)) rawCovers('cusolverDnIRSInfosGetNiters', 'niters', niters, 4, 4);
+  if (ArrayBuffer.isView(niters) && (niters.byteLength < 4 || (((niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSInfosGetNiters', 'niters', niters, 4, 4);
   return (cusolverDnIRSInfosGetNiters$ ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, niters);
 }
 let cusolverDnIRSInfosGetOuterNiters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t infos, cusolver_int_t *outer_niters)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSInfosGetOuterNiters(infos: T.cusolverDnIRSInfos_t, outer_niters: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(outer_niters)) rawCovers('cusolverDnIRSInfosGetOuterNiters', 'outer_niters', outer_niters, 4, 4);
+  if (ArrayBuffer.isView(outer_niters) && (outer_niters.byteLength < 4 || (((outer_niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outer_niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSInfosGetOuterNiters', 'outer_niters', outer_niters, 4, 4);
   return (cusolverDnIRSInfosGetOuterNiters$ ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, outer_niters);
 }
 let cusolverDnIRSInfosGetResidualHistory$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfos_t infos, void **residual_history)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSInfosGetResidualHistory(infos: T.cusolverDnIRSInfos_t, residual_history: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(residual_history)) rawCovers('cusolverDnIRSInfosGetResidualHistory', 'residual_history', residual_history, 8, 8);
+  if (ArrayBuffer.isView(residual_history) && (residual_history.byteLength < 8 || (((residual_history as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (residual_history as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnIRSInfosGetResidualHistory', 'residual_history', residual_history, 8, 8);
   return (cusolverDnIRSInfosGetResidualHistory$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, residual_history);
 }
 let cusolverDnIRSInfosRequestResidual$: NativeFunction | undefined;
@@ -1373,7 +1373,7 @@ export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t)
 let cusolverDnIRSParamsCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *params_ptr)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSParamsCreate(params_ptr: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(params_ptr)) rawCovers('cusolverDnIRSParamsCreate', 'params_ptr', params_ptr, 8, 8);
+  if (ArrayBuffer.isView(params_ptr) && (params_ptr.byteLength < 8 || (((params_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (params_ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnIRSParamsCreate', 'params_ptr', params_ptr, 8, 8);
   return (cusolverDnIRSParamsCreate$ ??= binder.native('cusolverDnIRSParamsCreate'))(params_ptr);
 }
 let cusolverDnIRSParamsDestroy$: NativeFunction | undefined;
@@ -1394,7 +1394,7 @@ export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_
 let cusolverDnIRSParamsGetMaxIters$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t params, cusolver_int_t *maxiters)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSParamsGetMaxIters(params: T.cusolverDnIRSParams_t, maxiters: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(maxiters)) rawCovers('cusolverDnIRSParamsGetMaxIters', 'maxiters', maxiters, 4, 4);
+  if (ArrayBuffer.isView(maxiters) && (maxiters.byteLength < 4 || (((maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxiters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSParamsGetMaxIters', 'maxiters', maxiters, 4, 4);
   return (cusolverDnIRSParamsGetMaxIters$ ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, maxiters);
 }
 let cusolverDnIRSParamsSetMaxIters$: NativeFunction | undefined;
@@ -1440,27 +1440,27 @@ export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t, 
 let cusolverDnIRSXgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolverDnIRSParams_t gels_irs_params, cusolverDnIRSInfos_t gels_irs_infos, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSXgels(handle: T.cusolverDnHandle_t, gels_irs_params: T.cusolverDnIRSParams_t, gels_irs_infos: T.cusolverDnIRSInfos_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(niters)) rawCovers('cusolverDnIRSXgels', 'niters', niters, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnIRSXgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(niters) && (niters.byteLength < 4 || (((niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSXgels', 'niters', niters, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSXgels', 'd_info', d_info, 4, 4);
   return (cusolverDnIRSXgels$ ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
 }
 let cusolverDnIRSXgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnIRSParams_t, m: number, n: number, nrhs: number, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnIRSXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnIRSXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnIRSXgels_bufferSize$ ??= binder.native('cusolverDnIRSXgels_bufferSize'))(handle, params, m, n, nrhs, lwork_bytes);
 }
 let cusolverDnIRSXgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolverDnIRSParams_t gesv_irs_params, cusolverDnIRSInfos_t gesv_irs_infos, cusolver_int_t n, cusolver_int_t nrhs, void *dA, cusolver_int_t ldda, void *dB, cusolver_int_t lddb, void *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *niters, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSXgesv(handle: T.cusolverDnHandle_t, gesv_irs_params: T.cusolverDnIRSParams_t, gesv_irs_infos: T.cusolverDnIRSInfos_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, niters: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(niters)) rawCovers('cusolverDnIRSXgesv', 'niters', niters, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnIRSXgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(niters) && (niters.byteLength < 4 || (((niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (niters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSXgesv', 'niters', niters, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnIRSXgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnIRSXgesv$ ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
 }
 let cusolverDnIRSXgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handle, cusolverDnIRSParams_t params, cusolver_int_t n, cusolver_int_t nrhs, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnIRSParams_t, n: number, nrhs: number, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnIRSXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnIRSXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnIRSXgesv_bufferSize$ ??= binder.native('cusolverDnIRSXgesv_bufferSize'))(handle, params, n, nrhs, lwork_bytes);
 }
 let cusolverDnLoggerForceDisable$: NativeFunction | undefined;
@@ -1481,7 +1481,7 @@ export function cusolverDnLoggerSetCallback(callback: T.Pointer): T.cusolverStat
 let cusolverDnLoggerSetFile$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnLoggerSetFile(file: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(file)) rawCovers('cusolverDnLoggerSetFile', 'file', file, 216, 1);
+  if (ArrayBuffer.isView(file) && (file.byteLength < 216)) rawCovers('cusolverDnLoggerSetFile', 'file', file, 216, 1);
   return (cusolverDnLoggerSetFile$ ??= binder.native('cusolverDnLoggerSetFile'))(file);
 }
 let cusolverDnLoggerSetLevel$: NativeFunction | undefined;
@@ -1497,179 +1497,179 @@ export function cusolverDnLoggerSetMask(mask: number): T.cusolverStatus_t {
 let cusolverDnPotrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnPotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnPotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnPotrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnPotrf', 'info', info, 4, 4);
   return (cusolverDnPotrf$ ??= binder.native('cusolverDnPotrf'))(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
 }
 let cusolverDnPotrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnPotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnPotrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverDnPotrf_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnPotrf_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverDnPotrf_bufferSize$ ??= binder.native('cusolverDnPotrf_bufferSize'))(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
 }
 let cusolverDnPotrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnPotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnPotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnPotrs', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnPotrs', 'info', info, 4, 4);
   return (cusolverDnPotrs$ ??= binder.native('cusolverDnPotrs'))(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
 }
 let cusolverDnSBgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSBgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSBgels', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSBgels', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSBgels', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSBgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSBgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels', 'd_info', d_info, 4, 4);
   return (cusolverDnSBgels$ ??= binder.native('cusolverDnSBgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSBgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSBgels_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSBgels_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSBgels_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSBgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgels_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSBgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSBgels_bufferSize$ ??= binder.native('cusolverDnSBgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSBgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSBgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSBgesv', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSBgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSBgesv', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSBgesv', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSBgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSBgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnSBgesv$ ??= binder.native('cusolverDnSBgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSBgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSBgesv_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSBgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSBgesv_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSBgesv_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSBgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSBgesv_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSBgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSBgesv_bufferSize$ ??= binder.native('cusolverDnSBgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSHgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSHgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSHgels', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSHgels', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSHgels', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSHgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSHgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels', 'd_info', d_info, 4, 4);
   return (cusolverDnSHgels$ ??= binder.native('cusolverDnSHgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSHgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSHgels_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSHgels_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSHgels_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSHgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgels_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSHgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSHgels_bufferSize$ ??= binder.native('cusolverDnSHgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSHgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSHgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSHgesv', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSHgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSHgesv', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSHgesv', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSHgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSHgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnSHgesv$ ??= binder.native('cusolverDnSHgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSHgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSHgesv_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSHgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSHgesv_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSHgesv_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSHgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSHgesv_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSHgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSHgesv_bufferSize$ ??= binder.native('cusolverDnSHgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSSgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSSgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSSgels', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSSgels', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSSgels', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSSgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSSgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels', 'd_info', d_info, 4, 4);
   return (cusolverDnSSgels$ ??= binder.native('cusolverDnSSgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSSgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSSgels_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSSgels_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSSgels_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSSgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgels_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSSgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSSgels_bufferSize$ ??= binder.native('cusolverDnSSgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSSgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSSgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSSgesv', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSSgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSSgesv', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSSgesv', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSSgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSSgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnSSgesv$ ??= binder.native('cusolverDnSSgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSSgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSSgesv_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSSgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSSgesv_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSSgesv_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSSgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSSgesv_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSSgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSSgesv_bufferSize$ ??= binder.native('cusolverDnSSgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSXgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSXgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSXgels', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSXgels', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSXgels', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSXgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSXgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels', 'd_info', d_info, 4, 4);
   return (cusolverDnSXgels$ ??= binder.native('cusolverDnSXgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSXgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSXgels_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSXgels_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSXgels_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgels_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSXgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSXgels_bufferSize$ ??= binder.native('cusolverDnSXgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSXgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSXgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSXgesv', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSXgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSXgesv', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSXgesv', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnSXgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSXgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnSXgesv$ ??= binder.native('cusolverDnSXgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnSXgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, float *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, float *dB, cusolver_int_t lddb, float *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnSXgesv_bufferSize', 'dA', dA, 4, 4);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnSXgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnSXgesv_bufferSize', 'dB', dB, 4, 4);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnSXgesv_bufferSize', 'dX', dX, 4, 4);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnSXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 4 || (((dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv_bufferSize', 'dA', dA, 4, 4);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 4 || (((dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dB as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv_bufferSize', 'dB', dB, 4, 4);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 4 || (((dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dX as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSXgesv_bufferSize', 'dX', dX, 4, 4);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSXgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnSXgesv_bufferSize$ ??= binder.native('cusolverDnSXgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnSetAdvOptions$: NativeFunction | undefined;
@@ -1690,496 +1690,496 @@ export function cusolverDnSetStream(handle: T.cusolverDnHandle_t, streamId: T.cu
 let cusolverDnSgebrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *D, float *E, float *TAUQ, float *TAUP, float *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgebrd', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(D)) rawCovers('cusolverDnSgebrd', 'D', D, 4, 4);
-  if (ArrayBuffer.isView(E)) rawCovers('cusolverDnSgebrd', 'E', E, 4, 4);
-  if (ArrayBuffer.isView(TAUQ)) rawCovers('cusolverDnSgebrd', 'TAUQ', TAUQ, 4, 4);
-  if (ArrayBuffer.isView(TAUP)) rawCovers('cusolverDnSgebrd', 'TAUP', TAUP, 4, 4);
-  if (ArrayBuffer.isView(Work)) rawCovers('cusolverDnSgebrd', 'Work', Work, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSgebrd', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(D) && (D.byteLength < 4 || (((D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'D', D, 4, 4);
+  if (ArrayBuffer.isView(E) && (E.byteLength < 4 || (((E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'E', E, 4, 4);
+  if (ArrayBuffer.isView(TAUQ) && (TAUQ.byteLength < 4 || (((TAUQ as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (TAUQ as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'TAUQ', TAUQ, 4, 4);
+  if (ArrayBuffer.isView(TAUP) && (TAUP.byteLength < 4 || (((TAUP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (TAUP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'TAUP', TAUP, 4, 4);
+  if (ArrayBuffer.isView(Work) && (Work.byteLength < 4 || (((Work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'Work', Work, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSgebrd$ ??= binder.native('cusolverDnSgebrd'))(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
 }
 let cusolverDnSgebrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnSgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnSgebrd_bufferSize$ ??= binder.native('cusolverDnSgebrd_bufferSize'))(handle, m, n, Lwork);
 }
 let cusolverDnSgeqrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *TAU, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgeqrf', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(TAU)) rawCovers('cusolverDnSgeqrf', 'TAU', TAU, 4, 4);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnSgeqrf', 'Workspace', Workspace, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSgeqrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgeqrf', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(TAU) && (TAU.byteLength < 4 || (((TAU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (TAU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgeqrf', 'TAU', TAU, 4, 4);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 4 || (((Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgeqrf', 'Workspace', Workspace, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgeqrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSgeqrf$ ??= binder.native('cusolverDnSgeqrf'))(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
 }
 let cusolverDnSgeqrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgeqrf_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSgeqrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgeqrf_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgeqrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSgeqrf_bufferSize$ ??= binder.native('cusolverDnSgeqrf_bufferSize'))(handle, m, n, A, lda, lwork);
 }
 let cusolverDnSgesvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *VT, int ldvt, float *work, int lwork, float *rwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgesvd', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnSgesvd', 'S', S, 4, 4);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnSgesvd', 'U', U, 4, 4);
-  if (ArrayBuffer.isView(VT)) rawCovers('cusolverDnSgesvd', 'VT', VT, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSgesvd', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(rwork)) rawCovers('cusolverDnSgesvd', 'rwork', rwork, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSgesvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 4 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'S', S, 4, 4);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 4 || (((U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'U', U, 4, 4);
+  if (ArrayBuffer.isView(VT) && (VT.byteLength < 4 || (((VT as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (VT as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'VT', VT, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(rwork) && (rwork.byteLength < 4 || (((rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'rwork', rwork, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd', 'info', info, 4, 4);
   return (cusolverDnSgesvd$ ??= binder.native('cusolverDnSgesvd'))(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
 }
 let cusolverDnSgesvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSgesvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSgesvd_bufferSize$ ??= binder.native('cusolverDnSgesvd_bufferSize'))(handle, m, n, lwork);
 }
 let cusolverDnSgesvdaStridedBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, float *d_S, long long strideS, float *d_U, int ldu, long long strideU, float *d_V, int ldv, long long strideV, float *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(d_S)) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_S', d_S, 4, 4);
-  if (ArrayBuffer.isView(d_U)) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_U', d_U, 4, 4);
-  if (ArrayBuffer.isView(d_V)) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_V', d_V, 4, 4);
-  if (ArrayBuffer.isView(d_work)) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_work', d_work, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_info', d_info, 4, 4);
-  if (ArrayBuffer.isView(h_R_nrmF)) rawCovers('cusolverDnSgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
+  if (ArrayBuffer.isView(d_S) && (d_S.byteLength < 4 || (((d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_S', d_S, 4, 4);
+  if (ArrayBuffer.isView(d_U) && (d_U.byteLength < 4 || (((d_U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_U', d_U, 4, 4);
+  if (ArrayBuffer.isView(d_V) && (d_V.byteLength < 4 || (((d_V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_V', d_V, 4, 4);
+  if (ArrayBuffer.isView(d_work) && (d_work.byteLength < 4 || (((d_work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_work', d_work, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdaStridedBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(h_R_nrmF) && (h_R_nrmF.byteLength < 8 || (((h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
   return (cusolverDnSgesvdaStridedBatched$ ??= binder.native('cusolverDnSgesvdaStridedBatched'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
 }
 let cusolverDnSgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const float *d_A, int lda, long long strideA, const float *d_S, long long strideS, const float *d_U, int ldu, long long strideU, const float *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSgesvdaStridedBatched_bufferSize$ ??= binder.native('cusolverDnSgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
 }
 let cusolverDnSgesvdj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgesvdj', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnSgesvdj', 'S', S, 4, 4);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnSgesvdj', 'U', U, 4, 4);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnSgesvdj', 'V', V, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSgesvdj', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSgesvdj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 4 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj', 'S', S, 4, 4);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 4 || (((U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj', 'U', U, 4, 4);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 4 || (((V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj', 'V', V, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj', 'info', info, 4, 4);
   return (cusolverDnSgesvdj$ ??= binder.native('cusolverDnSgesvdj'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
 }
 let cusolverDnSgesvdjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, float *A, int lda, float *S, float *U, int ldu, float *V, int ldv, float *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgesvdjBatched', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnSgesvdjBatched', 'S', S, 4, 4);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnSgesvdjBatched', 'U', U, 4, 4);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnSgesvdjBatched', 'V', V, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSgesvdjBatched', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSgesvdjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 4 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched', 'S', S, 4, 4);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 4 || (((U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (U as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched', 'U', U, 4, 4);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 4 || (((V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (V as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched', 'V', V, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched', 'info', info, 4, 4);
   return (cusolverDnSgesvdjBatched$ ??= binder.native('cusolverDnSgesvdjBatched'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
 }
 let cusolverDnSgesvdjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSgesvdjBatched_bufferSize$ ??= binder.native('cusolverDnSgesvdjBatched_bufferSize'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
 }
 let cusolverDnSgesvdj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const float *A, int lda, const float *S, const float *U, int ldu, const float *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSgesvdj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgesvdj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSgesvdj_bufferSize$ ??= binder.native('cusolverDnSgesvdj_bufferSize'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
 }
 let cusolverDnSgetrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int n, float *A, int lda, float *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgetrf', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnSgetrf', 'Workspace', Workspace, 4, 4);
-  if (ArrayBuffer.isView(devIpiv)) rawCovers('cusolverDnSgetrf', 'devIpiv', devIpiv, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSgetrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrf', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 4 || (((Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrf', 'Workspace', Workspace, 4, 4);
+  if (ArrayBuffer.isView(devIpiv) && (devIpiv.byteLength < 4 || (((devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrf', 'devIpiv', devIpiv, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSgetrf$ ??= binder.native('cusolverDnSgetrf'))(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
 }
 let cusolverDnSgetrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSgetrf_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnSgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrf_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnSgetrf_bufferSize$ ??= binder.native('cusolverDnSgetrf_bufferSize'))(handle, m, n, A, lda, Lwork);
 }
 let cusolverDnSgetrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *A, int lda, const int *devIpiv, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnSgetrs', 'B', B, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSgetrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrs', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSgetrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSgetrs$ ??= binder.native('cusolverDnSgetrs'))(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
 }
 let cusolverDnSlaswp$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, float *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSlaswp', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSlaswp', 'A', A, 4, 4);
   return (cusolverDnSlaswp$ ??= binder.native('cusolverDnSlaswp'))(handle, n, A, lda, k1, k2, devIpiv, incx);
 }
 let cusolverDnSlauum$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSlauum', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSlauum', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSlauum', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSlauum', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSlauum', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSlauum', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSlauum$ ??= binder.native('cusolverDnSlauum'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnSlauum_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSlauum_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSlauum_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSlauum_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSlauum_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSlauum_bufferSize$ ??= binder.native('cusolverDnSlauum_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnSorgbr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSorgbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSorgbr', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSorgbr', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSorgbr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgbr', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgbr', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgbr', 'info', info, 4, 4);
   return (cusolverDnSorgbr$ ??= binder.native('cusolverDnSorgbr'))(handle, side, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnSorgbr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSorgbr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgbr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSorgbr_bufferSize$ ??= binder.native('cusolverDnSorgbr_bufferSize'))(handle, side, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnSorgqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int n, int k, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSorgqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSorgqr', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSorgqr', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSorgqr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgqr', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgqr', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgqr', 'info', info, 4, 4);
   return (cusolverDnSorgqr$ ??= binder.native('cusolverDnSorgqr'))(handle, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnSorgqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSorgqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSorgqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSorgqr_bufferSize$ ??= binder.native('cusolverDnSorgqr_bufferSize'))(handle, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnSorgtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSorgtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSorgtr', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSorgtr', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSorgtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgtr', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgtr', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgtr', 'info', info, 4, 4);
   return (cusolverDnSorgtr$ ??= binder.native('cusolverDnSorgtr'))(handle, uplo, n, A, lda, tau, work, lwork, info);
 }
 let cusolverDnSorgtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSorgtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSorgtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSorgtr_bufferSize$ ??= binder.native('cusolverDnSorgtr_bufferSize'))(handle, uplo, n, A, lda, tau, lwork);
 }
 let cusolverDnSormqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, float *C, int ldc, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSormqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnSormqr', 'C', C, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSormqr', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSormqr', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormqr', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormqr', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormqr', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSormqr$ ??= binder.native('cusolverDnSormqr'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
 }
 let cusolverDnSormqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSormqr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSormqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSormqr_bufferSize$ ??= binder.native('cusolverDnSormqr_bufferSize'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnSormtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, float *A, int lda, float *tau, float *C, int ldc, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSormtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSormtr', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnSormtr', 'tau', tau, 4, 4);
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnSormtr', 'C', C, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSormtr', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSormtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormtr', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 4 || (((tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormtr', 'tau', tau, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormtr', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormtr', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormtr', 'info', info, 4, 4);
   return (cusolverDnSormtr$ ??= binder.native('cusolverDnSormtr'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
 }
 let cusolverDnSormtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const float *A, int lda, const float *tau, const float *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSormtr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSormtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSormtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSormtr_bufferSize$ ??= binder.native('cusolverDnSormtr_bufferSize'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnSpotrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSpotrf', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnSpotrf', 'Workspace', Workspace, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSpotrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrf', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 4 || (((Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Workspace as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrf', 'Workspace', Workspace, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSpotrf$ ??= binder.native('cusolverDnSpotrf'))(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
 }
 let cusolverDnSpotrfBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Aarray)) rawCovers('cusolverDnSpotrfBatched', 'Aarray', Aarray, 8, 8);
-  if (ArrayBuffer.isView(infoArray)) rawCovers('cusolverDnSpotrfBatched', 'infoArray', infoArray, 4, 4);
+  if (ArrayBuffer.isView(Aarray) && (Aarray.byteLength < 8 || (((Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSpotrfBatched', 'Aarray', Aarray, 8, 8);
+  if (ArrayBuffer.isView(infoArray) && (infoArray.byteLength < 4 || (((infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrfBatched', 'infoArray', infoArray, 4, 4);
   return (cusolverDnSpotrfBatched$ ??= binder.native('cusolverDnSpotrfBatched'))(handle, uplo, n, Aarray, lda, infoArray, batchSize);
 }
 let cusolverDnSpotrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSpotrf_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnSpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrf_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnSpotrf_bufferSize$ ??= binder.native('cusolverDnSpotrf_bufferSize'))(handle, uplo, n, A, lda, Lwork);
 }
 let cusolverDnSpotri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSpotri', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSpotri', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSpotri', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotri', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotri', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotri', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSpotri$ ??= binder.native('cusolverDnSpotri'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnSpotri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSpotri_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSpotri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotri_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSpotri_bufferSize$ ??= binder.native('cusolverDnSpotri_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnSpotrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const float *A, int lda, float *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnSpotrs', 'B', B, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnSpotrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrs', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnSpotrs$ ??= binder.native('cusolverDnSpotrs'))(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
 }
 let cusolverDnSpotrsBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, float **A, int lda, float **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSpotrsBatched', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnSpotrsBatched', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnSpotrsBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSpotrsBatched', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSpotrsBatched', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSpotrsBatched', 'd_info', d_info, 4, 4);
   return (cusolverDnSpotrsBatched$ ??= binder.native('cusolverDnSpotrsBatched'))(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
 }
 let cusolverDnSsyevd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsyevd', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsyevd', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsyevd', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsyevd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevd', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevd', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevd', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevd', 'info', info, 4, 4);
   return (cusolverDnSsyevd$ ??= binder.native('cusolverDnSsyevd'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 let cusolverDnSsyevd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsyevd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsyevd_bufferSize$ ??= binder.native('cusolverDnSsyevd_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 let cusolverDnSsyevdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsyevdx', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnSsyevdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsyevdx', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsyevdx', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsyevdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx', 'info', info, 4, 4);
   return (cusolverDnSsyevdx$ ??= binder.native('cusolverDnSsyevdx'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnSsyevdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnSsyevdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsyevdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsyevdx_bufferSize$ ??= binder.native('cusolverDnSsyevdx_bufferSize'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnSsyevj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsyevj', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsyevj', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsyevj', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsyevj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevj', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevj', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevj', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevj', 'info', info, 4, 4);
   return (cusolverDnSsyevj$ ??= binder.native('cusolverDnSsyevj'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
 }
 let cusolverDnSsyevjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *W, float *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsyevjBatched', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsyevjBatched', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsyevjBatched', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsyevjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevjBatched', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevjBatched', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevjBatched', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevjBatched', 'info', info, 4, 4);
   return (cusolverDnSsyevjBatched$ ??= binder.native('cusolverDnSsyevjBatched'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
 }
 let cusolverDnSsyevjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsyevjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsyevjBatched_bufferSize$ ??= binder.native('cusolverDnSsyevjBatched_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
 }
 let cusolverDnSsyevj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsyevj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsyevj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsyevj_bufferSize$ ??= binder.native('cusolverDnSsyevj_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params);
 }
 let cusolverDnSsygvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsygvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsygvd', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnSsygvd', 'B', B, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsygvd', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsygvd', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsygvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvd', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvd', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvd', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvd', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvd', 'info', info, 4, 4);
   return (cusolverDnSsygvd$ ??= binder.native('cusolverDnSsygvd'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
 }
 let cusolverDnSsygvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsygvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsygvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsygvd_bufferSize$ ??= binder.native('cusolverDnSsygvd_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
 }
 let cusolverDnSsygvdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float vl, float vu, int il, int iu, int *meig, float *W, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsygvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsygvdx', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnSsygvdx', 'B', B, 4, 4);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnSsygvdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsygvdx', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsygvdx', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsygvdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx', 'info', info, 4, 4);
   return (cusolverDnSsygvdx$ ??= binder.native('cusolverDnSsygvdx'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnSsygvdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, float vl, float vu, int il, int iu, int *meig, const float *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnSsygvdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsygvdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsygvdx_bufferSize$ ??= binder.native('cusolverDnSsygvdx_bufferSize'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnSsygvj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float *A, int lda, float *B, int ldb, float *W, float *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsygvj', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnSsygvj', 'B', B, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnSsygvj', 'W', W, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsygvj', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsygvj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvj', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvj', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 4 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvj', 'W', W, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvj', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvj', 'info', info, 4, 4);
   return (cusolverDnSsygvj$ ??= binder.native('cusolverDnSsygvj'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
 }
 let cusolverDnSsygvj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const float *A, int lda, const float *B, int ldb, const float *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsygvj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsygvj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsygvj_bufferSize$ ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
 }
 let cusolverDnSsytrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, float *d, float *e, float *tau, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsytrd', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(d)) rawCovers('cusolverDnSsytrd', 'd', d, 4, 4);
-  if (ArrayBuffer.isView(e)) rawCovers('cusolverDnSsytrd', 'e', e, 4, 4);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnSsytrd', 'tau', tau, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsytrd', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsytrd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 4 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd', 'd', d, 4, 4);
+  if (ArrayBuffer.isView(e) && (e.byteLength < 4 || (((e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd', 'e', e, 4, 4);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 4 || (((tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tau as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd', 'tau', tau, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd', 'info', info, 4, 4);
   return (cusolverDnSsytrd$ ??= binder.native('cusolverDnSsytrd'))(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
 }
 let cusolverDnSsytrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, const float *d, const float *e, const float *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsytrd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsytrd_bufferSize$ ??= binder.native('cusolverDnSsytrd_bufferSize'))(handle, uplo, n, A, lda, d, e, tau, lwork);
 }
 let cusolverDnSsytrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsytrf', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(ipiv)) rawCovers('cusolverDnSsytrf', 'ipiv', ipiv, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsytrf', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsytrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrf', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(ipiv) && (ipiv.byteLength < 4 || (((ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrf', 'ipiv', ipiv, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrf', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrf', 'info', info, 4, 4);
   return (cusolverDnSsytrf$ ??= binder.native('cusolverDnSsytrf'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnSsytrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle, int n, float *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsytrf_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsytrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrf_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsytrf_bufferSize$ ??= binder.native('cusolverDnSsytrf_bufferSize'))(handle, n, A, lda, lwork);
 }
 let cusolverDnSsytri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, float *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsytri', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnSsytri', 'work', work, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSsytri', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytri', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 4 || (((work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (work as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytri', 'work', work, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytri', 'info', info, 4, 4);
   return (cusolverDnSsytri$ ??= binder.native('cusolverDnSsytri'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnSsytri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, float *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnSsytri_bufferSize', 'A', A, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnSsytri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytri_bufferSize', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSsytri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnSsytri_bufferSize$ ??= binder.native('cusolverDnSsytri_bufferSize'))(handle, uplo, n, A, lda, ipiv, lwork);
 }
 let cusolverDnSyevd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSyevd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSyevd', 'info', info, 4, 4);
   return (cusolverDnSyevd$ ??= binder.native('cusolverDnSyevd'))(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
 }
 let cusolverDnSyevd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSyevd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverDnSyevd_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSyevd_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverDnSyevd_bufferSize$ ??= binder.native('cusolverDnSyevd_bufferSize'))(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
 }
 let cusolverDnSyevdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig64)) rawCovers('cusolverDnSyevdx', 'meig64', meig64, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnSyevdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(meig64) && (meig64.byteLength < 8 || (((meig64 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig64 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSyevdx', 'meig64', meig64, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnSyevdx', 'info', info, 4, 4);
   return (cusolverDnSyevdx$ ??= binder.native('cusolverDnSyevdx'))(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
 }
 let cusolverDnSyevdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnSyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnSyevdx_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(h_meig)) rawCovers('cusolverDnSyevdx_bufferSize', 'h_meig', h_meig, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverDnSyevdx_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(h_meig) && (h_meig.byteLength < 8 || (((h_meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSyevdx_bufferSize', 'h_meig', h_meig, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnSyevdx_bufferSize', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverDnSyevdx_bufferSize$ ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
 }
 let cusolverDnXgeqrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeTau, void *tau, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXgeqrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgeqrf', 'info', info, 4, 4);
   return (cusolverDnXgeqrf$ ??= binder.native('cusolverDnXgeqrf'))(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXgeqrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeTau, const void *tau, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXgeqrf_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXgeqrf_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgeqrf_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgeqrf_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXgeqrf_bufferSize$ ??= binder.native('cusolverDnXgeqrf_bufferSize'))(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXgesvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXgesvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgesvd', 'info', info, 4, 4);
   return (cusolverDnXgesvd$ ??= binder.native('cusolverDnXgesvd'))(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXgesvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeVT, const void *VT, int64_t ldvt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobvt: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.Pointer, ldvt: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXgesvd_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXgesvd_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvd_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvd_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXgesvd_bufferSize$ ??= binder.native('cusolverDnXgesvd_bufferSize'))(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXgesvdjGetResidual$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle, gesvdjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvdjGetResidual(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t, residual: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(residual)) rawCovers('cusolverDnXgesvdjGetResidual', 'residual', residual, 8, 8);
+  if (ArrayBuffer.isView(residual) && (residual.byteLength < 8 || (((residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvdjGetResidual', 'residual', residual, 8, 8);
   return (cusolverDnXgesvdjGetResidual$ ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, residual);
 }
 let cusolverDnXgesvdjGetSweeps$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, gesvdjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvdjGetSweeps(handle: T.cusolverDnHandle_t, info: T.gesvdjInfo_t, executed_sweeps: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(executed_sweeps)) rawCovers('cusolverDnXgesvdjGetSweeps', 'executed_sweeps', executed_sweeps, 4, 4);
+  if (ArrayBuffer.isView(executed_sweeps) && (executed_sweeps.byteLength < 4 || (((executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgesvdjGetSweeps', 'executed_sweeps', executed_sweeps, 4, 4);
   return (cusolverDnXgesvdjGetSweeps$ ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, executed_sweeps);
 }
 let cusolverDnXgesvdjSetMaxSweeps$: NativeFunction | undefined;
@@ -2200,48 +2200,48 @@ export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t, tolerance: n
 let cusolverDnXgesvdp$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U, int64_t ldu, cudaDataType dataTypeV, void *V, int64_t ldv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info, double *h_err_sigma)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer, h_err_sigma: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnXgesvdp', 'd_info', d_info, 4, 4);
-  if (ArrayBuffer.isView(h_err_sigma)) rawCovers('cusolverDnXgesvdp', 'h_err_sigma', h_err_sigma, 8, 8);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgesvdp', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(h_err_sigma) && (h_err_sigma.byteLength < 8 || (((h_err_sigma as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_err_sigma as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvdp', 'h_err_sigma', h_err_sigma, 8, 8);
   return (cusolverDnXgesvdp$ ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
 }
 let cusolverDnXgesvdp_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, int econ, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU, const void *U, int64_t ldu, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.Pointer, dataTypeU: T.cudaDataType, U: T.Pointer, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXgesvdp_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXgesvdp_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvdp_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvdp_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXgesvdp_bufferSize$ ??= binder.native('cusolverDnXgesvdp_bufferSize'))(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXgesvdr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeSrand, void *Srand, cudaDataType dataTypeUrand, void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, void *Vrand, int64_t ldVrand, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnXgesvdr', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgesvdr', 'd_info', d_info, 4, 4);
   return (cusolverDnXgesvdr$ ??= binder.native('cusolverDnXgesvdr'))(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
 }
 let cusolverDnXgesvdr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, signed char jobu, signed char jobv, int64_t m, int64_t n, int64_t k, int64_t p, int64_t niters, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeSrand, const void *Srand, cudaDataType dataTypeUrand, const void *Urand, int64_t ldUrand, cudaDataType dataTypeVrand, const void *Vrand, int64_t ldVrand, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobu: number, jobv: number, m: T.Int64, n: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXgesvdr_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXgesvdr_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvdr_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgesvdr_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXgesvdr_bufferSize$ ??= binder.native('cusolverDnXgesvdr_bufferSize'))(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXgetrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, int64_t *ipiv, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(ipiv)) rawCovers('cusolverDnXgetrf', 'ipiv', ipiv, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXgetrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(ipiv) && (ipiv.byteLength < 8 || (((ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgetrf', 'ipiv', ipiv, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgetrf', 'info', info, 4, 4);
   return (cusolverDnXgetrf$ ??= binder.native('cusolverDnXgetrf'))(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXgetrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, int64_t m, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, m: T.Int64, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXgetrf_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXgetrf_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgetrf_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXgetrf_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXgetrf_bufferSize$ ??= binder.native('cusolverDnXgetrf_bufferSize'))(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXgetrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasOperation_t trans, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, trans: T.cublasOperation_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXgetrs', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXgetrs', 'info', info, 4, 4);
   return (cusolverDnXgetrs$ ??= binder.native('cusolverDnXgetrs'))(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
 }
 let cusolverDnXlarft$: NativeFunction | undefined;
@@ -2252,67 +2252,67 @@ export function cusolverDnXlarft(handle: T.cusolverDnHandle_t, params: T.cusolve
 let cusolverDnXlarft_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverDirectMode_t direct, cusolverStorevMode_t storev, int64_t n, int64_t k, cudaDataType dataTypeV, const void *V, int64_t ldv, cudaDataType dataTypeTau, const void *tau, cudaDataType dataTypeT, void *T, int64_t ldt, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.Pointer, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.Pointer, dataTypeT: T.cudaDataType, T: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXlarft_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXlarft_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXlarft_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXlarft_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXlarft_bufferSize$ ??= binder.native('cusolverDnXlarft_bufferSize'))(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXpotrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXpotrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXpotrf', 'info', info, 4, 4);
   return (cusolverDnXpotrf$ ??= binder.native('cusolverDnXpotrf'))(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXpotrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXpotrf_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXpotrf_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXpotrf_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXpotrf_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXpotrf_bufferSize$ ??= binder.native('cusolverDnXpotrf_bufferSize'))(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXpotrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDnParams_t params, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeB, void *B, int64_t ldb, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXpotrs', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXpotrs', 'info', info, 4, 4);
   return (cusolverDnXpotrs$ ??= binder.native('cusolverDnXpotrs'))(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
 }
 let cusolverDnXsyevd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXsyevd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXsyevd', 'info', info, 4, 4);
   return (cusolverDnXsyevd$ ??= binder.native('cusolverDnXsyevd'))(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXsyevd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXsyevd_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXsyevd_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevd_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevd_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXsyevd_bufferSize$ ??= binder.native('cusolverDnXsyevd_bufferSize'))(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXsyevdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig64)) rawCovers('cusolverDnXsyevdx', 'meig64', meig64, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXsyevdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(meig64) && (meig64.byteLength < 8 || (((meig64 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig64 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevdx', 'meig64', meig64, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXsyevdx', 'info', info, 4, 4);
   return (cusolverDnXsyevdx$ ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXsyevdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t, params: T.cusolverDnParams_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.Pointer, computeType: T.cudaDataType, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(h_meig)) rawCovers('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXsyevdx_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXsyevdx_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(h_meig) && (h_meig.byteLength < 8 || (((h_meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevdx_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevdx_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXsyevdx_bufferSize$ ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXsyevjGetResidual$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle, syevjInfo_t info, double *residual)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsyevjGetResidual(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t, residual: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(residual)) rawCovers('cusolverDnXsyevjGetResidual', 'residual', residual, 8, 8);
+  if (ArrayBuffer.isView(residual) && (residual.byteLength < 8 || (((residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (residual as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsyevjGetResidual', 'residual', residual, 8, 8);
   return (cusolverDnXsyevjGetResidual$ ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, residual);
 }
 let cusolverDnXsyevjGetSweeps$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, syevjInfo_t info, int *executed_sweeps)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsyevjGetSweeps(handle: T.cusolverDnHandle_t, info: T.syevjInfo_t, executed_sweeps: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(executed_sweeps)) rawCovers('cusolverDnXsyevjGetSweeps', 'executed_sweeps', executed_sweeps, 4, 4);
+  if (ArrayBuffer.isView(executed_sweeps) && (executed_sweeps.byteLength < 4 || (((executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (executed_sweeps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXsyevjGetSweeps', 'executed_sweeps', executed_sweeps, 4, 4);
   return (cusolverDnXsyevjGetSweeps$ ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, executed_sweeps);
 }
 let cusolverDnXsyevjSetMaxSweeps$: NativeFunction | undefined;
@@ -2333,679 +2333,679 @@ export function cusolverDnXsyevjSetTolerance(info: T.syevjInfo_t, tolerance: num
 let cusolverDnXsytrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsytrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnXsytrs', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXsytrs', 'info', info, 4, 4);
   return (cusolverDnXsytrs$ ??= binder.native('cusolverDnXsytrs'))(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
 }
 let cusolverDnXsytrs_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda, const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, ipiv: T.Pointer, dataTypeB: T.cudaDataType, B: T.Pointer, ldb: T.Int64, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXsytrs_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXsytrs_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsytrs_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXsytrs_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXsytrs_bufferSize$ ??= binder.native('cusolverDnXsytrs_bufferSize'))(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnXtrtri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, bufferOnDevice: T.Pointer, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.Pointer, workspaceInBytesOnHost: T.Int64, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnXtrtri', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnXtrtri', 'devInfo', devInfo, 4, 4);
   return (cusolverDnXtrtri$ ??= binder.native('cusolverDnXtrtri'))(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
 }
 let cusolverDnXtrtri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, cublasDiagType_t diag, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n: T.Int64, dataTypeA: T.cudaDataType, A: T.Pointer, lda: T.Int64, workspaceInBytesOnDevice: T.Pointer, workspaceInBytesOnHost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(workspaceInBytesOnDevice)) rawCovers('cusolverDnXtrtri_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytesOnHost)) rawCovers('cusolverDnXtrtri_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnDevice) && (workspaceInBytesOnDevice.byteLength < 8 || (((workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXtrtri_bufferSize', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytesOnHost) && (workspaceInBytesOnHost.byteLength < 8 || (((workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytesOnHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnXtrtri_bufferSize', 'workspaceInBytesOnHost', workspaceInBytesOnHost, 8, 8);
   return (cusolverDnXtrtri_bufferSize$ ??= binder.native('cusolverDnXtrtri_bufferSize'))(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
 }
 let cusolverDnZCgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZCgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZCgels', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZCgels', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZCgels', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZCgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZCgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZCgels', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZCgels', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZCgels', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZCgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZCgels', 'd_info', d_info, 4, 4);
   return (cusolverDnZCgels$ ??= binder.native('cusolverDnZCgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZCgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZCgels_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZCgels_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZCgels_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZCgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZCgels_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZCgels_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZCgels_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZCgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZCgels_bufferSize$ ??= binder.native('cusolverDnZCgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZCgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZCgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZCgesv', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZCgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZCgesv', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZCgesv', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZCgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZCgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZCgesv', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZCgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZCgesv', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZCgesv', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZCgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZCgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnZCgesv$ ??= binder.native('cusolverDnZCgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZCgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZCgesv_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZCgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZCgesv_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZCgesv_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZCgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZCgesv_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZCgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZCgesv_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZCgesv_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZCgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZCgesv_bufferSize$ ??= binder.native('cusolverDnZCgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZEgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZEgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZEgels', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZEgels', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZEgels', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZEgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZEgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZEgels', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZEgels', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZEgels', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZEgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZEgels', 'd_info', d_info, 4, 4);
   return (cusolverDnZEgels$ ??= binder.native('cusolverDnZEgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZEgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZEgels_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZEgels_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZEgels_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZEgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZEgels_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZEgels_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZEgels_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZEgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZEgels_bufferSize$ ??= binder.native('cusolverDnZEgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZEgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZEgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZEgesv', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZEgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZEgesv', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZEgesv', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZEgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZEgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZEgesv', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZEgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZEgesv', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZEgesv', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZEgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZEgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnZEgesv$ ??= binder.native('cusolverDnZEgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZEgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZEgesv_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZEgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZEgesv_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZEgesv_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZEgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZEgesv_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZEgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZEgesv_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZEgesv_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZEgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZEgesv_bufferSize$ ??= binder.native('cusolverDnZEgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZKgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZKgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZKgels', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZKgels', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZKgels', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZKgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZKgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZKgels', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZKgels', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZKgels', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZKgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZKgels', 'd_info', d_info, 4, 4);
   return (cusolverDnZKgels$ ??= binder.native('cusolverDnZKgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZKgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZKgels_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZKgels_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZKgels_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZKgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZKgels_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZKgels_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZKgels_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZKgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZKgels_bufferSize$ ??= binder.native('cusolverDnZKgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZKgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZKgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZKgesv', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZKgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZKgesv', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZKgesv', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZKgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZKgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZKgesv', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZKgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZKgesv', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZKgesv', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZKgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZKgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnZKgesv$ ??= binder.native('cusolverDnZKgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZKgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZKgesv_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZKgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZKgesv_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZKgesv_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZKgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZKgesv_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZKgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZKgesv_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZKgesv_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZKgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZKgesv_bufferSize$ ??= binder.native('cusolverDnZKgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZYgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZYgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZYgels', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZYgels', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZYgels', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZYgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZYgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZYgels', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZYgels', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZYgels', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZYgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZYgels', 'd_info', d_info, 4, 4);
   return (cusolverDnZYgels$ ??= binder.native('cusolverDnZYgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZYgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZYgels_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZYgels_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZYgels_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZYgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZYgels_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZYgels_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZYgels_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZYgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZYgels_bufferSize$ ??= binder.native('cusolverDnZYgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZYgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZYgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZYgesv', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZYgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZYgesv', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZYgesv', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZYgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZYgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZYgesv', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZYgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZYgesv', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZYgesv', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZYgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZYgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnZYgesv$ ??= binder.native('cusolverDnZYgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZYgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZYgesv_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZYgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZYgesv_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZYgesv_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZYgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZYgesv_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZYgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZYgesv_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZYgesv_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZYgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZYgesv_bufferSize$ ??= binder.native('cusolverDnZYgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZZgels$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZZgels(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZZgels', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZZgels', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZZgels', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZZgels', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZZgels', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZZgels', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZZgels', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZZgels', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZZgels', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZZgels', 'd_info', d_info, 4, 4);
   return (cusolverDnZZgels$ ??= binder.native('cusolverDnZZgels'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZZgels_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle, cusolver_int_t m, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, nrhs: number, dA: T.Pointer, ldda: number, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZZgels_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZZgels_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZZgels_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZZgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZZgels_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZZgels_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZZgels_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZZgels_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZZgels_bufferSize$ ??= binder.native('cusolverDnZZgels_bufferSize'))(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZZgesv$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t lwork_bytes, cusolver_int_t *iter, cusolver_int_t *d_info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZZgesv(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Int64, iter: T.Pointer, d_info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZZgesv', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZZgesv', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZZgesv', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZZgesv', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(iter)) rawCovers('cusolverDnZZgesv', 'iter', iter, 4, 4);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZZgesv', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZZgesv', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZZgesv', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZZgesv', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZZgesv', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(iter) && (iter.byteLength < 4 || (((iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZZgesv', 'iter', iter, 4, 4);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZZgesv', 'd_info', d_info, 4, 4);
   return (cusolverDnZZgesv$ ??= binder.native('cusolverDnZZgesv'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
 }
 let cusolverDnZZgesv_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle, cusolver_int_t n, cusolver_int_t nrhs, cuDoubleComplex *dA, cusolver_int_t ldda, cusolver_int_t *dipiv, cuDoubleComplex *dB, cusolver_int_t lddb, cuDoubleComplex *dX, cusolver_int_t lddx, void *dWorkspace, size_t *lwork_bytes)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t, n: number, nrhs: number, dA: T.Pointer, ldda: number, dipiv: T.Pointer, dB: T.Pointer, lddb: number, dX: T.Pointer, lddx: number, dWorkspace: T.Pointer, lwork_bytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(dA)) rawCovers('cusolverDnZZgesv_bufferSize', 'dA', dA, 16, 1);
-  if (ArrayBuffer.isView(dipiv)) rawCovers('cusolverDnZZgesv_bufferSize', 'dipiv', dipiv, 4, 4);
-  if (ArrayBuffer.isView(dB)) rawCovers('cusolverDnZZgesv_bufferSize', 'dB', dB, 16, 1);
-  if (ArrayBuffer.isView(dX)) rawCovers('cusolverDnZZgesv_bufferSize', 'dX', dX, 16, 1);
-  if (ArrayBuffer.isView(lwork_bytes)) rawCovers('cusolverDnZZgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
+  if (ArrayBuffer.isView(dA) && (dA.byteLength < 16)) rawCovers('cusolverDnZZgesv_bufferSize', 'dA', dA, 16, 1);
+  if (ArrayBuffer.isView(dipiv) && (dipiv.byteLength < 4 || (((dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZZgesv_bufferSize', 'dipiv', dipiv, 4, 4);
+  if (ArrayBuffer.isView(dB) && (dB.byteLength < 16)) rawCovers('cusolverDnZZgesv_bufferSize', 'dB', dB, 16, 1);
+  if (ArrayBuffer.isView(dX) && (dX.byteLength < 16)) rawCovers('cusolverDnZZgesv_bufferSize', 'dX', dX, 16, 1);
+  if (ArrayBuffer.isView(lwork_bytes) && (lwork_bytes.byteLength < 8 || (((lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork_bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZZgesv_bufferSize', 'lwork_bytes', lwork_bytes, 8, 8);
   return (cusolverDnZZgesv_bufferSize$ ??= binder.native('cusolverDnZZgesv_bufferSize'))(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
 }
 let cusolverDnZgebrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, double *D, double *E, cuDoubleComplex *TAUQ, cuDoubleComplex *TAUP, cuDoubleComplex *Work, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, D: T.Pointer, E: T.Pointer, TAUQ: T.Pointer, TAUP: T.Pointer, Work: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgebrd', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(D)) rawCovers('cusolverDnZgebrd', 'D', D, 8, 8);
-  if (ArrayBuffer.isView(E)) rawCovers('cusolverDnZgebrd', 'E', E, 8, 8);
-  if (ArrayBuffer.isView(TAUQ)) rawCovers('cusolverDnZgebrd', 'TAUQ', TAUQ, 16, 1);
-  if (ArrayBuffer.isView(TAUP)) rawCovers('cusolverDnZgebrd', 'TAUP', TAUP, 16, 1);
-  if (ArrayBuffer.isView(Work)) rawCovers('cusolverDnZgebrd', 'Work', Work, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZgebrd', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgebrd', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(D) && (D.byteLength < 8 || (((D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (D as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgebrd', 'D', D, 8, 8);
+  if (ArrayBuffer.isView(E) && (E.byteLength < 8 || (((E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (E as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgebrd', 'E', E, 8, 8);
+  if (ArrayBuffer.isView(TAUQ) && (TAUQ.byteLength < 16)) rawCovers('cusolverDnZgebrd', 'TAUQ', TAUQ, 16, 1);
+  if (ArrayBuffer.isView(TAUP) && (TAUP.byteLength < 16)) rawCovers('cusolverDnZgebrd', 'TAUP', TAUP, 16, 1);
+  if (ArrayBuffer.isView(Work) && (Work.byteLength < 16)) rawCovers('cusolverDnZgebrd', 'Work', Work, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgebrd', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZgebrd$ ??= binder.native('cusolverDnZgebrd'))(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
 }
 let cusolverDnZgebrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnZgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgebrd_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnZgebrd_bufferSize$ ??= binder.native('cusolverDnZgebrd_bufferSize'))(handle, m, n, Lwork);
 }
 let cusolverDnZgeqrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *TAU, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, TAU: T.Pointer, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgeqrf', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(TAU)) rawCovers('cusolverDnZgeqrf', 'TAU', TAU, 16, 1);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnZgeqrf', 'Workspace', Workspace, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZgeqrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgeqrf', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(TAU) && (TAU.byteLength < 16)) rawCovers('cusolverDnZgeqrf', 'TAU', TAU, 16, 1);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 16)) rawCovers('cusolverDnZgeqrf', 'Workspace', Workspace, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgeqrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZgeqrf$ ??= binder.native('cusolverDnZgeqrf'))(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
 }
 let cusolverDnZgeqrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgeqrf_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZgeqrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgeqrf_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgeqrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZgeqrf_bufferSize$ ??= binder.native('cusolverDnZgeqrf_bufferSize'))(handle, m, n, A, lda, lwork);
 }
 let cusolverDnZgesvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed char jobu, signed char jobvt, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *VT, int ldvt, cuDoubleComplex *work, int lwork, double *rwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t, jobu: number, jobvt: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, VT: T.Pointer, ldvt: number, work: T.Pointer, lwork: number, rwork: T.Pointer, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgesvd', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnZgesvd', 'S', S, 8, 8);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnZgesvd', 'U', U, 16, 1);
-  if (ArrayBuffer.isView(VT)) rawCovers('cusolverDnZgesvd', 'VT', VT, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZgesvd', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(rwork)) rawCovers('cusolverDnZgesvd', 'rwork', rwork, 8, 8);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZgesvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgesvd', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 8 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgesvd', 'S', S, 8, 8);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 16)) rawCovers('cusolverDnZgesvd', 'U', U, 16, 1);
+  if (ArrayBuffer.isView(VT) && (VT.byteLength < 16)) rawCovers('cusolverDnZgesvd', 'VT', VT, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZgesvd', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(rwork) && (rwork.byteLength < 8 || (((rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgesvd', 'rwork', rwork, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvd', 'info', info, 4, 4);
   return (cusolverDnZgesvd$ ??= binder.native('cusolverDnZgesvd'))(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
 }
 let cusolverDnZgesvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle, int m, int n, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZgesvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZgesvd_bufferSize$ ??= binder.native('cusolverDnZgesvd_bufferSize'))(handle, m, n, lwork);
 }
 let cusolverDnZgesvdaStridedBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, double *d_S, long long strideS, cuDoubleComplex *d_U, int ldu, long long strideU, cuDoubleComplex *d_V, int ldv, long long strideV, cuDoubleComplex *d_work, int lwork, int *d_info, double *h_R_nrmF, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.Pointer, h_R_nrmF: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(d_S)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_S', d_S, 8, 8);
-  if (ArrayBuffer.isView(d_U)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_U', d_U, 16, 1);
-  if (ArrayBuffer.isView(d_V)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_V', d_V, 16, 1);
-  if (ArrayBuffer.isView(d_work)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_work', d_work, 16, 1);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_info', d_info, 4, 4);
-  if (ArrayBuffer.isView(h_R_nrmF)) rawCovers('cusolverDnZgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
+  if (ArrayBuffer.isView(d_S) && (d_S.byteLength < 8 || (((d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_S', d_S, 8, 8);
+  if (ArrayBuffer.isView(d_U) && (d_U.byteLength < 16)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_U', d_U, 16, 1);
+  if (ArrayBuffer.isView(d_V) && (d_V.byteLength < 16)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_V', d_V, 16, 1);
+  if (ArrayBuffer.isView(d_work) && (d_work.byteLength < 16)) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_work', d_work, 16, 1);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvdaStridedBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(h_R_nrmF) && (h_R_nrmF.byteLength < 8 || (((h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_R_nrmF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgesvdaStridedBatched', 'h_R_nrmF', h_R_nrmF, 8, 8);
   return (cusolverDnZgesvdaStridedBatched$ ??= binder.native('cusolverDnZgesvdaStridedBatched'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
 }
 let cusolverDnZgesvdaStridedBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int rank, int m, int n, const cuDoubleComplex *d_A, int lda, long long strideA, const double *d_S, long long strideS, const cuDoubleComplex *d_U, int ldu, long long strideU, const cuDoubleComplex *d_V, int ldv, long long strideV, int *lwork, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, rank: number, m: number, n: number, d_A: T.Pointer, lda: number, strideA: T.Int64, d_S: T.Pointer, strideS: T.Int64, d_U: T.Pointer, ldu: number, strideU: T.Int64, d_V: T.Pointer, ldv: number, strideV: T.Int64, lwork: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvdaStridedBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
 }
 let cusolverDnZgesvdj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvdj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgesvdj', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnZgesvdj', 'S', S, 8, 8);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnZgesvdj', 'U', U, 16, 1);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnZgesvdj', 'V', V, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZgesvdj', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZgesvdj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgesvdj', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 8 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgesvdj', 'S', S, 8, 8);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 16)) rawCovers('cusolverDnZgesvdj', 'U', U, 16, 1);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 16)) rawCovers('cusolverDnZgesvdj', 'V', V, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZgesvdj', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvdj', 'info', info, 4, 4);
   return (cusolverDnZgesvdj$ ??= binder.native('cusolverDnZgesvdj'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
 }
 let cusolverDnZgesvdjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, cuDoubleComplex *A, int lda, double *S, cuDoubleComplex *U, int ldu, cuDoubleComplex *V, int ldv, cuDoubleComplex *work, int lwork, int *info, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, work: T.Pointer, lwork: number, info: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgesvdjBatched', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(S)) rawCovers('cusolverDnZgesvdjBatched', 'S', S, 8, 8);
-  if (ArrayBuffer.isView(U)) rawCovers('cusolverDnZgesvdjBatched', 'U', U, 16, 1);
-  if (ArrayBuffer.isView(V)) rawCovers('cusolverDnZgesvdjBatched', 'V', V, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZgesvdjBatched', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZgesvdjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgesvdjBatched', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(S) && (S.byteLength < 8 || (((S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (S as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZgesvdjBatched', 'S', S, 8, 8);
+  if (ArrayBuffer.isView(U) && (U.byteLength < 16)) rawCovers('cusolverDnZgesvdjBatched', 'U', U, 16, 1);
+  if (ArrayBuffer.isView(V) && (V.byteLength < 16)) rawCovers('cusolverDnZgesvdjBatched', 'V', V, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZgesvdjBatched', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvdjBatched', 'info', info, 4, 4);
   return (cusolverDnZgesvdjBatched$ ??= binder.native('cusolverDnZgesvdjBatched'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
 }
 let cusolverDnZgesvdjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvdjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZgesvdjBatched_bufferSize$ ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
 }
 let cusolverDnZgesvdj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, int econ, int m, int n, const cuDoubleComplex *A, int lda, const double *S, const cuDoubleComplex *U, int ldu, const cuDoubleComplex *V, int ldv, int *lwork, gesvdjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, econ: number, m: number, n: number, A: T.Pointer, lda: number, S: T.Pointer, U: T.Pointer, ldu: number, V: T.Pointer, ldv: number, lwork: T.Pointer, params: T.gesvdjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZgesvdj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgesvdj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZgesvdj_bufferSize$ ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
 }
 let cusolverDnZgetrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int *devIpiv, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgetrf(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, devIpiv: T.Pointer, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgetrf', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnZgetrf', 'Workspace', Workspace, 16, 1);
-  if (ArrayBuffer.isView(devIpiv)) rawCovers('cusolverDnZgetrf', 'devIpiv', devIpiv, 4, 4);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZgetrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgetrf', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 16)) rawCovers('cusolverDnZgetrf', 'Workspace', Workspace, 16, 1);
+  if (ArrayBuffer.isView(devIpiv) && (devIpiv.byteLength < 4 || (((devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devIpiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgetrf', 'devIpiv', devIpiv, 4, 4);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgetrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZgetrf$ ??= binder.native('cusolverDnZgetrf'))(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
 }
 let cusolverDnZgetrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle, int m, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZgetrf_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnZgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZgetrf_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgetrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnZgetrf_bufferSize$ ??= binder.native('cusolverDnZgetrf_bufferSize'))(handle, m, n, A, lda, Lwork);
 }
 let cusolverDnZgetrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *A, int lda, const int *devIpiv, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, A: T.Pointer, lda: number, devIpiv: T.Pointer, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnZgetrs', 'B', B, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZgetrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusolverDnZgetrs', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZgetrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZgetrs$ ??= binder.native('cusolverDnZgetrs'))(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
 }
 let cusolverDnZheevd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevd(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZheevd', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZheevd', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZheevd', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZheevd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZheevd', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZheevd', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZheevd', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevd', 'info', info, 4, 4);
   return (cusolverDnZheevd$ ??= binder.native('cusolverDnZheevd'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
 }
 let cusolverDnZheevd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZheevd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZheevd_bufferSize$ ??= binder.native('cusolverDnZheevd_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork);
 }
 let cusolverDnZheevdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevdx(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZheevdx', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnZheevdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZheevdx', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZheevdx', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZheevdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZheevdx', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZheevdx', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZheevdx', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevdx', 'info', info, 4, 4);
   return (cusolverDnZheevdx$ ??= binder.native('cusolverDnZheevdx'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnZheevdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnZheevdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZheevdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZheevdx_bufferSize$ ??= binder.native('cusolverDnZheevdx_bufferSize'))(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnZheevj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevj(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZheevj', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZheevj', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZheevj', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZheevj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZheevj', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZheevj', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZheevj', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevj', 'info', info, 4, 4);
   return (cusolverDnZheevj$ ??= binder.native('cusolverDnZheevj'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
 }
 let cusolverDnZheevjBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZheevjBatched', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZheevjBatched', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZheevjBatched', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZheevjBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZheevjBatched', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZheevjBatched', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZheevjBatched', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevjBatched', 'info', info, 4, 4);
   return (cusolverDnZheevjBatched$ ??= binder.native('cusolverDnZheevjBatched'))(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
 }
 let cusolverDnZheevjBatched_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevjBatched_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZheevjBatched_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevjBatched_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZheevjBatched_bufferSize$ ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
 }
 let cusolverDnZheevj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZheevj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZheevj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZheevj_bufferSize$ ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n, A, lda, W, lwork, params);
 }
 let cusolverDnZhegvd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhegvd(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZhegvd', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnZhegvd', 'B', B, 16, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZhegvd', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZhegvd', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZhegvd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZhegvd', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusolverDnZhegvd', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZhegvd', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZhegvd', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvd', 'info', info, 4, 4);
   return (cusolverDnZhegvd$ ??= binder.native('cusolverDnZhegvd'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
 }
 let cusolverDnZhegvd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZhegvd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZhegvd_bufferSize$ ??= binder.native('cusolverDnZhegvd_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
 }
 let cusolverDnZhegvdx$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, double *W, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhegvdx(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZhegvdx', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnZhegvdx', 'B', B, 16, 1);
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnZhegvdx', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZhegvdx', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZhegvdx', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZhegvdx', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZhegvdx', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusolverDnZhegvdx', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvdx', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZhegvdx', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZhegvdx', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvdx', 'info', info, 4, 4);
   return (cusolverDnZhegvdx$ ??= binder.native('cusolverDnZhegvdx'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
 }
 let cusolverDnZhegvdx_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, double vl, double vu, int il, int iu, int *meig, const double *W, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, vl: number, vu: number, il: number, iu: number, meig: T.Pointer, W: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(meig)) rawCovers('cusolverDnZhegvdx_bufferSize', 'meig', meig, 4, 4);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZhegvdx_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(meig) && (meig.byteLength < 4 || (((meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (meig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvdx_bufferSize', 'meig', meig, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvdx_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZhegvdx_bufferSize$ ??= binder.native('cusolverDnZhegvdx_bufferSize'))(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
 }
 let cusolverDnZhegvj$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, double *W, cuDoubleComplex *work, int lwork, int *info, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZhegvj', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnZhegvj', 'B', B, 16, 1);
-  if (ArrayBuffer.isView(W)) rawCovers('cusolverDnZhegvj', 'W', W, 8, 8);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZhegvj', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZhegvj', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZhegvj', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusolverDnZhegvj', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(W) && (W.byteLength < 8 || (((W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (W as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZhegvj', 'W', W, 8, 8);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZhegvj', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvj', 'info', info, 4, 4);
   return (cusolverDnZhegvj$ ??= binder.native('cusolverDnZhegvj'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
 }
 let cusolverDnZhegvj_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *W, int *lwork, syevjInfo_t params)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, W: T.Pointer, lwork: T.Pointer, params: T.syevjInfo_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZhegvj_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhegvj_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZhegvj_bufferSize$ ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
 }
 let cusolverDnZhetrd$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, double *d, double *e, cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhetrd(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZhetrd', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(d)) rawCovers('cusolverDnZhetrd', 'd', d, 8, 8);
-  if (ArrayBuffer.isView(e)) rawCovers('cusolverDnZhetrd', 'e', e, 8, 8);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnZhetrd', 'tau', tau, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZhetrd', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZhetrd', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZhetrd', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(d) && (d.byteLength < 8 || (((d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZhetrd', 'd', d, 8, 8);
+  if (ArrayBuffer.isView(e) && (e.byteLength < 8 || (((e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (e as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZhetrd', 'e', e, 8, 8);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 16)) rawCovers('cusolverDnZhetrd', 'tau', tau, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZhetrd', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhetrd', 'info', info, 4, 4);
   return (cusolverDnZhetrd$ ??= binder.native('cusolverDnZhetrd'))(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
 }
 let cusolverDnZhetrd_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const double *d, const double *e, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, d: T.Pointer, e: T.Pointer, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZhetrd_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZhetrd_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZhetrd_bufferSize$ ??= binder.native('cusolverDnZhetrd_bufferSize'))(handle, uplo, n, A, lda, d, e, tau, lwork);
 }
 let cusolverDnZlaswp$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int k1, int k2, const int *devIpiv, int incx)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZlaswp(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, k1: number, k2: number, devIpiv: T.Pointer, incx: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZlaswp', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZlaswp', 'A', A, 16, 1);
   return (cusolverDnZlaswp$ ??= binder.native('cusolverDnZlaswp'))(handle, n, A, lda, k1, k2, devIpiv, incx);
 }
 let cusolverDnZlauum$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZlauum(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZlauum', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZlauum', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZlauum', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZlauum', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZlauum', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZlauum', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZlauum$ ??= binder.native('cusolverDnZlauum'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnZlauum_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZlauum_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZlauum_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZlauum_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZlauum_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZlauum_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZlauum_bufferSize$ ??= binder.native('cusolverDnZlauum_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnZpotrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *Workspace, int Lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Workspace: T.Pointer, Lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZpotrf', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(Workspace)) rawCovers('cusolverDnZpotrf', 'Workspace', Workspace, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZpotrf', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZpotrf', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(Workspace) && (Workspace.byteLength < 16)) rawCovers('cusolverDnZpotrf', 'Workspace', Workspace, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotrf', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZpotrf$ ??= binder.native('cusolverDnZpotrf'))(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
 }
 let cusolverDnZpotrfBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex **Aarray, int lda, int *infoArray, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, Aarray: T.Pointer, lda: number, infoArray: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(Aarray)) rawCovers('cusolverDnZpotrfBatched', 'Aarray', Aarray, 8, 8);
-  if (ArrayBuffer.isView(infoArray)) rawCovers('cusolverDnZpotrfBatched', 'infoArray', infoArray, 4, 4);
+  if (ArrayBuffer.isView(Aarray) && (Aarray.byteLength < 8 || (((Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Aarray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZpotrfBatched', 'Aarray', Aarray, 8, 8);
+  if (ArrayBuffer.isView(infoArray) && (infoArray.byteLength < 4 || (((infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotrfBatched', 'infoArray', infoArray, 4, 4);
   return (cusolverDnZpotrfBatched$ ??= binder.native('cusolverDnZpotrfBatched'))(handle, uplo, n, Aarray, lda, infoArray, batchSize);
 }
 let cusolverDnZpotrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *Lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, Lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZpotrf_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(Lwork)) rawCovers('cusolverDnZpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZpotrf_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(Lwork) && (Lwork.byteLength < 4 || (((Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotrf_bufferSize', 'Lwork', Lwork, 4, 4);
   return (cusolverDnZpotrf_bufferSize$ ??= binder.native('cusolverDnZpotrf_bufferSize'))(handle, uplo, n, A, lda, Lwork);
 }
 let cusolverDnZpotri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZpotri', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZpotri', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZpotri', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZpotri', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZpotri', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotri', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZpotri$ ??= binder.native('cusolverDnZpotri'))(handle, uplo, n, A, lda, work, lwork, devInfo);
 }
 let cusolverDnZpotri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZpotri_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZpotri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZpotri_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZpotri_bufferSize$ ??= binder.native('cusolverDnZpotri_bufferSize'))(handle, uplo, n, A, lda, lwork);
 }
 let cusolverDnZpotrs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnZpotrs', 'B', B, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZpotrs', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cusolverDnZpotrs', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotrs', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZpotrs$ ??= binder.native('cusolverDnZpotrs'))(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
 }
 let cusolverDnZpotrsBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int nrhs, cuDoubleComplex **A, int lda, cuDoubleComplex **B, int ldb, int *d_info, int batchSize)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZpotrsBatched(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, nrhs: number, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, d_info: T.Pointer, batchSize: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZpotrsBatched', 'A', A, 8, 8);
-  if (ArrayBuffer.isView(B)) rawCovers('cusolverDnZpotrsBatched', 'B', B, 8, 8);
-  if (ArrayBuffer.isView(d_info)) rawCovers('cusolverDnZpotrsBatched', 'd_info', d_info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZpotrsBatched', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverDnZpotrsBatched', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(d_info) && (d_info.byteLength < 4 || (((d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d_info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZpotrsBatched', 'd_info', d_info, 4, 4);
   return (cusolverDnZpotrsBatched$ ??= binder.native('cusolverDnZpotrsBatched'))(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
 }
 let cusolverDnZsytrf$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZsytrf', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(ipiv)) rawCovers('cusolverDnZsytrf', 'ipiv', ipiv, 4, 4);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZsytrf', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZsytrf', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZsytrf', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(ipiv) && (ipiv.byteLength < 4 || (((ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ipiv as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZsytrf', 'ipiv', ipiv, 4, 4);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZsytrf', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZsytrf', 'info', info, 4, 4);
   return (cusolverDnZsytrf$ ??= binder.native('cusolverDnZsytrf'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnZsytrf_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle, int n, cuDoubleComplex *A, int lda, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t, n: number, A: T.Pointer, lda: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZsytrf_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZsytrf_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZsytrf_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZsytrf_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZsytrf_bufferSize$ ??= binder.native('cusolverDnZsytrf_bufferSize'))(handle, n, A, lda, lwork);
 }
 let cusolverDnZsytri$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZsytri(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZsytri', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZsytri', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZsytri', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZsytri', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZsytri', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZsytri', 'info', info, 4, 4);
   return (cusolverDnZsytri$ ??= binder.native('cusolverDnZsytri'))(handle, uplo, n, A, lda, ipiv, work, lwork, info);
 }
 let cusolverDnZsytri_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const int *ipiv, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, ipiv: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZsytri_bufferSize', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZsytri_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZsytri_bufferSize', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZsytri_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZsytri_bufferSize$ ??= binder.native('cusolverDnZsytri_bufferSize'))(handle, uplo, n, A, lda, ipiv, lwork);
 }
 let cusolverDnZungbr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZungbr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZungbr', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZungbr', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZungbr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZungbr', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZungbr', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZungbr', 'info', info, 4, 4);
   return (cusolverDnZungbr$ ??= binder.native('cusolverDnZungbr'))(handle, side, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnZungbr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZungbr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZungbr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZungbr_bufferSize$ ??= binder.native('cusolverDnZungbr_bufferSize'))(handle, side, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnZungqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int n, int k, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZungqr(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZungqr', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZungqr', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZungqr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZungqr', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZungqr', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZungqr', 'info', info, 4, 4);
   return (cusolverDnZungqr$ ??= binder.native('cusolverDnZungqr'))(handle, m, n, k, A, lda, tau, work, lwork, info);
 }
 let cusolverDnZungqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZungqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZungqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZungqr_bufferSize$ ??= binder.native('cusolverDnZungqr_bufferSize'))(handle, m, n, k, A, lda, tau, lwork);
 }
 let cusolverDnZungtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZungtr(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZungtr', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZungtr', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZungtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZungtr', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZungtr', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZungtr', 'info', info, 4, 4);
   return (cusolverDnZungtr$ ??= binder.native('cusolverDnZungtr'))(handle, uplo, n, A, lda, tau, work, lwork, info);
 }
 let cusolverDnZungtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, tau: T.Pointer, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZungtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZungtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZungtr_bufferSize$ ??= binder.native('cusolverDnZungtr_bufferSize'))(handle, uplo, n, A, lda, tau, lwork);
 }
 let cusolverDnZunmqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *devInfo)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, devInfo: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnZunmqr', 'C', C, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZunmqr', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(devInfo)) rawCovers('cusolverDnZunmqr', 'devInfo', devInfo, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cusolverDnZunmqr', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZunmqr', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(devInfo) && (devInfo.byteLength < 4 || (((devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZunmqr', 'devInfo', devInfo, 4, 4);
   return (cusolverDnZunmqr$ ??= binder.native('cusolverDnZunmqr'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
 }
 let cusolverDnZunmqr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZunmqr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZunmqr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZunmqr_bufferSize$ ??= binder.native('cusolverDnZunmqr_bufferSize'))(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
 }
 let cusolverDnZunmtr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, cuDoubleComplex *A, int lda, cuDoubleComplex *tau, cuDoubleComplex *C, int ldc, cuDoubleComplex *work, int lwork, int *info)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, work: T.Pointer, lwork: number, info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cusolverDnZunmtr', 'A', A, 16, 1);
-  if (ArrayBuffer.isView(tau)) rawCovers('cusolverDnZunmtr', 'tau', tau, 16, 1);
-  if (ArrayBuffer.isView(C)) rawCovers('cusolverDnZunmtr', 'C', C, 16, 1);
-  if (ArrayBuffer.isView(work)) rawCovers('cusolverDnZunmtr', 'work', work, 16, 1);
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverDnZunmtr', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cusolverDnZunmtr', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(tau) && (tau.byteLength < 16)) rawCovers('cusolverDnZunmtr', 'tau', tau, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cusolverDnZunmtr', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(work) && (work.byteLength < 16)) rawCovers('cusolverDnZunmtr', 'work', work, 16, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZunmtr', 'info', info, 4, 4);
   return (cusolverDnZunmtr$ ??= binder.native('cusolverDnZunmtr'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
 }
 let cusolverDnZunmtr_bufferSize$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *tau, const cuDoubleComplex *C, int ldc, int *lwork)` · cusolverDn.h · CUDA 12.5 */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n: number, A: T.Pointer, lda: number, tau: T.Pointer, C: T.Pointer, ldc: number, lwork: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(lwork)) rawCovers('cusolverDnZunmtr_bufferSize', 'lwork', lwork, 4, 4);
+  if (ArrayBuffer.isView(lwork) && (lwork.byteLength < 4 || (((lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lwork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverDnZunmtr_bufferSize', 'lwork', lwork, 4, 4);
   return (cusolverDnZunmtr_bufferSize$ ??= binder.native('cusolverDnZunmtr_bufferSize'))(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
 }
 let cusolverGetProperty$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *value)` · cusolver_common.h · CUDA 12.5 */
 export function cusolverGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cusolverGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverGetProperty', 'value', value, 4, 4);
   return (cusolverGetProperty$ ??= binder.native('cusolverGetProperty'))(type, value);
 }
 let cusolverGetVersion$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverGetVersion(int *version)` · cusolver_common.h · CUDA 12.5 */
 export function cusolverGetVersion(version: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(version)) rawCovers('cusolverGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverGetVersion', 'version', version, 4, 4);
   return (cusolverGetVersion$ ??= binder.native('cusolverGetVersion'))(version);
 }
 let cusolverRfAccessBundledFactorsDevice$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_t handle, int *nnzM, int **Mp, int **Mi, double **Mx)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfAccessBundledFactorsDevice(handle: T.cusolverRfHandle_t, nnzM: T.Pointer, Mp: T.Pointer, Mi: T.Pointer, Mx: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(nnzM)) rawCovers('cusolverRfAccessBundledFactorsDevice', 'nnzM', nnzM, 4, 4);
-  if (ArrayBuffer.isView(Mp)) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mp', Mp, 8, 8);
-  if (ArrayBuffer.isView(Mi)) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mi', Mi, 8, 8);
-  if (ArrayBuffer.isView(Mx)) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mx', Mx, 8, 8);
+  if (ArrayBuffer.isView(nnzM) && (nnzM.byteLength < 4 || (((nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfAccessBundledFactorsDevice', 'nnzM', nnzM, 4, 4);
+  if (ArrayBuffer.isView(Mp) && (Mp.byteLength < 8 || (((Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mp', Mp, 8, 8);
+  if (ArrayBuffer.isView(Mi) && (Mi.byteLength < 8 || (((Mi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Mi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mi', Mi, 8, 8);
+  if (ArrayBuffer.isView(Mx) && (Mx.byteLength < 8 || (((Mx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Mx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfAccessBundledFactorsDevice', 'Mx', Mx, 8, 8);
   return (cusolverRfAccessBundledFactorsDevice$ ??= binder.native('cusolverRfAccessBundledFactorsDevice'))(handle, nnzM, Mp, Mi, Mx);
 }
 let cusolverRfAnalyze$: NativeFunction | undefined;
@@ -3026,48 +3026,48 @@ export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t): T.cusolve
 let cusolverRfBatchResetValues$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double **csrValA_array, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfBatchResetValues(batchSize: number, n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA_array: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrA)) rawCovers('cusolverRfBatchResetValues', 'csrRowPtrA', csrRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrColIndA)) rawCovers('cusolverRfBatchResetValues', 'csrColIndA', csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(csrValA_array)) rawCovers('cusolverRfBatchResetValues', 'csrValA_array', csrValA_array, 8, 8);
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverRfBatchResetValues', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(Q)) rawCovers('cusolverRfBatchResetValues', 'Q', Q, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrA) && (csrRowPtrA.byteLength < 4 || (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchResetValues', 'csrRowPtrA', csrRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrColIndA) && (csrColIndA.byteLength < 4 || (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchResetValues', 'csrColIndA', csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrValA_array) && (csrValA_array.byteLength < 8 || (((csrValA_array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrValA_array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfBatchResetValues', 'csrValA_array', csrValA_array, 8, 8);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchResetValues', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(Q) && (Q.byteLength < 4 || (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchResetValues', 'Q', Q, 4, 4);
   return (cusolverRfBatchResetValues$ ??= binder.native('cusolverRfBatchResetValues'))(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
 }
 let cusolverRfBatchSetupHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double **h_csrValA_array, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfBatchSetupHost(batchSize: number, n: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA_array: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(h_csrRowPtrA)) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrA', h_csrRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(h_csrColIndA)) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndA', h_csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(h_csrValA_array)) rawCovers('cusolverRfBatchSetupHost', 'h_csrValA_array', h_csrValA_array, 8, 8);
-  if (ArrayBuffer.isView(h_csrRowPtrL)) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrL', h_csrRowPtrL, 4, 4);
-  if (ArrayBuffer.isView(h_csrColIndL)) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndL', h_csrColIndL, 4, 4);
-  if (ArrayBuffer.isView(h_csrValL)) rawCovers('cusolverRfBatchSetupHost', 'h_csrValL', h_csrValL, 8, 8);
-  if (ArrayBuffer.isView(h_csrRowPtrU)) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrU', h_csrRowPtrU, 4, 4);
-  if (ArrayBuffer.isView(h_csrColIndU)) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndU', h_csrColIndU, 4, 4);
-  if (ArrayBuffer.isView(h_csrValU)) rawCovers('cusolverRfBatchSetupHost', 'h_csrValU', h_csrValU, 8, 8);
-  if (ArrayBuffer.isView(h_P)) rawCovers('cusolverRfBatchSetupHost', 'h_P', h_P, 4, 4);
-  if (ArrayBuffer.isView(h_Q)) rawCovers('cusolverRfBatchSetupHost', 'h_Q', h_Q, 4, 4);
+  if (ArrayBuffer.isView(h_csrRowPtrA) && (h_csrRowPtrA.byteLength < 4 || (((h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrA', h_csrRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(h_csrColIndA) && (h_csrColIndA.byteLength < 4 || (((h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndA', h_csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(h_csrValA_array) && (h_csrValA_array.byteLength < 8 || (((h_csrValA_array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValA_array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfBatchSetupHost', 'h_csrValA_array', h_csrValA_array, 8, 8);
+  if (ArrayBuffer.isView(h_csrRowPtrL) && (h_csrRowPtrL.byteLength < 4 || (((h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrL', h_csrRowPtrL, 4, 4);
+  if (ArrayBuffer.isView(h_csrColIndL) && (h_csrColIndL.byteLength < 4 || (((h_csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndL', h_csrColIndL, 4, 4);
+  if (ArrayBuffer.isView(h_csrValL) && (h_csrValL.byteLength < 8 || (((h_csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfBatchSetupHost', 'h_csrValL', h_csrValL, 8, 8);
+  if (ArrayBuffer.isView(h_csrRowPtrU) && (h_csrRowPtrU.byteLength < 4 || (((h_csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_csrRowPtrU', h_csrRowPtrU, 4, 4);
+  if (ArrayBuffer.isView(h_csrColIndU) && (h_csrColIndU.byteLength < 4 || (((h_csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_csrColIndU', h_csrColIndU, 4, 4);
+  if (ArrayBuffer.isView(h_csrValU) && (h_csrValU.byteLength < 8 || (((h_csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfBatchSetupHost', 'h_csrValU', h_csrValU, 8, 8);
+  if (ArrayBuffer.isView(h_P) && (h_P.byteLength < 4 || (((h_P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_P', h_P, 4, 4);
+  if (ArrayBuffer.isView(h_Q) && (h_Q.byteLength < 4 || (((h_Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSetupHost', 'h_Q', h_Q, 4, 4);
   return (cusolverRfBatchSetupHost$ ??= binder.native('cusolverRfBatchSetupHost'))(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
 }
 let cusolverRfBatchSolve$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double **XF_array, int ldxf)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverRfBatchSolve', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(Q)) rawCovers('cusolverRfBatchSolve', 'Q', Q, 4, 4);
-  if (ArrayBuffer.isView(Temp)) rawCovers('cusolverRfBatchSolve', 'Temp', Temp, 8, 8);
-  if (ArrayBuffer.isView(XF_array)) rawCovers('cusolverRfBatchSolve', 'XF_array', XF_array, 8, 8);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSolve', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(Q) && (Q.byteLength < 4 || (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchSolve', 'Q', Q, 4, 4);
+  if (ArrayBuffer.isView(Temp) && (Temp.byteLength < 8 || (((Temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfBatchSolve', 'Temp', Temp, 8, 8);
+  if (ArrayBuffer.isView(XF_array) && (XF_array.byteLength < 8 || (((XF_array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (XF_array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfBatchSolve', 'XF_array', XF_array, 8, 8);
   return (cusolverRfBatchSolve$ ??= binder.native('cusolverRfBatchSolve'))(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
 }
 let cusolverRfBatchZeroPivot$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, int *position)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t, position: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(position)) rawCovers('cusolverRfBatchZeroPivot', 'position', position, 4, 4);
+  if (ArrayBuffer.isView(position) && (position.byteLength < 4 || (((position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (position as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfBatchZeroPivot', 'position', position, 4, 4);
   return (cusolverRfBatchZeroPivot$ ??= binder.native('cusolverRfBatchZeroPivot'))(handle, position);
 }
 let cusolverRfCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfCreate(handle: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cusolverRfCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfCreate', 'handle', handle, 8, 8);
   return (cusolverRfCreate$ ??= binder.native('cusolverRfCreate'))(handle);
 }
 let cusolverRfDestroy$: NativeFunction | undefined;
@@ -3078,56 +3078,56 @@ export function cusolverRfDestroy(handle: T.cusolverRfHandle_t): T.cusolverStatu
 let cusolverRfExtractBundledFactorsHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t handle, int *h_nnzM, int **h_Mp, int **h_Mi, double **h_Mx)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfExtractBundledFactorsHost(handle: T.cusolverRfHandle_t, h_nnzM: T.Pointer, h_Mp: T.Pointer, h_Mi: T.Pointer, h_Mx: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(h_nnzM)) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_nnzM', h_nnzM, 4, 4);
-  if (ArrayBuffer.isView(h_Mp)) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mp', h_Mp, 8, 8);
-  if (ArrayBuffer.isView(h_Mi)) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mi', h_Mi, 8, 8);
-  if (ArrayBuffer.isView(h_Mx)) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mx', h_Mx, 8, 8);
+  if (ArrayBuffer.isView(h_nnzM) && (h_nnzM.byteLength < 4 || (((h_nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_nnzM as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_nnzM', h_nnzM, 4, 4);
+  if (ArrayBuffer.isView(h_Mp) && (h_Mp.byteLength < 8 || (((h_Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_Mp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mp', h_Mp, 8, 8);
+  if (ArrayBuffer.isView(h_Mi) && (h_Mi.byteLength < 8 || (((h_Mi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_Mi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mi', h_Mi, 8, 8);
+  if (ArrayBuffer.isView(h_Mx) && (h_Mx.byteLength < 8 || (((h_Mx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_Mx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractBundledFactorsHost', 'h_Mx', h_Mx, 8, 8);
   return (cusolverRfExtractBundledFactorsHost$ ??= binder.native('cusolverRfExtractBundledFactorsHost'))(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
 }
 let cusolverRfExtractSplitFactorsHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t handle, int *h_nnzL, int **h_csrRowPtrL, int **h_csrColIndL, double **h_csrValL, int *h_nnzU, int **h_csrRowPtrU, int **h_csrColIndU, double **h_csrValU)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfExtractSplitFactorsHost(handle: T.cusolverRfHandle_t, h_nnzL: T.Pointer, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, h_nnzU: T.Pointer, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(h_nnzL)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_nnzL', h_nnzL, 4, 4);
-  if (ArrayBuffer.isView(h_csrRowPtrL)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrL', h_csrRowPtrL, 8, 8);
-  if (ArrayBuffer.isView(h_csrColIndL)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrColIndL', h_csrColIndL, 8, 8);
-  if (ArrayBuffer.isView(h_csrValL)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrValL', h_csrValL, 8, 8);
-  if (ArrayBuffer.isView(h_nnzU)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_nnzU', h_nnzU, 4, 4);
-  if (ArrayBuffer.isView(h_csrRowPtrU)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrU', h_csrRowPtrU, 8, 8);
-  if (ArrayBuffer.isView(h_csrColIndU)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrColIndU', h_csrColIndU, 8, 8);
-  if (ArrayBuffer.isView(h_csrValU)) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrValU', h_csrValU, 8, 8);
+  if (ArrayBuffer.isView(h_nnzL) && (h_nnzL.byteLength < 4 || (((h_nnzL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_nnzL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_nnzL', h_nnzL, 4, 4);
+  if (ArrayBuffer.isView(h_csrRowPtrL) && (h_csrRowPtrL.byteLength < 8 || (((h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrL', h_csrRowPtrL, 8, 8);
+  if (ArrayBuffer.isView(h_csrColIndL) && (h_csrColIndL.byteLength < 8 || (((h_csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrColIndL', h_csrColIndL, 8, 8);
+  if (ArrayBuffer.isView(h_csrValL) && (h_csrValL.byteLength < 8 || (((h_csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrValL', h_csrValL, 8, 8);
+  if (ArrayBuffer.isView(h_nnzU) && (h_nnzU.byteLength < 4 || (((h_nnzU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_nnzU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_nnzU', h_nnzU, 4, 4);
+  if (ArrayBuffer.isView(h_csrRowPtrU) && (h_csrRowPtrU.byteLength < 8 || (((h_csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrRowPtrU', h_csrRowPtrU, 8, 8);
+  if (ArrayBuffer.isView(h_csrColIndU) && (h_csrColIndU.byteLength < 8 || (((h_csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrColIndU', h_csrColIndU, 8, 8);
+  if (ArrayBuffer.isView(h_csrValU) && (h_csrValU.byteLength < 8 || (((h_csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfExtractSplitFactorsHost', 'h_csrValU', h_csrValU, 8, 8);
   return (cusolverRfExtractSplitFactorsHost$ ??= binder.native('cusolverRfExtractSplitFactorsHost'))(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
 }
 let cusolverRfGetAlgs$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverRfFactorization_t *factAlg, cusolverRfTriangularSolve_t *solveAlg)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfGetAlgs(handle: T.cusolverRfHandle_t, factAlg: T.Pointer, solveAlg: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(factAlg)) rawCovers('cusolverRfGetAlgs', 'factAlg', factAlg, 4, 4);
-  if (ArrayBuffer.isView(solveAlg)) rawCovers('cusolverRfGetAlgs', 'solveAlg', solveAlg, 4, 4);
+  if (ArrayBuffer.isView(factAlg) && (factAlg.byteLength < 4 || (((factAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (factAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfGetAlgs', 'factAlg', factAlg, 4, 4);
+  if (ArrayBuffer.isView(solveAlg) && (solveAlg.byteLength < 4 || (((solveAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (solveAlg as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfGetAlgs', 'solveAlg', solveAlg, 4, 4);
   return (cusolverRfGetAlgs$ ??= binder.native('cusolverRfGetAlgs'))(handle, factAlg, solveAlg);
 }
 let cusolverRfGetMatrixFormat$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, cusolverRfMatrixFormat_t *format, cusolverRfUnitDiagonal_t *diag)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfGetMatrixFormat(handle: T.cusolverRfHandle_t, format: T.Pointer, diag: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(format)) rawCovers('cusolverRfGetMatrixFormat', 'format', format, 4, 4);
-  if (ArrayBuffer.isView(diag)) rawCovers('cusolverRfGetMatrixFormat', 'diag', diag, 4, 4);
+  if (ArrayBuffer.isView(format) && (format.byteLength < 4 || (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfGetMatrixFormat', 'format', format, 4, 4);
+  if (ArrayBuffer.isView(diag) && (diag.byteLength < 4 || (((diag as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (diag as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfGetMatrixFormat', 'diag', diag, 4, 4);
   return (cusolverRfGetMatrixFormat$ ??= binder.native('cusolverRfGetMatrixFormat'))(handle, format, diag);
 }
 let cusolverRfGetNumericBoostReport$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t handle, cusolverRfNumericBoostReport_t *report)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfGetNumericBoostReport(handle: T.cusolverRfHandle_t, report: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(report)) rawCovers('cusolverRfGetNumericBoostReport', 'report', report, 4, 4);
+  if (ArrayBuffer.isView(report) && (report.byteLength < 4 || (((report as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (report as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfGetNumericBoostReport', 'report', report, 4, 4);
   return (cusolverRfGetNumericBoostReport$ ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, report);
 }
 let cusolverRfGetNumericProperties$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t handle, double *zero, double *boost)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfGetNumericProperties(handle: T.cusolverRfHandle_t, zero: T.Pointer, boost: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(zero)) rawCovers('cusolverRfGetNumericProperties', 'zero', zero, 8, 8);
-  if (ArrayBuffer.isView(boost)) rawCovers('cusolverRfGetNumericProperties', 'boost', boost, 8, 8);
+  if (ArrayBuffer.isView(zero) && (zero.byteLength < 8 || (((zero as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (zero as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfGetNumericProperties', 'zero', zero, 8, 8);
+  if (ArrayBuffer.isView(boost) && (boost.byteLength < 8 || (((boost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (boost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfGetNumericProperties', 'boost', boost, 8, 8);
   return (cusolverRfGetNumericProperties$ ??= binder.native('cusolverRfGetNumericProperties'))(handle, zero, boost);
 }
 let cusolverRfGetResetValuesFastMode$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t handle, cusolverRfResetValuesFastMode_t *fastMode)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfGetResetValuesFastMode(handle: T.cusolverRfHandle_t, fastMode: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(fastMode)) rawCovers('cusolverRfGetResetValuesFastMode', 'fastMode', fastMode, 4, 4);
+  if (ArrayBuffer.isView(fastMode) && (fastMode.byteLength < 4 || (((fastMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fastMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfGetResetValuesFastMode', 'fastMode', fastMode, 4, 4);
   return (cusolverRfGetResetValuesFastMode$ ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, fastMode);
 }
 let cusolverRfRefactor$: NativeFunction | undefined;
@@ -3138,11 +3138,11 @@ export function cusolverRfRefactor(handle: T.cusolverRfHandle_t): T.cusolverStat
 let cusolverRfResetValues$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfResetValues(n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrA)) rawCovers('cusolverRfResetValues', 'csrRowPtrA', csrRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrColIndA)) rawCovers('cusolverRfResetValues', 'csrColIndA', csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(csrValA)) rawCovers('cusolverRfResetValues', 'csrValA', csrValA, 8, 8);
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverRfResetValues', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(Q)) rawCovers('cusolverRfResetValues', 'Q', Q, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrA) && (csrRowPtrA.byteLength < 4 || (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfResetValues', 'csrRowPtrA', csrRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrColIndA) && (csrColIndA.byteLength < 4 || (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfResetValues', 'csrColIndA', csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrValA) && (csrValA.byteLength < 8 || (((csrValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfResetValues', 'csrValA', csrValA, 8, 8);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfResetValues', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(Q) && (Q.byteLength < 4 || (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfResetValues', 'Q', Q, 4, 4);
   return (cusolverRfResetValues$ ??= binder.native('cusolverRfResetValues'))(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
 }
 let cusolverRfSetAlgs$: NativeFunction | undefined;
@@ -3168,42 +3168,42 @@ export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t, f
 let cusolverRfSetupDevice$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA, int *csrColIndA, double *csrValA, int nnzL, int *csrRowPtrL, int *csrColIndL, double *csrValL, int nnzU, int *csrRowPtrU, int *csrColIndU, double *csrValU, int *P, int *Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfSetupDevice(n: number, nnzA: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, csrValA: T.Pointer, nnzL: number, csrRowPtrL: T.Pointer, csrColIndL: T.Pointer, csrValL: T.Pointer, nnzU: number, csrRowPtrU: T.Pointer, csrColIndU: T.Pointer, csrValU: T.Pointer, P: T.Pointer, Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrA)) rawCovers('cusolverRfSetupDevice', 'csrRowPtrA', csrRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrColIndA)) rawCovers('cusolverRfSetupDevice', 'csrColIndA', csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(csrValA)) rawCovers('cusolverRfSetupDevice', 'csrValA', csrValA, 8, 8);
-  if (ArrayBuffer.isView(csrRowPtrL)) rawCovers('cusolverRfSetupDevice', 'csrRowPtrL', csrRowPtrL, 4, 4);
-  if (ArrayBuffer.isView(csrColIndL)) rawCovers('cusolverRfSetupDevice', 'csrColIndL', csrColIndL, 4, 4);
-  if (ArrayBuffer.isView(csrValL)) rawCovers('cusolverRfSetupDevice', 'csrValL', csrValL, 8, 8);
-  if (ArrayBuffer.isView(csrRowPtrU)) rawCovers('cusolverRfSetupDevice', 'csrRowPtrU', csrRowPtrU, 4, 4);
-  if (ArrayBuffer.isView(csrColIndU)) rawCovers('cusolverRfSetupDevice', 'csrColIndU', csrColIndU, 4, 4);
-  if (ArrayBuffer.isView(csrValU)) rawCovers('cusolverRfSetupDevice', 'csrValU', csrValU, 8, 8);
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverRfSetupDevice', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(Q)) rawCovers('cusolverRfSetupDevice', 'Q', Q, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrA) && (csrRowPtrA.byteLength < 4 || (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'csrRowPtrA', csrRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrColIndA) && (csrColIndA.byteLength < 4 || (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'csrColIndA', csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(csrValA) && (csrValA.byteLength < 8 || (((csrValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSetupDevice', 'csrValA', csrValA, 8, 8);
+  if (ArrayBuffer.isView(csrRowPtrL) && (csrRowPtrL.byteLength < 4 || (((csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'csrRowPtrL', csrRowPtrL, 4, 4);
+  if (ArrayBuffer.isView(csrColIndL) && (csrColIndL.byteLength < 4 || (((csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'csrColIndL', csrColIndL, 4, 4);
+  if (ArrayBuffer.isView(csrValL) && (csrValL.byteLength < 8 || (((csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSetupDevice', 'csrValL', csrValL, 8, 8);
+  if (ArrayBuffer.isView(csrRowPtrU) && (csrRowPtrU.byteLength < 4 || (((csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'csrRowPtrU', csrRowPtrU, 4, 4);
+  if (ArrayBuffer.isView(csrColIndU) && (csrColIndU.byteLength < 4 || (((csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'csrColIndU', csrColIndU, 4, 4);
+  if (ArrayBuffer.isView(csrValU) && (csrValU.byteLength < 8 || (((csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSetupDevice', 'csrValU', csrValU, 8, 8);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(Q) && (Q.byteLength < 4 || (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupDevice', 'Q', Q, 4, 4);
   return (cusolverRfSetupDevice$ ??= binder.native('cusolverRfSetupDevice'))(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
 }
 let cusolverRfSetupHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA, int *h_csrColIndA, double *h_csrValA, int nnzL, int *h_csrRowPtrL, int *h_csrColIndL, double *h_csrValL, int nnzU, int *h_csrRowPtrU, int *h_csrColIndU, double *h_csrValU, int *h_P, int *h_Q, cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfSetupHost(n: number, nnzA: number, h_csrRowPtrA: T.Pointer, h_csrColIndA: T.Pointer, h_csrValA: T.Pointer, nnzL: number, h_csrRowPtrL: T.Pointer, h_csrColIndL: T.Pointer, h_csrValL: T.Pointer, nnzU: number, h_csrRowPtrU: T.Pointer, h_csrColIndU: T.Pointer, h_csrValU: T.Pointer, h_P: T.Pointer, h_Q: T.Pointer, handle: T.cusolverRfHandle_t): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(h_csrRowPtrA)) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrA', h_csrRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(h_csrColIndA)) rawCovers('cusolverRfSetupHost', 'h_csrColIndA', h_csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(h_csrValA)) rawCovers('cusolverRfSetupHost', 'h_csrValA', h_csrValA, 8, 8);
-  if (ArrayBuffer.isView(h_csrRowPtrL)) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrL', h_csrRowPtrL, 4, 4);
-  if (ArrayBuffer.isView(h_csrColIndL)) rawCovers('cusolverRfSetupHost', 'h_csrColIndL', h_csrColIndL, 4, 4);
-  if (ArrayBuffer.isView(h_csrValL)) rawCovers('cusolverRfSetupHost', 'h_csrValL', h_csrValL, 8, 8);
-  if (ArrayBuffer.isView(h_csrRowPtrU)) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrU', h_csrRowPtrU, 4, 4);
-  if (ArrayBuffer.isView(h_csrColIndU)) rawCovers('cusolverRfSetupHost', 'h_csrColIndU', h_csrColIndU, 4, 4);
-  if (ArrayBuffer.isView(h_csrValU)) rawCovers('cusolverRfSetupHost', 'h_csrValU', h_csrValU, 8, 8);
-  if (ArrayBuffer.isView(h_P)) rawCovers('cusolverRfSetupHost', 'h_P', h_P, 4, 4);
-  if (ArrayBuffer.isView(h_Q)) rawCovers('cusolverRfSetupHost', 'h_Q', h_Q, 4, 4);
+  if (ArrayBuffer.isView(h_csrRowPtrA) && (h_csrRowPtrA.byteLength < 4 || (((h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrA', h_csrRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(h_csrColIndA) && (h_csrColIndA.byteLength < 4 || (((h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_csrColIndA', h_csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(h_csrValA) && (h_csrValA.byteLength < 8 || (((h_csrValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSetupHost', 'h_csrValA', h_csrValA, 8, 8);
+  if (ArrayBuffer.isView(h_csrRowPtrL) && (h_csrRowPtrL.byteLength < 4 || (((h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrL', h_csrRowPtrL, 4, 4);
+  if (ArrayBuffer.isView(h_csrColIndL) && (h_csrColIndL.byteLength < 4 || (((h_csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_csrColIndL', h_csrColIndL, 4, 4);
+  if (ArrayBuffer.isView(h_csrValL) && (h_csrValL.byteLength < 8 || (((h_csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSetupHost', 'h_csrValL', h_csrValL, 8, 8);
+  if (ArrayBuffer.isView(h_csrRowPtrU) && (h_csrRowPtrU.byteLength < 4 || (((h_csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrRowPtrU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_csrRowPtrU', h_csrRowPtrU, 4, 4);
+  if (ArrayBuffer.isView(h_csrColIndU) && (h_csrColIndU.byteLength < 4 || (((h_csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrColIndU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_csrColIndU', h_csrColIndU, 4, 4);
+  if (ArrayBuffer.isView(h_csrValU) && (h_csrValU.byteLength < 8 || (((h_csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_csrValU as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSetupHost', 'h_csrValU', h_csrValU, 8, 8);
+  if (ArrayBuffer.isView(h_P) && (h_P.byteLength < 4 || (((h_P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_P', h_P, 4, 4);
+  if (ArrayBuffer.isView(h_Q) && (h_Q.byteLength < 4 || (((h_Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h_Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSetupHost', 'h_Q', h_Q, 4, 4);
   return (cusolverRfSetupHost$ ??= binder.native('cusolverRfSetupHost'))(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
 }
 let cusolverRfSolve$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int *Q, int nrhs, double *Temp, int ldt, double *XF, int ldxf)` · cusolverRf.h · CUDA 12.5 */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverRfSolve', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(Q)) rawCovers('cusolverRfSolve', 'Q', Q, 4, 4);
-  if (ArrayBuffer.isView(Temp)) rawCovers('cusolverRfSolve', 'Temp', Temp, 8, 8);
-  if (ArrayBuffer.isView(XF)) rawCovers('cusolverRfSolve', 'XF', XF, 8, 8);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSolve', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(Q) && (Q.byteLength < 4 || (((Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Q as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverRfSolve', 'Q', Q, 4, 4);
+  if (ArrayBuffer.isView(Temp) && (Temp.byteLength < 8 || (((Temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (Temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSolve', 'Temp', Temp, 8, 8);
+  if (ArrayBuffer.isView(XF) && (XF.byteLength < 8 || (((XF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (XF as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverRfSolve', 'XF', XF, 8, 8);
   return (cusolverRfSolve$ ??= binder.native('cusolverRfSolve'))(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
 }
 let cusolverSpCcsreigsHost$: NativeFunction | undefined;
@@ -3211,99 +3211,99 @@ let cusolverSpCcsreigsHost$: NativeFunction | undefined;
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpCcsreigsHost', 'left_bottom_corner', records.float2(), left_bottom_corner);
   checkRecord('cusolverSpCcsreigsHost', 'right_upper_corner', records.float2(), right_upper_corner);
-  if (ArrayBuffer.isView(num_eigs)) rawCovers('cusolverSpCcsreigsHost', 'num_eigs', num_eigs, 4, 4);
+  if (ArrayBuffer.isView(num_eigs) && (num_eigs.byteLength < 4 || (((num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsreigsHost', 'num_eigs', num_eigs, 4, 4);
   return (cusolverSpCcsreigsHost$ ??= binder.native('cusolverSpCcsreigsHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
 }
 let cusolverSpCcsreigvsi$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float eps, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpCcsreigvsi', 'mu0', records.float2(), mu0);
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpCcsreigvsi', 'mu', mu, 8, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsreigvsi', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 8)) rawCovers('cusolverSpCcsreigvsi', 'mu', mu, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsreigvsi', 'x', x, 8, 1);
   return (cusolverSpCcsreigvsi$ ??= binder.native('cusolverSpCcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
 }
 let cusolverSpCcsreigvsiHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuComplex mu0, const cuComplex *x0, int maxite, float tol, cuComplex *mu, cuComplex *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.float2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpCcsreigvsiHost', 'mu0', records.float2(), mu0);
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpCcsreigvsiHost', 'mu', mu, 8, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsreigvsiHost', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 8)) rawCovers('cusolverSpCcsreigvsiHost', 'mu', mu, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsreigvsiHost', 'x', x, 8, 1);
   return (cusolverSpCcsreigvsiHost$ ??= binder.native('cusolverSpCcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
 }
 let cusolverSpCcsrlsqvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int *rankA, cuComplex *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(rankA)) rawCovers('cusolverSpCcsrlsqvqrHost', 'rankA', rankA, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrlsqvqrHost', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpCcsrlsqvqrHost', 'p', p, 4, 4);
-  if (ArrayBuffer.isView(min_norm)) rawCovers('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, 4, 4);
+  if (ArrayBuffer.isView(rankA) && (rankA.byteLength < 4 || (((rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsqvqrHost', 'rankA', rankA, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrlsqvqrHost', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsqvqrHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(min_norm) && (min_norm.byteLength < 4 || (((min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsqvqrHost', 'min_norm', min_norm, 4, 4);
   return (cusolverSpCcsrlsqvqrHost$ ??= binder.native('cusolverSpCcsrlsqvqrHost'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
 }
 let cusolverSpCcsrlsvchol$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrlsvchol', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpCcsrlsvchol', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrlsvchol', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsvchol', 'singularity', singularity, 4, 4);
   return (cusolverSpCcsrlsvchol$ ??= binder.native('cusolverSpCcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpCcsrlsvcholHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrlsvcholHost', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpCcsrlsvcholHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrlsvcholHost', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsvcholHost', 'singularity', singularity, 4, 4);
   return (cusolverSpCcsrlsvcholHost$ ??= binder.native('cusolverSpCcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpCcsrlsvluHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrlsvluHost', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpCcsrlsvluHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrlsvluHost', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsvluHost', 'singularity', singularity, 4, 4);
   return (cusolverSpCcsrlsvluHost$ ??= binder.native('cusolverSpCcsrlsvluHost'))(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpCcsrlsvqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrlsvqr', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpCcsrlsvqr', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrlsvqr', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsvqr', 'singularity', singularity, 4, 4);
   return (cusolverSpCcsrlsvqr$ ??= binder.native('cusolverSpCcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpCcsrlsvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, float tol, int reorder, cuComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrlsvqrHost', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpCcsrlsvqrHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrlsvqrHost', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrlsvqrHost', 'singularity', singularity, 4, 4);
   return (cusolverSpCcsrlsvqrHost$ ??= binder.native('cusolverSpCcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpCcsrqrBufferInfoBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(internalDataInBytes)) rawCovers('cusolverSpCcsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverSpCcsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(internalDataInBytes) && (internalDataInBytes.byteLength < 8 || (((internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpCcsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpCcsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverSpCcsrqrBufferInfoBatched$ ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
 }
 let cusolverSpCcsrqrsvBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuComplex *b, cuComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpCcsrqrsvBatched', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cusolverSpCcsrqrsvBatched', 'x', x, 8, 1);
   return (cusolverSpCcsrqrsvBatched$ ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
 }
 let cusolverSpCcsrzfdHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverSpCcsrzfdHost', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(numnz)) rawCovers('cusolverSpCcsrzfdHost', 'numnz', numnz, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrzfdHost', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(numnz) && (numnz.byteLength < 4 || (((numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpCcsrzfdHost', 'numnz', numnz, 4, 4);
   return (cusolverSpCcsrzfdHost$ ??= binder.native('cusolverSpCcsrzfdHost'))(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
 }
 let cusolverSpCreate$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCreate(handle: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cusolverSpCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpCreate', 'handle', handle, 8, 8);
   return (cusolverSpCreate$ ??= binder.native('cusolverSpCreate'))(handle);
 }
 let cusolverSpCreateCsrqrInfo$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpCreateCsrqrInfo(info: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cusolverSpCreateCsrqrInfo', 'info', info, 8, 8);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 8 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpCreateCsrqrInfo', 'info', info, 8, 8);
   return (cusolverSpCreateCsrqrInfo$ ??= binder.native('cusolverSpCreateCsrqrInfo'))(info);
 }
 let cusolverSpDcsreigsHost$: NativeFunction | undefined;
@@ -3311,85 +3311,85 @@ let cusolverSpDcsreigsHost$: NativeFunction | undefined;
 export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpDcsreigsHost', 'left_bottom_corner', records.double2(), left_bottom_corner);
   checkRecord('cusolverSpDcsreigsHost', 'right_upper_corner', records.double2(), right_upper_corner);
-  if (ArrayBuffer.isView(num_eigs)) rawCovers('cusolverSpDcsreigsHost', 'num_eigs', num_eigs, 4, 4);
+  if (ArrayBuffer.isView(num_eigs) && (num_eigs.byteLength < 4 || (((num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsreigsHost', 'num_eigs', num_eigs, 4, 4);
   return (cusolverSpDcsreigsHost$ ??= binder.native('cusolverSpDcsreigsHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
 }
 let cusolverSpDcsreigvsi$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double eps, double *mu, double *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpDcsreigvsi', 'mu', mu, 8, 8);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsreigvsi', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 8 || (((mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsreigvsi', 'mu', mu, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsreigvsi', 'x', x, 8, 8);
   return (cusolverSpDcsreigvsi$ ??= binder.native('cusolverSpDcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
 }
 let cusolverSpDcsreigvsiHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, double mu0, const double *x0, int maxite, double tol, double *mu, double *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpDcsreigvsiHost', 'mu', mu, 8, 8);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsreigvsiHost', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 8 || (((mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsreigvsiHost', 'mu', mu, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsreigvsiHost', 'x', x, 8, 8);
   return (cusolverSpDcsreigvsiHost$ ??= binder.native('cusolverSpDcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
 }
 let cusolverSpDcsrlsqvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int *rankA, double *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(rankA)) rawCovers('cusolverSpDcsrlsqvqrHost', 'rankA', rankA, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrlsqvqrHost', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpDcsrlsqvqrHost', 'p', p, 4, 4);
-  if (ArrayBuffer.isView(min_norm)) rawCovers('cusolverSpDcsrlsqvqrHost', 'min_norm', min_norm, 8, 8);
+  if (ArrayBuffer.isView(rankA) && (rankA.byteLength < 4 || (((rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsqvqrHost', 'rankA', rankA, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsqvqrHost', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsqvqrHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(min_norm) && (min_norm.byteLength < 8 || (((min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsqvqrHost', 'min_norm', min_norm, 8, 8);
   return (cusolverSpDcsrlsqvqrHost$ ??= binder.native('cusolverSpDcsrlsqvqrHost'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
 }
 let cusolverSpDcsrlsvchol$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrlsvchol', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpDcsrlsvchol', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsvchol', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsvchol', 'singularity', singularity, 4, 4);
   return (cusolverSpDcsrlsvchol$ ??= binder.native('cusolverSpDcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpDcsrlsvcholHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrlsvcholHost', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpDcsrlsvcholHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsvcholHost', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsvcholHost', 'singularity', singularity, 4, 4);
   return (cusolverSpDcsrlsvcholHost$ ??= binder.native('cusolverSpDcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpDcsrlsvluHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrlsvluHost', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpDcsrlsvluHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsvluHost', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsvluHost', 'singularity', singularity, 4, 4);
   return (cusolverSpDcsrlsvluHost$ ??= binder.native('cusolverSpDcsrlsvluHost'))(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpDcsrlsvqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrlsvqr', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpDcsrlsvqr', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsvqr', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsvqr', 'singularity', singularity, 4, 4);
   return (cusolverSpDcsrlsvqr$ ??= binder.native('cusolverSpDcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpDcsrlsvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double tol, int reorder, double *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrlsvqrHost', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpDcsrlsvqrHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrlsvqrHost', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrlsvqrHost', 'singularity', singularity, 4, 4);
   return (cusolverSpDcsrlsvqrHost$ ??= binder.native('cusolverSpDcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpDcsrqrBufferInfoBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(internalDataInBytes)) rawCovers('cusolverSpDcsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverSpDcsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(internalDataInBytes) && (internalDataInBytes.byteLength < 8 || (((internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverSpDcsrqrBufferInfoBatched$ ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
 }
 let cusolverSpDcsrqrsvBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, const double *b, double *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpDcsrqrsvBatched', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpDcsrqrsvBatched', 'x', x, 8, 8);
   return (cusolverSpDcsrqrsvBatched$ ??= binder.native('cusolverSpDcsrqrsvBatched'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
 }
 let cusolverSpDcsrzfdHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const double *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpDcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverSpDcsrzfdHost', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(numnz)) rawCovers('cusolverSpDcsrzfdHost', 'numnz', numnz, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrzfdHost', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(numnz) && (numnz.byteLength < 4 || (((numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpDcsrzfdHost', 'numnz', numnz, 4, 4);
   return (cusolverSpDcsrzfdHost$ ??= binder.native('cusolverSpDcsrzfdHost'))(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
 }
 let cusolverSpDestroy$: NativeFunction | undefined;
@@ -3405,7 +3405,7 @@ export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t): T.cusolverStatu
 let cusolverSpGetStream$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStream_t *streamId)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpGetStream(handle: T.cusolverSpHandle_t, streamId: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cusolverSpGetStream', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpGetStream', 'streamId', streamId, 8, 8);
   return (cusolverSpGetStream$ ??= binder.native('cusolverSpGetStream'))(handle, streamId);
 }
 let cusolverSpScsreigsHost$: NativeFunction | undefined;
@@ -3413,85 +3413,85 @@ let cusolverSpScsreigsHost$: NativeFunction | undefined;
 export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpScsreigsHost', 'left_bottom_corner', records.float2(), left_bottom_corner);
   checkRecord('cusolverSpScsreigsHost', 'right_upper_corner', records.float2(), right_upper_corner);
-  if (ArrayBuffer.isView(num_eigs)) rawCovers('cusolverSpScsreigsHost', 'num_eigs', num_eigs, 4, 4);
+  if (ArrayBuffer.isView(num_eigs) && (num_eigs.byteLength < 4 || (((num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsreigsHost', 'num_eigs', num_eigs, 4, 4);
   return (cusolverSpScsreigsHost$ ??= binder.native('cusolverSpScsreigsHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
 }
 let cusolverSpScsreigvsi$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float eps, float *mu, float *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpScsreigvsi', 'mu', mu, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsreigvsi', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 4 || (((mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsreigvsi', 'mu', mu, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsreigvsi', 'x', x, 4, 4);
   return (cusolverSpScsreigvsi$ ??= binder.native('cusolverSpScsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
 }
 let cusolverSpScsreigvsiHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, float mu0, const float *x0, int maxite, float tol, float *mu, float *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: number, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpScsreigvsiHost', 'mu', mu, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsreigvsiHost', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 4 || (((mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mu as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsreigvsiHost', 'mu', mu, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsreigvsiHost', 'x', x, 4, 4);
   return (cusolverSpScsreigvsiHost$ ??= binder.native('cusolverSpScsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
 }
 let cusolverSpScsrlsqvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int *rankA, float *x, int *p, float *min_norm)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(rankA)) rawCovers('cusolverSpScsrlsqvqrHost', 'rankA', rankA, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrlsqvqrHost', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpScsrlsqvqrHost', 'p', p, 4, 4);
-  if (ArrayBuffer.isView(min_norm)) rawCovers('cusolverSpScsrlsqvqrHost', 'min_norm', min_norm, 4, 4);
+  if (ArrayBuffer.isView(rankA) && (rankA.byteLength < 4 || (((rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsqvqrHost', 'rankA', rankA, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsqvqrHost', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsqvqrHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(min_norm) && (min_norm.byteLength < 4 || (((min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsqvqrHost', 'min_norm', min_norm, 4, 4);
   return (cusolverSpScsrlsqvqrHost$ ??= binder.native('cusolverSpScsrlsqvqrHost'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
 }
 let cusolverSpScsrlsvchol$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrlsvchol', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpScsrlsvchol', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvchol', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvchol', 'singularity', singularity, 4, 4);
   return (cusolverSpScsrlsvchol$ ??= binder.native('cusolverSpScsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpScsrlsvcholHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrlsvcholHost', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpScsrlsvcholHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvcholHost', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvcholHost', 'singularity', singularity, 4, 4);
   return (cusolverSpScsrlsvcholHost$ ??= binder.native('cusolverSpScsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpScsrlsvluHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrlsvluHost', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpScsrlsvluHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvluHost', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvluHost', 'singularity', singularity, 4, 4);
   return (cusolverSpScsrlsvluHost$ ??= binder.native('cusolverSpScsrlsvluHost'))(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpScsrlsvqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrlsvqr', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpScsrlsvqr', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvqr', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvqr', 'singularity', singularity, 4, 4);
   return (cusolverSpScsrlsvqr$ ??= binder.native('cusolverSpScsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpScsrlsvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float tol, int reorder, float *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrlsvqrHost', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpScsrlsvqrHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvqrHost', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrlsvqrHost', 'singularity', singularity, 4, 4);
   return (cusolverSpScsrlsvqrHost$ ??= binder.native('cusolverSpScsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpScsrqrBufferInfoBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(internalDataInBytes)) rawCovers('cusolverSpScsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverSpScsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(internalDataInBytes) && (internalDataInBytes.byteLength < 8 || (((internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpScsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpScsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverSpScsrqrBufferInfoBatched$ ??= binder.native('cusolverSpScsrqrBufferInfoBatched'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
 }
 let cusolverSpScsrqrsvBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, const float *b, float *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpScsrqrsvBatched', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrqrsvBatched', 'x', x, 4, 4);
   return (cusolverSpScsrqrsvBatched$ ??= binder.native('cusolverSpScsrqrsvBatched'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
 }
 let cusolverSpScsrzfdHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const float *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpScsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverSpScsrzfdHost', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(numnz)) rawCovers('cusolverSpScsrzfdHost', 'numnz', numnz, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrzfdHost', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(numnz) && (numnz.byteLength < 4 || (((numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpScsrzfdHost', 'numnz', numnz, 4, 4);
   return (cusolverSpScsrzfdHost$ ??= binder.native('cusolverSpScsrzfdHost'))(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
 }
 let cusolverSpSetStream$: NativeFunction | undefined;
@@ -3502,27 +3502,27 @@ export function cusolverSpSetStream(handle: T.cusolverSpHandle_t, streamId: T.cu
 let cusolverSpXcsrissymHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int m, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrEndPtrA, const int *csrColIndA, int *issym)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t, m: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrEndPtrA: T.Pointer, csrColIndA: T.Pointer, issym: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(issym)) rawCovers('cusolverSpXcsrissymHost', 'issym', issym, 4, 4);
+  if (ArrayBuffer.isView(issym) && (issym.byteLength < 4 || (((issym as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (issym as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrissymHost', 'issym', issym, 4, 4);
   return (cusolverSpXcsrissymHost$ ??= binder.native('cusolverSpXcsrissymHost'))(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
 }
 let cusolverSpXcsrmetisndHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int64_t *options, int *p)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, options: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpXcsrmetisndHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrmetisndHost', 'p', p, 4, 4);
   return (cusolverSpXcsrmetisndHost$ ??= binder.native('cusolverSpXcsrmetisndHost'))(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
 }
 let cusolverSpXcsrpermHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, int *csrRowPtrA, int *csrColIndA, const int *p, const int *q, int *map, void *pBuffer)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(csrRowPtrA)) rawCovers('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, 4, 4);
-  if (ArrayBuffer.isView(csrColIndA)) rawCovers('cusolverSpXcsrpermHost', 'csrColIndA', csrColIndA, 4, 4);
-  if (ArrayBuffer.isView(map)) rawCovers('cusolverSpXcsrpermHost', 'map', map, 4, 4);
+  if (ArrayBuffer.isView(csrRowPtrA) && (csrRowPtrA.byteLength < 4 || (((csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrRowPtrA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, 4, 4);
+  if (ArrayBuffer.isView(csrColIndA) && (csrColIndA.byteLength < 4 || (((csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (csrColIndA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrpermHost', 'csrColIndA', csrColIndA, 4, 4);
+  if (ArrayBuffer.isView(map) && (map.byteLength < 4 || (((map as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (map as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrpermHost', 'map', map, 4, 4);
   return (cusolverSpXcsrpermHost$ ??= binder.native('cusolverSpXcsrpermHost'))(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
 }
 let cusolverSpXcsrperm_bufferSizeHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t handle, int m, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, const int *p, const int *q, size_t *bufferSizeInBytes)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrperm_bufferSizeHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer, q: T.Pointer, bufferSizeInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(bufferSizeInBytes)) rawCovers('cusolverSpXcsrperm_bufferSizeHost', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(bufferSizeInBytes) && (bufferSizeInBytes.byteLength < 8 || (((bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpXcsrperm_bufferSizeHost', 'bufferSizeInBytes', bufferSizeInBytes, 8, 8);
   return (cusolverSpXcsrperm_bufferSizeHost$ ??= binder.native('cusolverSpXcsrperm_bufferSizeHost'))(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
 }
 let cusolverSpXcsrqrAnalysisBatched$: NativeFunction | undefined;
@@ -3533,19 +3533,19 @@ export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t, m:
 let cusolverSpXcsrsymamdHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpXcsrsymamdHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrsymamdHost', 'p', p, 4, 4);
   return (cusolverSpXcsrsymamdHost$ ??= binder.native('cusolverSpXcsrsymamdHost'))(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
 }
 let cusolverSpXcsrsymmdqHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpXcsrsymmdqHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrsymmdqHost', 'p', p, 4, 4);
   return (cusolverSpXcsrsymmdqHost$ ??= binder.native('cusolverSpXcsrsymmdqHost'))(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
 }
 let cusolverSpXcsrsymrcmHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const int *csrRowPtrA, const int *csrColIndA, int *p)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, p: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpXcsrsymrcmHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpXcsrsymrcmHost', 'p', p, 4, 4);
   return (cusolverSpXcsrsymrcmHost$ ??= binder.native('cusolverSpXcsrsymrcmHost'))(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
 }
 let cusolverSpZcsreigsHost$: NativeFunction | undefined;
@@ -3553,86 +3553,86 @@ let cusolverSpZcsreigsHost$: NativeFunction | undefined;
 export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpZcsreigsHost', 'left_bottom_corner', records.double2(), left_bottom_corner);
   checkRecord('cusolverSpZcsreigsHost', 'right_upper_corner', records.double2(), right_upper_corner);
-  if (ArrayBuffer.isView(num_eigs)) rawCovers('cusolverSpZcsreigsHost', 'num_eigs', num_eigs, 4, 4);
+  if (ArrayBuffer.isView(num_eigs) && (num_eigs.byteLength < 4 || (((num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (num_eigs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsreigsHost', 'num_eigs', num_eigs, 4, 4);
   return (cusolverSpZcsreigsHost$ ??= binder.native('cusolverSpZcsreigsHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
 }
 let cusolverSpZcsreigvsi$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double eps, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, eps: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpZcsreigvsi', 'mu0', records.double2(), mu0);
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpZcsreigvsi', 'mu', mu, 16, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsreigvsi', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 16)) rawCovers('cusolverSpZcsreigvsi', 'mu', mu, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsreigvsi', 'x', x, 16, 1);
   return (cusolverSpZcsreigvsi$ ??= binder.native('cusolverSpZcsreigvsi'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
 }
 let cusolverSpZcsreigvsiHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, cuDoubleComplex mu0, const cuDoubleComplex *x0, int maxite, double tol, cuDoubleComplex *mu, cuDoubleComplex *x)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, mu0: T.double2, x0: T.Pointer, maxite: number, tol: number, mu: T.Pointer, x: T.Pointer): T.cusolverStatus_t {
   checkRecord('cusolverSpZcsreigvsiHost', 'mu0', records.double2(), mu0);
-  if (ArrayBuffer.isView(mu)) rawCovers('cusolverSpZcsreigvsiHost', 'mu', mu, 16, 1);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsreigvsiHost', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(mu) && (mu.byteLength < 16)) rawCovers('cusolverSpZcsreigvsiHost', 'mu', mu, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsreigvsiHost', 'x', x, 16, 1);
   return (cusolverSpZcsreigvsiHost$ ??= binder.native('cusolverSpZcsreigvsiHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
 }
 let cusolverSpZcsrlsqvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int *rankA, cuDoubleComplex *x, int *p, double *min_norm)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrlsqvqrHost(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, rankA: T.Pointer, x: T.Pointer, p: T.Pointer, min_norm: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(rankA)) rawCovers('cusolverSpZcsrlsqvqrHost', 'rankA', rankA, 4, 4);
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrlsqvqrHost', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(p)) rawCovers('cusolverSpZcsrlsqvqrHost', 'p', p, 4, 4);
-  if (ArrayBuffer.isView(min_norm)) rawCovers('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, 8, 8);
+  if (ArrayBuffer.isView(rankA) && (rankA.byteLength < 4 || (((rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rankA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsqvqrHost', 'rankA', rankA, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrlsqvqrHost', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(p) && (p.byteLength < 4 || (((p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsqvqrHost', 'p', p, 4, 4);
+  if (ArrayBuffer.isView(min_norm) && (min_norm.byteLength < 8 || (((min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (min_norm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpZcsrlsqvqrHost', 'min_norm', min_norm, 8, 8);
   return (cusolverSpZcsrlsqvqrHost$ ??= binder.native('cusolverSpZcsrlsqvqrHost'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
 }
 let cusolverSpZcsrlsvchol$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrlsvchol(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrlsvchol', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpZcsrlsvchol', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrlsvchol', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsvchol', 'singularity', singularity, 4, 4);
   return (cusolverSpZcsrlsvchol$ ??= binder.native('cusolverSpZcsrlsvchol'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpZcsrlsvcholHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrlsvcholHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrlsvcholHost', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpZcsrlsvcholHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrlsvcholHost', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsvcholHost', 'singularity', singularity, 4, 4);
   return (cusolverSpZcsrlsvcholHost$ ??= binder.native('cusolverSpZcsrlsvcholHost'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpZcsrlsvluHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int n, int nnzA, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrlsvluHost(handle: T.cusolverSpHandle_t, n: number, nnzA: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrlsvluHost', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpZcsrlsvluHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrlsvluHost', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsvluHost', 'singularity', singularity, 4, 4);
   return (cusolverSpZcsrlsvluHost$ ??= binder.native('cusolverSpZcsrlsvluHost'))(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpZcsrlsvqr$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrlsvqr(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrlsvqr', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpZcsrlsvqr', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrlsvqr', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsvqr', 'singularity', singularity, 4, 4);
   return (cusolverSpZcsrlsvqr$ ??= binder.native('cusolverSpZcsrlsvqr'))(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
 }
 let cusolverSpZcsrlsvqrHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int m, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, double tol, int reorder, cuDoubleComplex *x, int *singularity)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrlsvqrHost(handle: T.cusolverSpHandle_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, tol: number, reorder: number, x: T.Pointer, singularity: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrlsvqrHost', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(singularity)) rawCovers('cusolverSpZcsrlsvqrHost', 'singularity', singularity, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrlsvqrHost', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(singularity) && (singularity.byteLength < 4 || (((singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (singularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrlsvqrHost', 'singularity', singularity, 4, 4);
   return (cusolverSpZcsrlsvqrHost$ ??= binder.native('cusolverSpZcsrlsvqrHost'))(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
 }
 let cusolverSpZcsrqrBufferInfoBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrVal, const int *csrRowPtr, const int *csrColInd, int batchSize, csrqrInfo_t info, size_t *internalDataInBytes, size_t *workspaceInBytes)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrqrBufferInfoBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.Pointer, batchSize: number, info: T.csrqrInfo_t, internalDataInBytes: T.Pointer, workspaceInBytes: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(internalDataInBytes)) rawCovers('cusolverSpZcsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
-  if (ArrayBuffer.isView(workspaceInBytes)) rawCovers('cusolverSpZcsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
+  if (ArrayBuffer.isView(internalDataInBytes) && (internalDataInBytes.byteLength < 8 || (((internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (internalDataInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpZcsrqrBufferInfoBatched', 'internalDataInBytes', internalDataInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceInBytes) && (workspaceInBytes.byteLength < 8 || (((workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cusolverSpZcsrqrBufferInfoBatched', 'workspaceInBytes', workspaceInBytes, 8, 8);
   return (cusolverSpZcsrqrBufferInfoBatched$ ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
 }
 let cusolverSpZcsrqrsvBatched$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, int m, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, const cuDoubleComplex *b, cuDoubleComplex *x, int batchSize, csrqrInfo_t info, void *pBuffer)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t, m: number, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, b: T.Pointer, x: T.Pointer, batchSize: number, info: T.csrqrInfo_t, pBuffer: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cusolverSpZcsrqrsvBatched', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cusolverSpZcsrqrsvBatched', 'x', x, 16, 1);
   return (cusolverSpZcsrqrsvBatched$ ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
 }
 let cusolverSpZcsrzfdHost$: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n, int nnz, const cusparseMatDescr_t descrA, const cuDoubleComplex *csrValA, const int *csrRowPtrA, const int *csrColIndA, int *P, int *numnz)` · cusolverSp.h · CUDA 12.5 */
 export function cusolverSpZcsrzfdHost(handle: T.cusolverSpHandle_t, n: number, nnz: number, descrA: T.cusparseMatDescr_t, csrValA: T.Pointer, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, numnz: T.Pointer): T.cusolverStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cusolverSpZcsrzfdHost', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(numnz)) rawCovers('cusolverSpZcsrzfdHost', 'numnz', numnz, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrzfdHost', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(numnz) && (numnz.byteLength < 4 || (((numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numnz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cusolverSpZcsrzfdHost', 'numnz', numnz, 4, 4);
   return (cusolverSpZcsrzfdHost$ ??= binder.native('cusolverSpZcsrzfdHost'))(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
 }

@@ -26,14 +26,14 @@ export function nvJitLinkComplete(handle: T.nvJitLinkHandle): T.nvJitLinkResult 
 let nvJitLinkCreate$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkCreate(handle: T.Pointer, numOptions: number, options: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(handle)) rawCovers('nvJitLinkCreate', 'handle', handle, 8, 8);
-  if (ArrayBuffer.isView(options)) rawCovers('nvJitLinkCreate', 'options', options, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(options) && (options.byteLength < 8 || (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkCreate', 'options', options, 8, 8);
   return (nvJitLinkCreate$ ??= binder.native('nvJitLinkCreate'))(handle, numOptions, options);
 }
 let nvJitLinkDestroy$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkDestroy(handle: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(handle)) rawCovers('nvJitLinkDestroy', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkDestroy', 'handle', handle, 8, 8);
   return (nvJitLinkDestroy$ ??= binder.native('nvJitLinkDestroy'))(handle);
 }
 let nvJitLinkGetErrorLog$: NativeFunction | undefined;
@@ -44,7 +44,7 @@ export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle, log: T.Pointer):
 let nvJitLinkGetErrorLogSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkGetErrorLogSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(size)) rawCovers('nvJitLinkGetErrorLogSize', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkGetErrorLogSize', 'size', size, 8, 8);
   return (nvJitLinkGetErrorLogSize$ ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, size);
 }
 let nvJitLinkGetInfoLog$: NativeFunction | undefined;
@@ -55,7 +55,7 @@ export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle, log: T.Pointer): 
 let nvJitLinkGetInfoLogSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkGetInfoLogSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(size)) rawCovers('nvJitLinkGetInfoLogSize', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkGetInfoLogSize', 'size', size, 8, 8);
   return (nvJitLinkGetInfoLogSize$ ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, size);
 }
 let nvJitLinkGetLinkedCubin$: NativeFunction | undefined;
@@ -66,7 +66,7 @@ export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle, cubin: T.Poin
 let nvJitLinkGetLinkedCubinSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkGetLinkedCubinSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(size)) rawCovers('nvJitLinkGetLinkedCubinSize', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkGetLinkedCubinSize', 'size', size, 8, 8);
   return (nvJitLinkGetLinkedCubinSize$ ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, size);
 }
 let nvJitLinkGetLinkedPtx$: NativeFunction | undefined;
@@ -77,13 +77,13 @@ export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle, ptx: T.Pointer)
 let nvJitLinkGetLinkedPtxSize$: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkGetLinkedPtxSize(handle: T.nvJitLinkHandle, size: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(size)) rawCovers('nvJitLinkGetLinkedPtxSize', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvJitLinkGetLinkedPtxSize', 'size', size, 8, 8);
   return (nvJitLinkGetLinkedPtxSize$ ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, size);
 }
 let nvJitLinkVersion$: NativeFunction | undefined;
 /** `nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor)` · nvJitLink.h · CUDA 12.5 */
 export function nvJitLinkVersion(major: T.Pointer, minor: T.Pointer): T.nvJitLinkResult {
-  if (ArrayBuffer.isView(major)) rawCovers('nvJitLinkVersion', 'major', major, 4, 4);
-  if (ArrayBuffer.isView(minor)) rawCovers('nvJitLinkVersion', 'minor', minor, 4, 4);
+  if (ArrayBuffer.isView(major) && (major.byteLength < 4 || (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvJitLinkVersion', 'major', major, 4, 4);
+  if (ArrayBuffer.isView(minor) && (minor.byteLength < 4 || (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvJitLinkVersion', 'minor', minor, 4, 4);
   return (nvJitLinkVersion$ ??= binder.native('nvJitLinkVersion'))(major, minor);
 }

@@ -31,104 +31,104 @@ export function cublasAxpyEx_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.P
 let cublasCaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCaxpy', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCaxpy', 'y', y, 8, 1);
   return (cublasCaxpy$ ??= binder.native('cublasCaxpy'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasCaxpy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCaxpy_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCaxpy_v2_64', 'y', y, 8, 1);
   return (cublasCaxpy_v2_64$ ??= binder.native('cublasCaxpy_v2_64'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasCcopy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCcopy', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCcopy', 'y', y, 8, 1);
   return (cublasCcopy$ ??= binder.native('cublasCcopy'))(handle, n, x, incx, y, incy);
 }
 let cublasCcopy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCcopy_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCcopy_v2_64', 'y', y, 8, 1);
   return (cublasCcopy_v2_64$ ??= binder.native('cublasCcopy_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasCdgmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuComplex *A, int lda, const cuComplex *x, int incx, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCdgmm', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCdgmm', 'C', C, 8, 1);
   return (cublasCdgmm$ ??= binder.native('cublasCdgmm'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasCdgmm_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCdgmm_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCdgmm_64', 'C', C, 8, 1);
   return (cublasCdgmm_64$ ??= binder.native('cublasCdgmm_64'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasCdotc$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasCdotc(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasCdotc', 'result', result, 8, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8)) rawCovers('cublasCdotc', 'result', result, 8, 1);
   return (cublasCdotc$ ??= binder.native('cublasCdotc'))(handle, n, x, incx, y, incy, result);
 }
 let cublasCdotc_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasCdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasCdotc_v2_64', 'result', result, 8, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8)) rawCovers('cublasCdotc_v2_64', 'result', result, 8, 1);
   return (cublasCdotc_v2_64$ ??= binder.native('cublasCdotc_v2_64'))(handle, n, x, incx, y, incy, result);
 }
 let cublasCdotu$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasCdotu(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasCdotu', 'result', result, 8, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8)) rawCovers('cublasCdotu', 'result', result, 8, 1);
   return (cublasCdotu$ ??= binder.native('cublasCdotu'))(handle, n, x, incx, y, incy, result);
 }
 let cublasCdotu_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasCdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasCdotu_v2_64', 'result', result, 8, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8)) rawCovers('cublasCdotu_v2_64', 'result', result, 8, 1);
   return (cublasCdotu_v2_64$ ??= binder.native('cublasCdotu_v2_64'))(handle, n, x, incx, y, incy, result);
 }
 let cublasCgbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCgbmv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCgbmv', 'y', y, 8, 1);
   return (cublasCgbmv$ ??= binder.native('cublasCgbmv'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCgbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCgbmv_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCgbmv_v2_64', 'y', y, 8, 1);
   return (cublasCgbmv_v2_64$ ??= binder.native('cublasCgbmv_v2_64'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCgeam$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgeam', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgeam', 'C', C, 8, 1);
   return (cublasCgeam$ ??= binder.native('cublasCgeam'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasCgeam_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgeam_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgeam_64', 'C', C, 8, 1);
   return (cublasCgeam_64$ ??= binder.native('cublasCgeam_64'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasCgelsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuComplex *const *Aarray, int lda, cuComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasCgelsBatched', 'info', info, 4, 4);
-  if (ArrayBuffer.isView(devInfoArray)) rawCovers('cublasCgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgelsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(devInfoArray) && (devInfoArray.byteLength < 4 || (((devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
   return (cublasCgelsBatched$ ??= binder.native('cublasCgelsBatched'))(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 let cublasCgemm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemm', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemm', 'C', C, 8, 1);
   return (cublasCgemm$ ??= binder.native('cublasCgemm'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCgemm3m$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemm3m', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemm3m', 'C', C, 8, 1);
   return (cublasCgemm3m$ ??= binder.native('cublasCgemm3m'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCgemm3mBatched$: NativeFunction | undefined;
@@ -154,19 +154,19 @@ export function cublasCgemm3mEx_64(handle: T.cublasHandle_t, transa: T.cublasOpe
 let cublasCgemm3mStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemm3mStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemm3mStridedBatched', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemm3mStridedBatched', 'C', C, 8, 1);
   return (cublasCgemm3mStridedBatched$ ??= binder.native('cublasCgemm3mStridedBatched'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasCgemm3mStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemm3mStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemm3mStridedBatched_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemm3mStridedBatched_64', 'C', C, 8, 1);
   return (cublasCgemm3mStridedBatched_64$ ??= binder.native('cublasCgemm3mStridedBatched_64'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasCgemm3m_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemm3m_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemm3m_64', 'C', C, 8, 1);
   return (cublasCgemm3m_64$ ??= binder.native('cublasCgemm3m_64'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCgemmBatched$: NativeFunction | undefined;
@@ -192,25 +192,25 @@ export function cublasCgemmEx_64(handle: T.cublasHandle_t, transa: T.cublasOpera
 let cublasCgemmStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *B, int ldb, long long strideB, const cuComplex *beta, cuComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemmStridedBatched', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemmStridedBatched', 'C', C, 8, 1);
   return (cublasCgemmStridedBatched$ ??= binder.native('cublasCgemmStridedBatched'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasCgemmStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *B, int64_t ldb, long long strideB, const cuComplex *beta, cuComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemmStridedBatched_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemmStridedBatched_64', 'C', C, 8, 1);
   return (cublasCgemmStridedBatched_64$ ??= binder.native('cublasCgemmStridedBatched_64'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasCgemm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCgemm_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCgemm_v2_64', 'C', C, 8, 1);
   return (cublasCgemm_v2_64$ ??= binder.native('cublasCgemm_v2_64'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCgemv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCgemv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCgemv', 'y', y, 8, 1);
   return (cublasCgemv$ ??= binder.native('cublasCgemv'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCgemvBatched$: NativeFunction | undefined;
@@ -226,146 +226,146 @@ export function cublasCgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
 let cublasCgemvStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, long long strideA, const cuComplex *x, int incx, long long stridex, const cuComplex *beta, cuComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCgemvStridedBatched', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCgemvStridedBatched', 'y', y, 8, 1);
   return (cublasCgemvStridedBatched$ ??= binder.native('cublasCgemvStridedBatched'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasCgemvStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, long long strideA, const cuComplex *x, int64_t incx, long long stridex, const cuComplex *beta, cuComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCgemvStridedBatched_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCgemvStridedBatched_64', 'y', y, 8, 1);
   return (cublasCgemvStridedBatched_64$ ??= binder.native('cublasCgemvStridedBatched_64'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasCgemv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCgemv_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCgemv_v2_64', 'y', y, 8, 1);
   return (cublasCgemv_v2_64$ ??= binder.native('cublasCgemv_v2_64'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCgeqrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n, cuComplex *const *Aarray, int lda, cuComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasCgeqrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgeqrfBatched', 'info', info, 4, 4);
   return (cublasCgeqrfBatched$ ??= binder.native('cublasCgeqrfBatched'))(handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 let cublasCgerc$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCgerc', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCgerc', 'A', A, 8, 1);
   return (cublasCgerc$ ??= binder.native('cublasCgerc'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCgerc_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCgerc_v2_64', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCgerc_v2_64', 'A', A, 8, 1);
   return (cublasCgerc_v2_64$ ??= binder.native('cublasCgerc_v2_64'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCgeru$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCgeru', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCgeru', 'A', A, 8, 1);
   return (cublasCgeru$ ??= binder.native('cublasCgeru'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCgeru_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCgeru_v2_64', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCgeru_v2_64', 'A', A, 8, 1);
   return (cublasCgeru_v2_64$ ??= binder.native('cublasCgeru_v2_64'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cublasCgetrfBatched', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cublasCgetrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgetrfBatched', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgetrfBatched', 'info', info, 4, 4);
   return (cublasCgetrfBatched$ ??= binder.native('cublasCgetrfBatched'))(handle, n, A, lda, P, info, batchSize);
 }
 let cublasCgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, const int *P, cuComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasCgetriBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgetriBatched', 'info', info, 4, 4);
   return (cublasCgetriBatched$ ??= binder.native('cublasCgetriBatched'))(handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 let cublasCgetrsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuComplex *const *Aarray, int lda, const int *devIpiv, cuComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasCgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasCgetrsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCgetrsBatched', 'info', info, 4, 4);
   return (cublasCgetrsBatched$ ??= binder.native('cublasCgetrsBatched'))(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 let cublasChbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasChbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasChbmv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasChbmv', 'y', y, 8, 1);
   return (cublasChbmv$ ??= binder.native('cublasChbmv'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasChbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasChbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasChbmv_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasChbmv_v2_64', 'y', y, 8, 1);
   return (cublasChbmv_v2_64$ ??= binder.native('cublasChbmv_v2_64'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasChemm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasChemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasChemm', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasChemm', 'C', C, 8, 1);
   return (cublasChemm$ ??= binder.native('cublasChemm'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasChemm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasChemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasChemm_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasChemm_v2_64', 'C', C, 8, 1);
   return (cublasChemm_v2_64$ ??= binder.native('cublasChemm_v2_64'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasChemv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasChemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasChemv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasChemv', 'y', y, 8, 1);
   return (cublasChemv$ ??= binder.native('cublasChemv'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasChemv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasChemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasChemv_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasChemv_v2_64', 'y', y, 8, 1);
   return (cublasChemv_v2_64$ ??= binder.native('cublasChemv_v2_64'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCher$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCher', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCher', 'A', A, 8, 1);
   return (cublasCher$ ??= binder.native('cublasCher'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasCher2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCher2', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCher2', 'A', A, 8, 1);
   return (cublasCher2$ ??= binder.native('cublasCher2'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCher2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCher2_v2_64', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCher2_v2_64', 'A', A, 8, 1);
   return (cublasCher2_v2_64$ ??= binder.native('cublasCher2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCher2k$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCher2k', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCher2k', 'C', C, 8, 1);
   return (cublasCher2k$ ??= binder.native('cublasCher2k'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCher2k_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCher2k_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCher2k_v2_64', 'C', C, 8, 1);
   return (cublasCher2k_v2_64$ ??= binder.native('cublasCher2k_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCher_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCher_v2_64', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCher_v2_64', 'A', A, 8, 1);
   return (cublasCher_v2_64$ ??= binder.native('cublasCher_v2_64'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasCherk$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const cuComplex *A, int lda, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCherk', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCherk', 'C', C, 8, 1);
   return (cublasCherk$ ??= binder.native('cublasCherk'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasCherk3mEx$: NativeFunction | undefined;
@@ -391,61 +391,61 @@ export function cublasCherkEx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMod
 let cublasCherk_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const cuComplex *A, int64_t lda, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCherk_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCherk_v2_64', 'C', C, 8, 1);
   return (cublasCherk_v2_64$ ??= binder.native('cublasCherk_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasCherkx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const float *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCherkx', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCherkx', 'C', C, 8, 1);
   return (cublasCherkx$ ??= binder.native('cublasCherkx'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCherkx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const float *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCherkx_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCherkx_64', 'C', C, 8, 1);
   return (cublasCherkx_64$ ??= binder.native('cublasCherkx_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasChpmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasChpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasChpmv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasChpmv', 'y', y, 8, 1);
   return (cublasChpmv$ ??= binder.native('cublasChpmv'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasChpmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *AP, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasChpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasChpmv_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasChpmv_v2_64', 'y', y, 8, 1);
   return (cublasChpmv_v2_64$ ??= binder.native('cublasChpmv_v2_64'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasChpr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const cuComplex *x, int incx, cuComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasChpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasChpr', 'AP', AP, 8, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8)) rawCovers('cublasChpr', 'AP', AP, 8, 1);
   return (cublasChpr$ ??= binder.native('cublasChpr'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasChpr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasChpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasChpr2', 'AP', AP, 8, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8)) rawCovers('cublasChpr2', 'AP', AP, 8, 1);
   return (cublasChpr2$ ??= binder.native('cublasChpr2'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasChpr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasChpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasChpr2_v2_64', 'AP', AP, 8, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8)) rawCovers('cublasChpr2_v2_64', 'AP', AP, 8, 1);
   return (cublasChpr2_v2_64$ ??= binder.native('cublasChpr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasChpr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const cuComplex *x, int64_t incx, cuComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasChpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasChpr_v2_64', 'AP', AP, 8, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8)) rawCovers('cublasChpr_v2_64', 'AP', AP, 8, 1);
   return (cublasChpr_v2_64$ ??= binder.native('cublasChpr_v2_64'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasCmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const cuComplex *const *A, int lda, cuComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasCmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasCmatinvBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCmatinvBatched', 'info', info, 4, 4);
   return (cublasCmatinvBatched$ ??= binder.native('cublasCmatinvBatched'))(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 let cublasCopyEx$: NativeFunction | undefined;
@@ -461,148 +461,148 @@ export function cublasCopyEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Point
 let cublasCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)` · cublas_api.h · CUDA 12.6 */
 export function cublasCreate(handle: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cublasCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasCreate', 'handle', handle, 8, 8);
   return (cublasCreate$ ??= binder.native('cublasCreate'))(handle);
 }
 let cublasCrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasCrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCrot', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCrot', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCrot', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCrot', 'y', y, 8, 1);
   return (cublasCrot$ ??= binder.native('cublasCrot'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasCrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const cuComplex *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasCrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCrot_v2_64', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCrot_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCrot_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCrot_v2_64', 'y', y, 8, 1);
   return (cublasCrot_v2_64$ ??= binder.native('cublasCrot_v2_64'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasCrotg$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuComplex *b, float *c, cuComplex *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasCrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(a)) rawCovers('cublasCrotg', 'a', a, 8, 1);
-  if (ArrayBuffer.isView(b)) rawCovers('cublasCrotg', 'b', b, 8, 1);
-  if (ArrayBuffer.isView(c)) rawCovers('cublasCrotg', 'c', c, 4, 4);
-  if (ArrayBuffer.isView(s)) rawCovers('cublasCrotg', 's', s, 8, 1);
+  if (ArrayBuffer.isView(a) && (a.byteLength < 8)) rawCovers('cublasCrotg', 'a', a, 8, 1);
+  if (ArrayBuffer.isView(b) && (b.byteLength < 8)) rawCovers('cublasCrotg', 'b', b, 8, 1);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 4 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasCrotg', 'c', c, 4, 4);
+  if (ArrayBuffer.isView(s) && (s.byteLength < 8)) rawCovers('cublasCrotg', 's', s, 8, 1);
   return (cublasCrotg$ ??= binder.native('cublasCrotg'))(handle, a, b, c, s);
 }
 let cublasCscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCscal', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCscal', 'x', x, 8, 1);
   return (cublasCscal$ ??= binder.native('cublasCscal'))(handle, n, alpha, x, incx);
 }
 let cublasCscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCscal_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCscal_v2_64', 'x', x, 8, 1);
   return (cublasCscal_v2_64$ ??= binder.native('cublasCscal_v2_64'))(handle, n, alpha, x, incx);
 }
 let cublasCsrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCsrot', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCsrot', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCsrot', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCsrot', 'y', y, 8, 1);
   return (cublasCsrot$ ??= binder.native('cublasCsrot'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasCsrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCsrot_v2_64', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCsrot_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCsrot_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCsrot_v2_64', 'y', y, 8, 1);
   return (cublasCsrot_v2_64$ ??= binder.native('cublasCsrot_v2_64'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasCsscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const float *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCsscal', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCsscal', 'x', x, 8, 1);
   return (cublasCsscal$ ??= binder.native('cublasCsscal'))(handle, n, alpha, x, incx);
 }
 let cublasCsscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCsscal_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCsscal_v2_64', 'x', x, 8, 1);
   return (cublasCsscal_v2_64$ ??= binder.native('cublasCsscal_v2_64'))(handle, n, alpha, x, incx);
 }
 let cublasCswap$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCswap', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCswap', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCswap', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCswap', 'y', y, 8, 1);
   return (cublasCswap$ ??= binder.native('cublasCswap'))(handle, n, x, incx, y, incy);
 }
 let cublasCswap_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCswap_v2_64', 'x', x, 8, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCswap_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCswap_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCswap_v2_64', 'y', y, 8, 1);
   return (cublasCswap_v2_64$ ??= binder.native('cublasCswap_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasCsymm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsymm', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsymm', 'C', C, 8, 1);
   return (cublasCsymm$ ??= binder.native('cublasCsymm'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCsymm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsymm_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsymm_v2_64', 'C', C, 8, 1);
   return (cublasCsymm_v2_64$ ??= binder.native('cublasCsymm_v2_64'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCsymv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCsymv', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCsymv', 'y', y, 8, 1);
   return (cublasCsymv$ ??= binder.native('cublasCsymv'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCsymv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *x, int64_t incx, const cuComplex *beta, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasCsymv_v2_64', 'y', y, 8, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8)) rawCovers('cublasCsymv_v2_64', 'y', y, 8, 1);
   return (cublasCsymv_v2_64$ ??= binder.native('cublasCsymv_v2_64'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasCsyr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCsyr', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCsyr', 'A', A, 8, 1);
   return (cublasCsyr$ ??= binder.native('cublasCsyr'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasCsyr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha, const cuComplex *x, int incx, const cuComplex *y, int incy, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCsyr2', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCsyr2', 'A', A, 8, 1);
   return (cublasCsyr2$ ??= binder.native('cublasCsyr2'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCsyr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, const cuComplex *y, int64_t incy, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCsyr2_v2_64', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCsyr2_v2_64', 'A', A, 8, 1);
   return (cublasCsyr2_v2_64$ ??= binder.native('cublasCsyr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasCsyr2k$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsyr2k', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsyr2k', 'C', C, 8, 1);
   return (cublasCsyr2k$ ??= binder.native('cublasCsyr2k'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCsyr2k_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsyr2k_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsyr2k_v2_64', 'C', C, 8, 1);
   return (cublasCsyr2k_v2_64$ ??= binder.native('cublasCsyr2k_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCsyr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCsyr_v2_64', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCsyr_v2_64', 'A', A, 8, 1);
   return (cublasCsyr_v2_64$ ??= binder.native('cublasCsyr_v2_64'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasCsyrk$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsyrk', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsyrk', 'C', C, 8, 1);
   return (cublasCsyrk$ ??= binder.native('cublasCsyrk'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasCsyrk3mEx$: NativeFunction | undefined;
@@ -628,103 +628,103 @@ export function cublasCsyrkEx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMod
 let cublasCsyrk_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsyrk_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsyrk_v2_64', 'C', C, 8, 1);
   return (cublasCsyrk_v2_64$ ??= binder.native('cublasCsyrk_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasCsyrkx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, const cuComplex *beta, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsyrkx', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsyrkx', 'C', C, 8, 1);
   return (cublasCsyrkx$ ??= binder.native('cublasCsyrkx'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCsyrkx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, const cuComplex *beta, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCsyrkx_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCsyrkx_64', 'C', C, 8, 1);
   return (cublasCsyrkx_64$ ??= binder.native('cublasCsyrkx_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasCtbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtbmv', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtbmv', 'x', x, 8, 1);
   return (cublasCtbmv$ ??= binder.native('cublasCtbmv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasCtbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtbmv_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtbmv_v2_64', 'x', x, 8, 1);
   return (cublasCtbmv_v2_64$ ??= binder.native('cublasCtbmv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasCtbsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtbsv', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtbsv', 'x', x, 8, 1);
   return (cublasCtbsv$ ??= binder.native('cublasCtbsv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasCtbsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtbsv_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtbsv_v2_64', 'x', x, 8, 1);
   return (cublasCtbsv_v2_64$ ??= binder.native('cublasCtbsv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasCtpmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtpmv', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtpmv', 'x', x, 8, 1);
   return (cublasCtpmv$ ??= binder.native('cublasCtpmv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasCtpmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtpmv_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtpmv_v2_64', 'x', x, 8, 1);
   return (cublasCtpmv_v2_64$ ??= binder.native('cublasCtpmv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasCtpsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *AP, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtpsv', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtpsv', 'x', x, 8, 1);
   return (cublasCtpsv$ ??= binder.native('cublasCtpsv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasCtpsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *AP, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtpsv_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtpsv_v2_64', 'x', x, 8, 1);
   return (cublasCtpsv_v2_64$ ??= binder.native('cublasCtpsv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasCtpttr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *AP, cuComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasCtpttr', 'A', A, 8, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8)) rawCovers('cublasCtpttr', 'A', A, 8, 1);
   return (cublasCtpttr$ ??= binder.native('cublasCtpttr'))(handle, uplo, n, AP, A, lda);
 }
 let cublasCtrmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, const cuComplex *B, int ldb, cuComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCtrmm', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCtrmm', 'C', C, 8, 1);
   return (cublasCtrmm$ ??= binder.native('cublasCtrmm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasCtrmm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, const cuComplex *B, int64_t ldb, cuComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasCtrmm_v2_64', 'C', C, 8, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8)) rawCovers('cublasCtrmm_v2_64', 'C', C, 8, 1);
   return (cublasCtrmm_v2_64$ ??= binder.native('cublasCtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasCtrmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtrmv', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtrmv', 'x', x, 8, 1);
   return (cublasCtrmv$ ??= binder.native('cublasCtrmv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasCtrmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtrmv_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtrmv_v2_64', 'x', x, 8, 1);
   return (cublasCtrmv_v2_64$ ??= binder.native('cublasCtrmv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasCtrsm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuComplex *alpha, const cuComplex *A, int lda, cuComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasCtrsm', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cublasCtrsm', 'B', B, 8, 1);
   return (cublasCtrsm$ ??= binder.native('cublasCtrsm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasCtrsmBatched$: NativeFunction | undefined;
@@ -740,85 +740,85 @@ export function cublasCtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
 let cublasCtrsm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuComplex *alpha, const cuComplex *A, int64_t lda, cuComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasCtrsm_v2_64', 'B', B, 8, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8)) rawCovers('cublasCtrsm_v2_64', 'B', B, 8, 1);
   return (cublasCtrsm_v2_64$ ??= binder.native('cublasCtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasCtrsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuComplex *A, int lda, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtrsv', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtrsv', 'x', x, 8, 1);
   return (cublasCtrsv$ ??= binder.native('cublasCtrsv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasCtrsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuComplex *A, int64_t lda, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasCtrsv_v2_64', 'x', x, 8, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8)) rawCovers('cublasCtrsv_v2_64', 'x', x, 8, 1);
   return (cublasCtrsv_v2_64$ ??= binder.native('cublasCtrsv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasCtrttp$: NativeFunction | undefined;
 /** `cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *A, int lda, cuComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasCtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasCtrttp', 'AP', AP, 8, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8)) rawCovers('cublasCtrttp', 'AP', AP, 8, 1);
   return (cublasCtrttp$ ??= binder.native('cublasCtrttp'))(handle, uplo, n, A, lda, AP);
 }
 let cublasDasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDasum', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDasum', 'result', result, 8, 8);
   return (cublasDasum$ ??= binder.native('cublasDasum'))(handle, n, x, incx, result);
 }
 let cublasDasum_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDasum_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDasum_v2_64', 'result', result, 8, 8);
   return (cublasDasum_v2_64$ ??= binder.native('cublasDasum_v2_64'))(handle, n, x, incx, result);
 }
 let cublasDaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const double *alpha, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDaxpy', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDaxpy', 'y', y, 8, 8);
   return (cublasDaxpy$ ??= binder.native('cublasDaxpy'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasDaxpy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDaxpy_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDaxpy_v2_64', 'y', y, 8, 8);
   return (cublasDaxpy_v2_64$ ??= binder.native('cublasDaxpy_v2_64'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasDcopy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDcopy', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDcopy', 'y', y, 8, 8);
   return (cublasDcopy$ ??= binder.native('cublasDcopy'))(handle, n, x, incx, y, incy);
 }
 let cublasDcopy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDcopy_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDcopy_v2_64', 'y', y, 8, 8);
   return (cublasDcopy_v2_64$ ??= binder.native('cublasDcopy_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasDdgmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const double *A, int lda, const double *x, int incx, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDdgmm', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDdgmm', 'C', C, 8, 8);
   return (cublasDdgmm$ ??= binder.native('cublasDdgmm'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasDdgmm_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const double *A, int64_t lda, const double *x, int64_t incx, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDdgmm_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDdgmm_64', 'C', C, 8, 8);
   return (cublasDdgmm_64$ ??= binder.native('cublasDdgmm_64'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasDdot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double *x, int incx, const double *y, int incy, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDdot', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDdot', 'result', result, 8, 8);
   return (cublasDdot$ ??= binder.native('cublasDdot'))(handle, n, x, incx, y, incy, result);
 }
 let cublasDdot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, const double *y, int64_t incy, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDdot_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDdot_v2_64', 'result', result, 8, 8);
   return (cublasDdot_v2_64$ ??= binder.native('cublasDdot_v2_64'))(handle, n, x, incx, y, incy, result);
 }
 let cublasDestroy$: NativeFunction | undefined;
@@ -829,38 +829,38 @@ export function cublasDestroy(handle: T.cublasHandle_t): T.cublasStatus_t {
 let cublasDgbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDgbmv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgbmv', 'y', y, 8, 8);
   return (cublasDgbmv$ ??= binder.native('cublasDgbmv'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDgbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDgbmv_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgbmv_v2_64', 'y', y, 8, 8);
   return (cublasDgbmv_v2_64$ ??= binder.native('cublasDgbmv_v2_64'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDgeam$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const double *alpha, const double *A, int lda, const double *beta, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDgeam', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgeam', 'C', C, 8, 8);
   return (cublasDgeam$ ??= binder.native('cublasDgeam'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasDgeam_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *beta, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDgeam_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgeam_64', 'C', C, 8, 8);
   return (cublasDgeam_64$ ??= binder.native('cublasDgeam_64'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasDgelsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, double *const *Aarray, int lda, double *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasDgelsBatched', 'info', info, 4, 4);
-  if (ArrayBuffer.isView(devInfoArray)) rawCovers('cublasDgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgelsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(devInfoArray) && (devInfoArray.byteLength < 4 || (((devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
   return (cublasDgelsBatched$ ??= binder.native('cublasDgelsBatched'))(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 let cublasDgemm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDgemm', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemm', 'C', C, 8, 8);
   return (cublasDgemm$ ??= binder.native('cublasDgemm'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDgemmBatched$: NativeFunction | undefined;
@@ -886,25 +886,25 @@ export function cublasDgemmGroupedBatched_64(handle: T.cublasHandle_t, transa_ar
 let cublasDgemmStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double *alpha, const double *A, int lda, long long strideA, const double *B, int ldb, long long strideB, const double *beta, double *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDgemmStridedBatched', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemmStridedBatched', 'C', C, 8, 8);
   return (cublasDgemmStridedBatched$ ??= binder.native('cublasDgemmStridedBatched'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasDgemmStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, long long strideA, const double *B, int64_t ldb, long long strideB, const double *beta, double *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDgemmStridedBatched_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemmStridedBatched_64', 'C', C, 8, 8);
   return (cublasDgemmStridedBatched_64$ ??= binder.native('cublasDgemmStridedBatched_64'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasDgemm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDgemm_v2_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemm_v2_64', 'C', C, 8, 8);
   return (cublasDgemm_v2_64$ ??= binder.native('cublasDgemm_v2_64'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDgemv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDgemv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemv', 'y', y, 8, 8);
   return (cublasDgemv$ ??= binder.native('cublasDgemv'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDgemvBatched$: NativeFunction | undefined;
@@ -920,74 +920,74 @@ export function cublasDgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
 let cublasDgemvStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const double *alpha, const double *A, int lda, long long strideA, const double *x, int incx, long long stridex, const double *beta, double *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDgemvStridedBatched', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemvStridedBatched', 'y', y, 8, 8);
   return (cublasDgemvStridedBatched$ ??= binder.native('cublasDgemvStridedBatched'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasDgemvStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, long long strideA, const double *x, int64_t incx, long long stridex, const double *beta, double *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDgemvStridedBatched_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemvStridedBatched_64', 'y', y, 8, 8);
   return (cublasDgemvStridedBatched_64$ ??= binder.native('cublasDgemvStridedBatched_64'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasDgemv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDgemv_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDgemv_v2_64', 'y', y, 8, 8);
   return (cublasDgemv_v2_64$ ??= binder.native('cublasDgemv_v2_64'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDgeqrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n, double *const *Aarray, int lda, double *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasDgeqrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgeqrfBatched', 'info', info, 4, 4);
   return (cublasDgeqrfBatched$ ??= binder.native('cublasDgeqrfBatched'))(handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 let cublasDger$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDger', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDger', 'A', A, 8, 8);
   return (cublasDger$ ??= binder.native('cublasDger'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasDger_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDger_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDger_v2_64', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDger_v2_64', 'A', A, 8, 8);
   return (cublasDger_v2_64$ ??= binder.native('cublasDger_v2_64'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasDgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cublasDgetrfBatched', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cublasDgetrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgetrfBatched', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgetrfBatched', 'info', info, 4, 4);
   return (cublasDgetrfBatched$ ??= binder.native('cublasDgetrfBatched'))(handle, n, A, lda, P, info, batchSize);
 }
 let cublasDgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const double *const *A, int lda, const int *P, double *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasDgetriBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgetriBatched', 'info', info, 4, 4);
   return (cublasDgetriBatched$ ??= binder.native('cublasDgetriBatched'))(handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 let cublasDgetrsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const double *const *Aarray, int lda, const int *devIpiv, double *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasDgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasDgetrsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDgetrsBatched', 'info', info, 4, 4);
   return (cublasDgetrsBatched$ ??= binder.native('cublasDgetrsBatched'))(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 let cublasDmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const double *const *A, int lda, double *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasDmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasDmatinvBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasDmatinvBatched', 'info', info, 4, 4);
   return (cublasDmatinvBatched$ ??= binder.native('cublasDmatinvBatched'))(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 let cublasDnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const double *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDnrm2', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDnrm2', 'result', result, 8, 8);
   return (cublasDnrm2$ ??= binder.native('cublasDnrm2'))(handle, n, x, incx, result);
 }
 let cublasDnrm2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDnrm2_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDnrm2_v2_64', 'result', result, 8, 8);
   return (cublasDnrm2_v2_64$ ??= binder.native('cublasDnrm2_v2_64'))(handle, n, x, incx, result);
 }
 let cublasDotEx$: NativeFunction | undefined;
@@ -1013,289 +1013,289 @@ export function cublasDotcEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Point
 let cublasDrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasDrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDrot', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDrot', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrot', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrot', 'y', y, 8, 8);
   return (cublasDrot$ ??= binder.native('cublasDrot'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasDrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasDrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDrot_v2_64', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDrot_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrot_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrot_v2_64', 'y', y, 8, 8);
   return (cublasDrot_v2_64$ ??= binder.native('cublasDrot_v2_64'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasDrotg$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double *b, double *c, double *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasDrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(a)) rawCovers('cublasDrotg', 'a', a, 8, 8);
-  if (ArrayBuffer.isView(b)) rawCovers('cublasDrotg', 'b', b, 8, 8);
-  if (ArrayBuffer.isView(c)) rawCovers('cublasDrotg', 'c', c, 8, 8);
-  if (ArrayBuffer.isView(s)) rawCovers('cublasDrotg', 's', s, 8, 8);
+  if (ArrayBuffer.isView(a) && (a.byteLength < 8 || (((a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotg', 'a', a, 8, 8);
+  if (ArrayBuffer.isView(b) && (b.byteLength < 8 || (((b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotg', 'b', b, 8, 8);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 8 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotg', 'c', c, 8, 8);
+  if (ArrayBuffer.isView(s) && (s.byteLength < 8 || (((s as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (s as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotg', 's', s, 8, 8);
   return (cublasDrotg$ ??= binder.native('cublasDrotg'))(handle, a, b, c, s);
 }
 let cublasDrotm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy, const double *param)` · cublas_api.h · CUDA 12.6 */
 export function cublasDrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDrotm', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDrotm', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotm', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotm', 'y', y, 8, 8);
   return (cublasDrotm$ ??= binder.native('cublasDrotm'))(handle, n, x, incx, y, incy, param);
 }
 let cublasDrotm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)` · cublas_api.h · CUDA 12.6 */
 export function cublasDrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDrotm_v2_64', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDrotm_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotm_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotm_v2_64', 'y', y, 8, 8);
   return (cublasDrotm_v2_64$ ??= binder.native('cublasDrotm_v2_64'))(handle, n, x, incx, y, incy, param);
 }
 let cublasDrotmg$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, double *d2, double *x1, const double *y1, double *param)` · cublas_api.h · CUDA 12.6 */
 export function cublasDrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(d1)) rawCovers('cublasDrotmg', 'd1', d1, 8, 8);
-  if (ArrayBuffer.isView(d2)) rawCovers('cublasDrotmg', 'd2', d2, 8, 8);
-  if (ArrayBuffer.isView(x1)) rawCovers('cublasDrotmg', 'x1', x1, 8, 8);
-  if (ArrayBuffer.isView(param)) rawCovers('cublasDrotmg', 'param', param, 8, 8);
+  if (ArrayBuffer.isView(d1) && (d1.byteLength < 8 || (((d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotmg', 'd1', d1, 8, 8);
+  if (ArrayBuffer.isView(d2) && (d2.byteLength < 8 || (((d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotmg', 'd2', d2, 8, 8);
+  if (ArrayBuffer.isView(x1) && (x1.byteLength < 8 || (((x1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotmg', 'x1', x1, 8, 8);
+  if (ArrayBuffer.isView(param) && (param.byteLength < 8 || (((param as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (param as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDrotmg', 'param', param, 8, 8);
   return (cublasDrotmg$ ??= binder.native('cublasDrotmg'))(handle, d1, d2, x1, y1, param);
 }
 let cublasDsbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDsbmv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsbmv', 'y', y, 8, 8);
   return (cublasDsbmv$ ??= binder.native('cublasDsbmv'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDsbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDsbmv_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsbmv_v2_64', 'y', y, 8, 8);
   return (cublasDsbmv_v2_64$ ??= binder.native('cublasDsbmv_v2_64'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const double *alpha, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDscal', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDscal', 'x', x, 8, 8);
   return (cublasDscal$ ??= binder.native('cublasDscal'))(handle, n, alpha, x, incx);
 }
 let cublasDscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDscal_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDscal_v2_64', 'x', x, 8, 8);
   return (cublasDscal_v2_64$ ??= binder.native('cublasDscal_v2_64'))(handle, n, alpha, x, incx);
 }
 let cublasDspmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *AP, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDspmv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDspmv', 'y', y, 8, 8);
   return (cublasDspmv$ ??= binder.native('cublasDspmv'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasDspmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *AP, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDspmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDspmv_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDspmv_v2_64', 'y', y, 8, 8);
   return (cublasDspmv_v2_64$ ??= binder.native('cublasDspmv_v2_64'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasDspr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasDspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasDspr', 'AP', AP, 8, 8);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDspr', 'AP', AP, 8, 8);
   return (cublasDspr$ ??= binder.native('cublasDspr'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasDspr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasDspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasDspr2', 'AP', AP, 8, 8);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDspr2', 'AP', AP, 8, 8);
   return (cublasDspr2$ ??= binder.native('cublasDspr2'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasDspr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasDspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasDspr2_v2_64', 'AP', AP, 8, 8);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDspr2_v2_64', 'AP', AP, 8, 8);
   return (cublasDspr2_v2_64$ ??= binder.native('cublasDspr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasDspr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasDspr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasDspr_v2_64', 'AP', AP, 8, 8);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDspr_v2_64', 'AP', AP, 8, 8);
   return (cublasDspr_v2_64$ ??= binder.native('cublasDspr_v2_64'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasDswap$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, int incx, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDswap', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDswap', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDswap', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDswap', 'y', y, 8, 8);
   return (cublasDswap$ ??= binder.native('cublasDswap'))(handle, n, x, incx, y, incy);
 }
 let cublasDswap_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, double *x, int64_t incx, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDswap_v2_64', 'x', x, 8, 8);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDswap_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDswap_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDswap_v2_64', 'y', y, 8, 8);
   return (cublasDswap_v2_64$ ??= binder.native('cublasDswap_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasDsymm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsymm', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsymm', 'C', C, 8, 8);
   return (cublasDsymm$ ??= binder.native('cublasDsymm'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDsymm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsymm_v2_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsymm_v2_64', 'C', C, 8, 8);
   return (cublasDsymm_v2_64$ ??= binder.native('cublasDsymm_v2_64'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDsymv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *A, int lda, const double *x, int incx, const double *beta, double *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDsymv', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsymv', 'y', y, 8, 8);
   return (cublasDsymv$ ??= binder.native('cublasDsymv'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDsymv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *A, int64_t lda, const double *x, int64_t incx, const double *beta, double *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasDsymv_v2_64', 'y', y, 8, 8);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 8 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsymv_v2_64', 'y', y, 8, 8);
   return (cublasDsymv_v2_64$ ??= binder.native('cublasDsymv_v2_64'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasDsyr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, double *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDsyr', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyr', 'A', A, 8, 8);
   return (cublasDsyr$ ??= binder.native('cublasDsyr'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasDsyr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const double *x, int incx, const double *y, int incy, double *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDsyr2', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyr2', 'A', A, 8, 8);
   return (cublasDsyr2$ ??= binder.native('cublasDsyr2'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasDsyr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, const double *y, int64_t incy, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDsyr2_v2_64', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyr2_v2_64', 'A', A, 8, 8);
   return (cublasDsyr2_v2_64$ ??= binder.native('cublasDsyr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasDsyr2k$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsyr2k', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyr2k', 'C', C, 8, 8);
   return (cublasDsyr2k$ ??= binder.native('cublasDsyr2k'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDsyr2k_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsyr2k_v2_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyr2k_v2_64', 'C', C, 8, 8);
   return (cublasDsyr2k_v2_64$ ??= binder.native('cublasDsyr2k_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDsyr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const double *x, int64_t incx, double *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDsyr_v2_64', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyr_v2_64', 'A', A, 8, 8);
   return (cublasDsyr_v2_64$ ??= binder.native('cublasDsyr_v2_64'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasDsyrk$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsyrk', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyrk', 'C', C, 8, 8);
   return (cublasDsyrk$ ??= binder.native('cublasDsyrk'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasDsyrk_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsyrk_v2_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyrk_v2_64', 'C', C, 8, 8);
   return (cublasDsyrk_v2_64$ ??= binder.native('cublasDsyrk_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasDsyrkx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const double *A, int lda, const double *B, int ldb, const double *beta, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsyrkx', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyrkx', 'C', C, 8, 8);
   return (cublasDsyrkx$ ??= binder.native('cublasDsyrkx'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDsyrkx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDsyrkx_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDsyrkx_64', 'C', C, 8, 8);
   return (cublasDsyrkx_64$ ??= binder.native('cublasDsyrkx_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasDtbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtbmv', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtbmv', 'x', x, 8, 8);
   return (cublasDtbmv$ ??= binder.native('cublasDtbmv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasDtbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtbmv_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtbmv_v2_64', 'x', x, 8, 8);
   return (cublasDtbmv_v2_64$ ??= binder.native('cublasDtbmv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasDtbsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtbsv', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtbsv', 'x', x, 8, 8);
   return (cublasDtbsv$ ??= binder.native('cublasDtbsv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasDtbsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtbsv_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtbsv_v2_64', 'x', x, 8, 8);
   return (cublasDtbsv_v2_64$ ??= binder.native('cublasDtbsv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasDtpmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtpmv', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtpmv', 'x', x, 8, 8);
   return (cublasDtpmv$ ??= binder.native('cublasDtpmv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasDtpmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtpmv_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtpmv_v2_64', 'x', x, 8, 8);
   return (cublasDtpmv_v2_64$ ??= binder.native('cublasDtpmv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasDtpsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *AP, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtpsv', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtpsv', 'x', x, 8, 8);
   return (cublasDtpsv$ ??= binder.native('cublasDtpsv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasDtpsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *AP, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtpsv_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtpsv_v2_64', 'x', x, 8, 8);
   return (cublasDtpsv_v2_64$ ??= binder.native('cublasDtpsv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasDtpttr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *AP, double *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasDtpttr', 'A', A, 8, 8);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 8 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtpttr', 'A', A, 8, 8);
   return (cublasDtpttr$ ??= binder.native('cublasDtpttr'))(handle, uplo, n, AP, A, lda);
 }
 let cublasDtrmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, const double *B, int ldb, double *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDtrmm', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrmm', 'C', C, 8, 8);
   return (cublasDtrmm$ ??= binder.native('cublasDtrmm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasDtrmm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb, double *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasDtrmm_v2_64', 'C', C, 8, 8);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 8 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrmm_v2_64', 'C', C, 8, 8);
   return (cublasDtrmm_v2_64$ ??= binder.native('cublasDtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasDtrmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtrmv', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrmv', 'x', x, 8, 8);
   return (cublasDtrmv$ ??= binder.native('cublasDtrmv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasDtrmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtrmv_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrmv_v2_64', 'x', x, 8, 8);
   return (cublasDtrmv_v2_64$ ??= binder.native('cublasDtrmv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasDtrsm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const double *alpha, const double *A, int lda, double *B, int ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasDtrsm', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrsm', 'B', B, 8, 8);
   return (cublasDtrsm$ ??= binder.native('cublasDtrsm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasDtrsmBatched$: NativeFunction | undefined;
@@ -1311,49 +1311,49 @@ export function cublasDtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
 let cublasDtrsm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasDtrsm_v2_64', 'B', B, 8, 8);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 8 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrsm_v2_64', 'B', B, 8, 8);
   return (cublasDtrsm_v2_64$ ??= binder.native('cublasDtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasDtrsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const double *A, int lda, double *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtrsv', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrsv', 'x', x, 8, 8);
   return (cublasDtrsv$ ??= binder.native('cublasDtrsv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasDtrsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const double *A, int64_t lda, double *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasDtrsv_v2_64', 'x', x, 8, 8);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 8 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrsv_v2_64', 'x', x, 8, 8);
   return (cublasDtrsv_v2_64$ ??= binder.native('cublasDtrsv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasDtrttp$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *A, int lda, double *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasDtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasDtrttp', 'AP', AP, 8, 8);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 8 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDtrttp', 'AP', AP, 8, 8);
   return (cublasDtrttp$ ??= binder.native('cublasDtrttp'))(handle, uplo, n, A, lda, AP);
 }
 let cublasDzasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDzasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDzasum', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDzasum', 'result', result, 8, 8);
   return (cublasDzasum$ ??= binder.native('cublasDzasum'))(handle, n, x, incx, result);
 }
 let cublasDzasum_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDzasum_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDzasum_v2_64', 'result', result, 8, 8);
   return (cublasDzasum_v2_64$ ??= binder.native('cublasDzasum_v2_64'))(handle, n, x, incx, result);
 }
 let cublasDznrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDznrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDznrm2', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDznrm2', 'result', result, 8, 8);
   return (cublasDznrm2$ ??= binder.native('cublasDznrm2'))(handle, n, x, incx, result);
 }
 let cublasDznrm2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, double *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasDznrm2_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasDznrm2_v2_64', 'result', result, 8, 8);
   return (cublasDznrm2_v2_64$ ??= binder.native('cublasDznrm2_v2_64'))(handle, n, x, incx, result);
 }
 let cublasGemmBatchedEx$: NativeFunction | undefined;
@@ -1399,7 +1399,7 @@ export function cublasGemmStridedBatchedEx_64(handle: T.cublasHandle_t, transa: 
 let cublasGetAtomicsMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t *mode)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetAtomicsMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cublasGetAtomicsMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasGetAtomicsMode', 'mode', mode, 4, 4);
   return (cublasGetAtomicsMode$ ??= binder.native('cublasGetAtomicsMode'))(handle, mode);
 }
 let cublasGetCudartVersion$: NativeFunction | undefined;
@@ -1415,7 +1415,7 @@ export function cublasGetLoggerCallback(userCallback: T.Pointer): T.cublasStatus
 let cublasGetMathMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetMathMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cublasGetMathMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasGetMathMode', 'mode', mode, 4, 4);
   return (cublasGetMathMode$ ??= binder.native('cublasGetMathMode'))(handle, mode);
 }
 let cublasGetMatrix$: NativeFunction | undefined;
@@ -1441,19 +1441,19 @@ export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int
 let cublasGetPointerMode$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t *mode)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetPointerMode(handle: T.cublasHandle_t, mode: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cublasGetPointerMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasGetPointerMode', 'mode', mode, 4, 4);
   return (cublasGetPointerMode$ ??= binder.native('cublasGetPointerMode'))(handle, mode);
 }
 let cublasGetProperty$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cublasGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasGetProperty', 'value', value, 4, 4);
   return (cublasGetProperty$ ??= binder.native('cublasGetProperty'))(type, value);
 }
 let cublasGetSmCountTarget$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetSmCountTarget(handle: T.cublasHandle_t, smCountTarget: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(smCountTarget)) rawCovers('cublasGetSmCountTarget', 'smCountTarget', smCountTarget, 4, 4);
+  if (ArrayBuffer.isView(smCountTarget) && (smCountTarget.byteLength < 4 || (((smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (smCountTarget as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasGetSmCountTarget', 'smCountTarget', smCountTarget, 4, 4);
   return (cublasGetSmCountTarget$ ??= binder.native('cublasGetSmCountTarget'))(handle, smCountTarget);
 }
 let cublasGetStatusName$: NativeFunction | undefined;
@@ -1469,7 +1469,7 @@ export function cublasGetStatusString(status: T.cublasStatus_t): string | null {
 let cublasGetStream$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetStream(handle: T.cublasHandle_t, streamId: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cublasGetStream', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasGetStream', 'streamId', streamId, 8, 8);
   return (cublasGetStream$ ??= binder.native('cublasGetStream'))(handle, streamId);
 }
 let cublasGetVector$: NativeFunction | undefined;
@@ -1495,127 +1495,127 @@ export function cublasGetVector_64(n: T.Int64, elemSize: T.Int64, x: T.Pointer, 
 let cublasGetVersion$: NativeFunction | undefined;
 /** `cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)` · cublas_api.h · CUDA 12.6 */
 export function cublasGetVersion(handle: T.cublasHandle_t, version: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(version)) rawCovers('cublasGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasGetVersion', 'version', version, 4, 4);
   return (cublasGetVersion$ ??= binder.native('cublasGetVersion'))(handle, version);
 }
 let cublasIamaxEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIamaxEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIamaxEx', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIamaxEx', 'result', result, 4, 4);
   return (cublasIamaxEx$ ??= binder.native('cublasIamaxEx'))(handle, n, x, xType, incx, result);
 }
 let cublasIamaxEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIamaxEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIamaxEx_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIamaxEx_64', 'result', result, 8, 8);
   return (cublasIamaxEx_64$ ??= binder.native('cublasIamaxEx_64'))(handle, n, x, xType, incx, result);
 }
 let cublasIaminEx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *x, cudaDataType xType, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIaminEx(handle: T.cublasHandle_t, n: number, x: T.Pointer, xType: T.cudaDataType, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIaminEx', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIaminEx', 'result', result, 4, 4);
   return (cublasIaminEx$ ??= binder.native('cublasIaminEx'))(handle, n, x, xType, incx, result);
 }
 let cublasIaminEx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const void *x, cudaDataType xType, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIaminEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, xType: T.cudaDataType, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIaminEx_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIaminEx_64', 'result', result, 8, 8);
   return (cublasIaminEx_64$ ??= binder.native('cublasIaminEx_64'))(handle, n, x, xType, incx, result);
 }
 let cublasIcamax$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIcamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIcamax', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIcamax', 'result', result, 4, 4);
   return (cublasIcamax$ ??= binder.native('cublasIcamax'))(handle, n, x, incx, result);
 }
 let cublasIcamax_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIcamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIcamax_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIcamax_v2_64', 'result', result, 8, 8);
   return (cublasIcamax_v2_64$ ??= binder.native('cublasIcamax_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIcamin$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIcamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIcamin', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIcamin', 'result', result, 4, 4);
   return (cublasIcamin$ ??= binder.native('cublasIcamin'))(handle, n, x, incx, result);
 }
 let cublasIcamin_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIcamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIcamin_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIcamin_v2_64', 'result', result, 8, 8);
   return (cublasIcamin_v2_64$ ??= binder.native('cublasIcamin_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIdamax$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIdamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIdamax', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIdamax', 'result', result, 4, 4);
   return (cublasIdamax$ ??= binder.native('cublasIdamax'))(handle, n, x, incx, result);
 }
 let cublasIdamax_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIdamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIdamax_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIdamax_v2_64', 'result', result, 8, 8);
   return (cublasIdamax_v2_64$ ??= binder.native('cublasIdamax_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIdamin$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const double *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIdamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIdamin', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIdamin', 'result', result, 4, 4);
   return (cublasIdamin$ ??= binder.native('cublasIdamin'))(handle, n, x, incx, result);
 }
 let cublasIdamin_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, const double *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIdamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIdamin_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIdamin_v2_64', 'result', result, 8, 8);
   return (cublasIdamin_v2_64$ ??= binder.native('cublasIdamin_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIsamax$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIsamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIsamax', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIsamax', 'result', result, 4, 4);
   return (cublasIsamax$ ??= binder.native('cublasIsamax'))(handle, n, x, incx, result);
 }
 let cublasIsamax_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIsamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIsamax_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIsamax_v2_64', 'result', result, 8, 8);
   return (cublasIsamax_v2_64$ ??= binder.native('cublasIsamax_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIsamin$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const float *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIsamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIsamin', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIsamin', 'result', result, 4, 4);
   return (cublasIsamin$ ??= binder.native('cublasIsamin'))(handle, n, x, incx, result);
 }
 let cublasIsamin_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIsamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIsamin_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIsamin_v2_64', 'result', result, 8, 8);
   return (cublasIsamin_v2_64$ ??= binder.native('cublasIsamin_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIzamax$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIzamax(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIzamax', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIzamax', 'result', result, 4, 4);
   return (cublasIzamax$ ??= binder.native('cublasIzamax'))(handle, n, x, incx, result);
 }
 let cublasIzamax_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIzamax_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIzamax_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIzamax_v2_64', 'result', result, 8, 8);
   return (cublasIzamax_v2_64$ ??= binder.native('cublasIzamax_v2_64'))(handle, n, x, incx, result);
 }
 let cublasIzamin$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, int *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIzamin(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIzamin', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasIzamin', 'result', result, 4, 4);
   return (cublasIzamin$ ??= binder.native('cublasIzamin'))(handle, n, x, incx, result);
 }
 let cublasIzamin_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, int64_t *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasIzamin_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasIzamin_v2_64', 'result', result, 8, 8);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 8 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasIzamin_v2_64', 'result', result, 8, 8);
   return (cublasIzamin_v2_64$ ??= binder.native('cublasIzamin_v2_64'))(handle, n, x, incx, result);
 }
 let cublasLoggerConfigure$: NativeFunction | undefined;
@@ -1666,25 +1666,25 @@ export function cublasRotmgEx(handle: T.cublasHandle_t, d1: T.Pointer, d1Type: T
 let cublasSasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasSasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasSasum', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSasum', 'result', result, 4, 4);
   return (cublasSasum$ ??= binder.native('cublasSasum'))(handle, n, x, incx, result);
 }
 let cublasSasum_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasSasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasSasum_v2_64', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSasum_v2_64', 'result', result, 4, 4);
   return (cublasSasum_v2_64$ ??= binder.native('cublasSasum_v2_64'))(handle, n, x, incx, result);
 }
 let cublasSaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float *alpha, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSaxpy', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSaxpy', 'y', y, 4, 4);
   return (cublasSaxpy$ ??= binder.native('cublasSaxpy'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasSaxpy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSaxpy_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSaxpy_v2_64', 'y', y, 4, 4);
   return (cublasSaxpy_v2_64$ ??= binder.native('cublasSaxpy_v2_64'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasScalEx$: NativeFunction | undefined;
@@ -1700,61 +1700,61 @@ export function cublasScalEx_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.P
 let cublasScasum$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasScasum(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasScasum', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasScasum', 'result', result, 4, 4);
   return (cublasScasum$ ??= binder.native('cublasScasum'))(handle, n, x, incx, result);
 }
 let cublasScasum_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasScasum_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasScasum_v2_64', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasScasum_v2_64', 'result', result, 4, 4);
   return (cublasScasum_v2_64$ ??= binder.native('cublasScasum_v2_64'))(handle, n, x, incx, result);
 }
 let cublasScnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuComplex *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasScnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasScnrm2', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasScnrm2', 'result', result, 4, 4);
   return (cublasScnrm2$ ??= binder.native('cublasScnrm2'))(handle, n, x, incx, result);
 }
 let cublasScnrm2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasScnrm2_v2_64', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasScnrm2_v2_64', 'result', result, 4, 4);
   return (cublasScnrm2_v2_64$ ??= binder.native('cublasScnrm2_v2_64'))(handle, n, x, incx, result);
 }
 let cublasScopy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasScopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasScopy', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasScopy', 'y', y, 4, 4);
   return (cublasScopy$ ??= binder.native('cublasScopy'))(handle, n, x, incx, y, incy);
 }
 let cublasScopy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasScopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasScopy_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasScopy_v2_64', 'y', y, 4, 4);
   return (cublasScopy_v2_64$ ??= binder.native('cublasScopy_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasSdgmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const float *A, int lda, const float *x, int incx, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSdgmm', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSdgmm', 'C', C, 4, 4);
   return (cublasSdgmm$ ??= binder.native('cublasSdgmm'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasSdgmm_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const float *A, int64_t lda, const float *x, int64_t incx, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSdgmm_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSdgmm_64', 'C', C, 4, 4);
   return (cublasSdgmm_64$ ??= binder.native('cublasSdgmm_64'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasSdot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float *x, int incx, const float *y, int incy, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasSdot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasSdot', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSdot', 'result', result, 4, 4);
   return (cublasSdot$ ??= binder.native('cublasSdot'))(handle, n, x, incx, y, incy, result);
 }
 let cublasSdot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasSdot_v2_64', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSdot_v2_64', 'result', result, 4, 4);
   return (cublasSdot_v2_64$ ??= binder.native('cublasSdot_v2_64'))(handle, n, x, incx, y, incy, result);
 }
 let cublasSetAtomicsMode$: NativeFunction | undefined;
@@ -1835,38 +1835,38 @@ export function cublasSetWorkspace(handle: T.cublasHandle_t, workspace: T.Pointe
 let cublasSgbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSgbmv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgbmv', 'y', y, 4, 4);
   return (cublasSgbmv$ ??= binder.native('cublasSgbmv'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSgbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSgbmv_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgbmv_v2_64', 'y', y, 4, 4);
   return (cublasSgbmv_v2_64$ ??= binder.native('cublasSgbmv_v2_64'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSgeam$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const float *alpha, const float *A, int lda, const float *beta, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSgeam', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgeam', 'C', C, 4, 4);
   return (cublasSgeam$ ??= binder.native('cublasSgeam'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasSgeam_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *beta, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSgeam_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgeam_64', 'C', C, 4, 4);
   return (cublasSgeam_64$ ??= binder.native('cublasSgeam_64'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasSgelsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, float *const *Aarray, int lda, float *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasSgelsBatched', 'info', info, 4, 4);
-  if (ArrayBuffer.isView(devInfoArray)) rawCovers('cublasSgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgelsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(devInfoArray) && (devInfoArray.byteLength < 4 || (((devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
   return (cublasSgelsBatched$ ??= binder.native('cublasSgelsBatched'))(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 let cublasSgemm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSgemm', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemm', 'C', C, 4, 4);
   return (cublasSgemm$ ??= binder.native('cublasSgemm'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSgemmBatched$: NativeFunction | undefined;
@@ -1902,25 +1902,25 @@ export function cublasSgemmGroupedBatched_64(handle: T.cublasHandle_t, transa_ar
 let cublasSgemmStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float *alpha, const float *A, int lda, long long strideA, const float *B, int ldb, long long strideB, const float *beta, float *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSgemmStridedBatched', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemmStridedBatched', 'C', C, 4, 4);
   return (cublasSgemmStridedBatched$ ??= binder.native('cublasSgemmStridedBatched'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasSgemmStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, long long strideA, const float *B, int64_t ldb, long long strideB, const float *beta, float *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSgemmStridedBatched_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemmStridedBatched_64', 'C', C, 4, 4);
   return (cublasSgemmStridedBatched_64$ ??= binder.native('cublasSgemmStridedBatched_64'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasSgemm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSgemm_v2_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemm_v2_64', 'C', C, 4, 4);
   return (cublasSgemm_v2_64$ ??= binder.native('cublasSgemm_v2_64'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSgemv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSgemv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemv', 'y', y, 4, 4);
   return (cublasSgemv$ ??= binder.native('cublasSgemv'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSgemvBatched$: NativeFunction | undefined;
@@ -1936,362 +1936,362 @@ export function cublasSgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
 let cublasSgemvStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha, const float *A, int lda, long long strideA, const float *x, int incx, long long stridex, const float *beta, float *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSgemvStridedBatched', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemvStridedBatched', 'y', y, 4, 4);
   return (cublasSgemvStridedBatched$ ??= binder.native('cublasSgemvStridedBatched'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasSgemvStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, long long strideA, const float *x, int64_t incx, long long stridex, const float *beta, float *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSgemvStridedBatched_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemvStridedBatched_64', 'y', y, 4, 4);
   return (cublasSgemvStridedBatched_64$ ??= binder.native('cublasSgemvStridedBatched_64'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasSgemv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSgemv_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgemv_v2_64', 'y', y, 4, 4);
   return (cublasSgemv_v2_64$ ??= binder.native('cublasSgemv_v2_64'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSgeqrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n, float *const *Aarray, int lda, float *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasSgeqrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgeqrfBatched', 'info', info, 4, 4);
   return (cublasSgeqrfBatched$ ??= binder.native('cublasSgeqrfBatched'))(handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 let cublasSger$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasSger(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasSger', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSger', 'A', A, 4, 4);
   return (cublasSger$ ??= binder.native('cublasSger'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasSger_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasSger_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasSger_v2_64', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSger_v2_64', 'A', A, 4, 4);
   return (cublasSger_v2_64$ ??= binder.native('cublasSger_v2_64'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasSgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cublasSgetrfBatched', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cublasSgetrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgetrfBatched', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgetrfBatched', 'info', info, 4, 4);
   return (cublasSgetrfBatched$ ??= binder.native('cublasSgetrfBatched'))(handle, n, A, lda, P, info, batchSize);
 }
 let cublasSgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const float *const *A, int lda, const int *P, float *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasSgetriBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgetriBatched', 'info', info, 4, 4);
   return (cublasSgetriBatched$ ??= binder.native('cublasSgetriBatched'))(handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 let cublasSgetrsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const float *const *Aarray, int lda, const int *devIpiv, float *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasSgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasSgetrsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSgetrsBatched', 'info', info, 4, 4);
   return (cublasSgetrsBatched$ ??= binder.native('cublasSgetrsBatched'))(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 let cublasSmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const float *const *A, int lda, float *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasSmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasSmatinvBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSmatinvBatched', 'info', info, 4, 4);
   return (cublasSmatinvBatched$ ??= binder.native('cublasSmatinvBatched'))(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 let cublasSnrm2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float *x, int incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasSnrm2(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasSnrm2', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSnrm2', 'result', result, 4, 4);
   return (cublasSnrm2$ ??= binder.native('cublasSnrm2'))(handle, n, x, incx, result);
 }
 let cublasSnrm2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, const float *x, int64_t incx, float *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasSnrm2_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasSnrm2_v2_64', 'result', result, 4, 4);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 4 || (((result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (result as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSnrm2_v2_64', 'result', result, 4, 4);
   return (cublasSnrm2_v2_64$ ??= binder.native('cublasSnrm2_v2_64'))(handle, n, x, incx, result);
 }
 let cublasSrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasSrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSrot', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSrot', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrot', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrot', 'y', y, 4, 4);
   return (cublasSrot$ ??= binder.native('cublasSrot'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasSrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *c, const float *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasSrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSrot_v2_64', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSrot_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrot_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrot_v2_64', 'y', y, 4, 4);
   return (cublasSrot_v2_64$ ??= binder.native('cublasSrot_v2_64'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasSrotg$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b, float *c, float *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasSrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(a)) rawCovers('cublasSrotg', 'a', a, 4, 4);
-  if (ArrayBuffer.isView(b)) rawCovers('cublasSrotg', 'b', b, 4, 4);
-  if (ArrayBuffer.isView(c)) rawCovers('cublasSrotg', 'c', c, 4, 4);
-  if (ArrayBuffer.isView(s)) rawCovers('cublasSrotg', 's', s, 4, 4);
+  if (ArrayBuffer.isView(a) && (a.byteLength < 4 || (((a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (a as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotg', 'a', a, 4, 4);
+  if (ArrayBuffer.isView(b) && (b.byteLength < 4 || (((b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (b as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotg', 'b', b, 4, 4);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 4 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotg', 'c', c, 4, 4);
+  if (ArrayBuffer.isView(s) && (s.byteLength < 4 || (((s as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (s as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotg', 's', s, 4, 4);
   return (cublasSrotg$ ??= binder.native('cublasSrotg'))(handle, a, b, c, s);
 }
 let cublasSrotm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy, const float *param)` · cublas_api.h · CUDA 12.6 */
 export function cublasSrotm(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, param: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSrotm', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSrotm', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotm', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotm', 'y', y, 4, 4);
   return (cublasSrotm$ ??= binder.native('cublasSrotm'))(handle, n, x, incx, y, incy, param);
 }
 let cublasSrotm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)` · cublas_api.h · CUDA 12.6 */
 export function cublasSrotm_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, param: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSrotm_v2_64', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSrotm_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotm_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotm_v2_64', 'y', y, 4, 4);
   return (cublasSrotm_v2_64$ ??= binder.native('cublasSrotm_v2_64'))(handle, n, x, incx, y, incy, param);
 }
 let cublasSrotmg$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float *d2, float *x1, const float *y1, float *param)` · cublas_api.h · CUDA 12.6 */
 export function cublasSrotmg(handle: T.cublasHandle_t, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(d1)) rawCovers('cublasSrotmg', 'd1', d1, 4, 4);
-  if (ArrayBuffer.isView(d2)) rawCovers('cublasSrotmg', 'd2', d2, 4, 4);
-  if (ArrayBuffer.isView(x1)) rawCovers('cublasSrotmg', 'x1', x1, 4, 4);
-  if (ArrayBuffer.isView(param)) rawCovers('cublasSrotmg', 'param', param, 4, 4);
+  if (ArrayBuffer.isView(d1) && (d1.byteLength < 4 || (((d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotmg', 'd1', d1, 4, 4);
+  if (ArrayBuffer.isView(d2) && (d2.byteLength < 4 || (((d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (d2 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotmg', 'd2', d2, 4, 4);
+  if (ArrayBuffer.isView(x1) && (x1.byteLength < 4 || (((x1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x1 as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotmg', 'x1', x1, 4, 4);
+  if (ArrayBuffer.isView(param) && (param.byteLength < 4 || (((param as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (param as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSrotmg', 'param', param, 4, 4);
   return (cublasSrotmg$ ??= binder.native('cublasSrotmg'))(handle, d1, d2, x1, y1, param);
 }
 let cublasSsbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSsbmv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsbmv', 'y', y, 4, 4);
   return (cublasSsbmv$ ??= binder.native('cublasSsbmv'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSsbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSsbmv_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsbmv_v2_64', 'y', y, 4, 4);
   return (cublasSsbmv_v2_64$ ??= binder.native('cublasSsbmv_v2_64'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float *alpha, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasSscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSscal', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSscal', 'x', x, 4, 4);
   return (cublasSscal$ ??= binder.native('cublasSscal'))(handle, n, alpha, x, incx);
 }
 let cublasSscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, const float *alpha, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasSscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSscal_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSscal_v2_64', 'x', x, 4, 4);
   return (cublasSscal_v2_64$ ??= binder.native('cublasSscal_v2_64'))(handle, n, alpha, x, incx);
 }
 let cublasSspmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *AP, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSspmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSspmv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSspmv', 'y', y, 4, 4);
   return (cublasSspmv$ ??= binder.native('cublasSspmv'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasSspmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *AP, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSspmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSspmv_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSspmv_v2_64', 'y', y, 4, 4);
   return (cublasSspmv_v2_64$ ??= binder.native('cublasSspmv_v2_64'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasSspr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasSspr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasSspr', 'AP', AP, 4, 4);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 4 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSspr', 'AP', AP, 4, 4);
   return (cublasSspr$ ??= binder.native('cublasSspr'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasSspr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasSspr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasSspr2', 'AP', AP, 4, 4);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 4 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSspr2', 'AP', AP, 4, 4);
   return (cublasSspr2$ ??= binder.native('cublasSspr2'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasSspr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasSspr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasSspr2_v2_64', 'AP', AP, 4, 4);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 4 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSspr2_v2_64', 'AP', AP, 4, 4);
   return (cublasSspr2_v2_64$ ??= binder.native('cublasSspr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasSspr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasSspr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasSspr_v2_64', 'AP', AP, 4, 4);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 4 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSspr_v2_64', 'AP', AP, 4, 4);
   return (cublasSspr_v2_64$ ??= binder.native('cublasSspr_v2_64'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasSswap$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, int incx, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSswap', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSswap', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSswap', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSswap', 'y', y, 4, 4);
   return (cublasSswap$ ??= binder.native('cublasSswap'))(handle, n, x, incx, y, incy);
 }
 let cublasSswap_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, float *x, int64_t incx, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasSswap_v2_64', 'x', x, 4, 4);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSswap_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSswap_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSswap_v2_64', 'y', y, 4, 4);
   return (cublasSswap_v2_64$ ??= binder.native('cublasSswap_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasSsymm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsymm', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsymm', 'C', C, 4, 4);
   return (cublasSsymm$ ??= binder.native('cublasSsymm'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSsymm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsymm_v2_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsymm_v2_64', 'C', C, 4, 4);
   return (cublasSsymm_v2_64$ ??= binder.native('cublasSsymm_v2_64'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSsymv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSsymv', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsymv', 'y', y, 4, 4);
   return (cublasSsymv$ ??= binder.native('cublasSsymv'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSsymv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *A, int64_t lda, const float *x, int64_t incx, const float *beta, float *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasSsymv_v2_64', 'y', y, 4, 4);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 4 || (((y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (y as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsymv_v2_64', 'y', y, 4, 4);
   return (cublasSsymv_v2_64$ ??= binder.native('cublasSsymv_v2_64'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasSsyr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, float *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasSsyr', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyr', 'A', A, 4, 4);
   return (cublasSsyr$ ??= binder.native('cublasSsyr'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasSsyr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha, const float *x, int incx, const float *y, int incy, float *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasSsyr2', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyr2', 'A', A, 4, 4);
   return (cublasSsyr2$ ??= binder.native('cublasSsyr2'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasSsyr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, const float *y, int64_t incy, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasSsyr2_v2_64', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyr2_v2_64', 'A', A, 4, 4);
   return (cublasSsyr2_v2_64$ ??= binder.native('cublasSsyr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasSsyr2k$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsyr2k', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyr2k', 'C', C, 4, 4);
   return (cublasSsyr2k$ ??= binder.native('cublasSsyr2k'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSsyr2k_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsyr2k_v2_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyr2k_v2_64', 'C', C, 4, 4);
   return (cublasSsyr2k_v2_64$ ??= binder.native('cublasSsyr2k_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSsyr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const float *alpha, const float *x, int64_t incx, float *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasSsyr_v2_64', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyr_v2_64', 'A', A, 4, 4);
   return (cublasSsyr_v2_64$ ??= binder.native('cublasSsyr_v2_64'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasSsyrk$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsyrk', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyrk', 'C', C, 4, 4);
   return (cublasSsyrk$ ??= binder.native('cublasSsyrk'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasSsyrk_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsyrk_v2_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyrk_v2_64', 'C', C, 4, 4);
   return (cublasSsyrk_v2_64$ ??= binder.native('cublasSsyrk_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasSsyrkx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const float *alpha, const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsyrkx', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyrkx', 'C', C, 4, 4);
   return (cublasSsyrkx$ ??= binder.native('cublasSsyrkx'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasSsyrkx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, const float *beta, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasSsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasSsyrkx_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasSsyrkx_64', 'C', C, 4, 4);
   return (cublasSsyrkx_64$ ??= binder.native('cublasSsyrkx_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasStbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStbmv', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStbmv', 'x', x, 4, 4);
   return (cublasStbmv$ ??= binder.native('cublasStbmv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasStbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStbmv_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStbmv_v2_64', 'x', x, 4, 4);
   return (cublasStbmv_v2_64$ ??= binder.native('cublasStbmv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasStbsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStbsv', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStbsv', 'x', x, 4, 4);
   return (cublasStbsv$ ??= binder.native('cublasStbsv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasStbsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStbsv_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStbsv_v2_64', 'x', x, 4, 4);
   return (cublasStbsv_v2_64$ ??= binder.native('cublasStbsv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasStpmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStpmv', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStpmv', 'x', x, 4, 4);
   return (cublasStpmv$ ??= binder.native('cublasStpmv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasStpmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStpmv_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStpmv_v2_64', 'x', x, 4, 4);
   return (cublasStpmv_v2_64$ ??= binder.native('cublasStpmv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasStpsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *AP, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStpsv', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStpsv', 'x', x, 4, 4);
   return (cublasStpsv$ ??= binder.native('cublasStpsv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasStpsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *AP, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStpsv_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStpsv_v2_64', 'x', x, 4, 4);
   return (cublasStpsv_v2_64$ ??= binder.native('cublasStpsv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasStpttr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *AP, float *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasStpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasStpttr', 'A', A, 4, 4);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 4 || (((A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (A as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStpttr', 'A', A, 4, 4);
   return (cublasStpttr$ ??= binder.native('cublasStpttr'))(handle, uplo, n, AP, A, lda);
 }
 let cublasStrmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, const float *B, int ldb, float *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasStrmm', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrmm', 'C', C, 4, 4);
   return (cublasStrmm$ ??= binder.native('cublasStrmm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasStrmm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasStrmm_v2_64', 'C', C, 4, 4);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 4 || (((C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (C as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrmm_v2_64', 'C', C, 4, 4);
   return (cublasStrmm_v2_64$ ??= binder.native('cublasStrmm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasStrmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStrmv', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrmv', 'x', x, 4, 4);
   return (cublasStrmv$ ??= binder.native('cublasStrmv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasStrmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStrmv_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrmv_v2_64', 'x', x, 4, 4);
   return (cublasStrmv_v2_64$ ??= binder.native('cublasStrmv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasStrsm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const float *alpha, const float *A, int lda, float *B, int ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasStrsm', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrsm', 'B', B, 4, 4);
   return (cublasStrsm$ ??= binder.native('cublasStrsm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasStrsmBatched$: NativeFunction | undefined;
@@ -2307,25 +2307,25 @@ export function cublasStrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
 let cublasStrsm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const float *alpha, const float *A, int64_t lda, float *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasStrsm_v2_64', 'B', B, 4, 4);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 4 || (((B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (B as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrsm_v2_64', 'B', B, 4, 4);
   return (cublasStrsm_v2_64$ ??= binder.native('cublasStrsm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasStrsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const float *A, int lda, float *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStrsv', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrsv', 'x', x, 4, 4);
   return (cublasStrsv$ ??= binder.native('cublasStrsv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasStrsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const float *A, int64_t lda, float *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasStrsv_v2_64', 'x', x, 4, 4);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 4 || (((x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (x as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrsv_v2_64', 'x', x, 4, 4);
   return (cublasStrsv_v2_64$ ??= binder.native('cublasStrsv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasStrttp$: NativeFunction | undefined;
 /** `cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *A, int lda, float *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasStrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasStrttp', 'AP', AP, 4, 4);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 4 || (((AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (AP as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasStrttp', 'AP', AP, 4, 4);
   return (cublasStrttp$ ??= binder.native('cublasStrttp'))(handle, uplo, n, A, lda, AP);
 }
 let cublasSwapEx$: NativeFunction | undefined;
@@ -2341,7 +2341,7 @@ export function cublasSwapEx_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Point
 let cublasUint8gemmBias$: NativeFunction | undefined;
 /** `cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, cublasOperation_t transc, int m, int n, int k, const unsigned char *A, int A_bias, int lda, const unsigned char *B, int B_bias, int ldb, unsigned char *C, int C_bias, int ldc, int C_mult, int C_shift)` · cublas_api.h · CUDA 12.6 */
 export function cublasUint8gemmBias(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n: number, k: number, A: T.Pointer, A_bias: number, lda: number, B: T.Pointer, B_bias: number, ldb: number, C: T.Pointer, C_bias: number, ldc: number, C_mult: number, C_shift: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasUint8gemmBias', 'C', C, 1, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 1)) rawCovers('cublasUint8gemmBias', 'C', C, 1, 1);
   return (cublasUint8gemmBias$ ??= binder.native('cublasUint8gemmBias'))(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
 }
 let cublasXerbla$: NativeFunction | undefined;
@@ -2352,136 +2352,136 @@ export function cublasXerbla(srName: string | T.Pointer, info: number): void {
 let cublasZaxpy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZaxpy(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZaxpy', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZaxpy', 'y', y, 16, 1);
   return (cublasZaxpy$ ??= binder.native('cublasZaxpy'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasZaxpy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZaxpy_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZaxpy_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZaxpy_v2_64', 'y', y, 16, 1);
   return (cublasZaxpy_v2_64$ ??= binder.native('cublasZaxpy_v2_64'))(handle, n, alpha, x, incx, y, incy);
 }
 let cublasZcopy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZcopy(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZcopy', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZcopy', 'y', y, 16, 1);
   return (cublasZcopy$ ??= binder.native('cublasZcopy'))(handle, n, x, incx, y, incy);
 }
 let cublasZcopy_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZcopy_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZcopy_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZcopy_v2_64', 'y', y, 16, 1);
   return (cublasZcopy_v2_64$ ??= binder.native('cublasZcopy_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasZdgmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode, int m, int n, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdgmm(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: number, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZdgmm', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZdgmm', 'C', C, 16, 1);
   return (cublasZdgmm$ ??= binder.native('cublasZdgmm'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasZdgmm_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t mode, int64_t m, int64_t n, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdgmm_64(handle: T.cublasHandle_t, mode: T.cublasSideMode_t, m: T.Int64, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZdgmm_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZdgmm_64', 'C', C, 16, 1);
   return (cublasZdgmm_64$ ??= binder.native('cublasZdgmm_64'))(handle, mode, m, n, A, lda, x, incx, C, ldc);
 }
 let cublasZdotc$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdotc(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasZdotc', 'result', result, 16, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 16)) rawCovers('cublasZdotc', 'result', result, 16, 1);
   return (cublasZdotc$ ??= binder.native('cublasZdotc'))(handle, n, x, incx, y, incy, result);
 }
 let cublasZdotc_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdotc_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasZdotc_v2_64', 'result', result, 16, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 16)) rawCovers('cublasZdotc_v2_64', 'result', result, 16, 1);
   return (cublasZdotc_v2_64$ ??= binder.native('cublasZdotc_v2_64'))(handle, n, x, incx, y, incy, result);
 }
 let cublasZdotu$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdotu(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasZdotu', 'result', result, 16, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 16)) rawCovers('cublasZdotu', 'result', result, 16, 1);
   return (cublasZdotu$ ??= binder.native('cublasZdotu'))(handle, n, x, incx, y, incy, result);
 }
 let cublasZdotu_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *result)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdotu_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(result)) rawCovers('cublasZdotu_v2_64', 'result', result, 16, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 16)) rawCovers('cublasZdotu_v2_64', 'result', result, 16, 1);
   return (cublasZdotu_v2_64$ ??= binder.native('cublasZdotu_v2_64'))(handle, n, x, incx, y, incy, result);
 }
 let cublasZdrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZdrot', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZdrot', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZdrot', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZdrot', 'y', y, 16, 1);
   return (cublasZdrot$ ??= binder.native('cublasZdrot'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasZdrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const double *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZdrot_v2_64', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZdrot_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZdrot_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZdrot_v2_64', 'y', y, 16, 1);
   return (cublasZdrot_v2_64$ ??= binder.native('cublasZdrot_v2_64'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasZdscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const double *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZdscal', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZdscal', 'x', x, 16, 1);
   return (cublasZdscal$ ??= binder.native('cublasZdscal'))(handle, n, alpha, x, incx);
 }
 let cublasZdscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, const double *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZdscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZdscal_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZdscal_v2_64', 'x', x, 16, 1);
   return (cublasZdscal_v2_64$ ??= binder.native('cublasZdscal_v2_64'))(handle, n, alpha, x, incx);
 }
 let cublasZgbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int kl, int ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgbmv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, kl: number, ku: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZgbmv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZgbmv', 'y', y, 16, 1);
   return (cublasZgbmv$ ??= binder.native('cublasZgbmv'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZgbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, int64_t kl, int64_t ku, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgbmv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, kl: T.Int64, ku: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZgbmv_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZgbmv_v2_64', 'y', y, 16, 1);
   return (cublasZgbmv_v2_64$ ??= binder.native('cublasZgbmv_v2_64'))(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZgeam$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgeam(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgeam', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgeam', 'C', C, 16, 1);
   return (cublasZgeam$ ??= binder.native('cublasZgeam'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasZgeam_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgeam_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgeam_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgeam_64', 'C', C, 16, 1);
   return (cublasZgeam_64$ ??= binder.native('cublasZgeam_64'))(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 let cublasZgelsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, int nrhs, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *Carray, int ldc, int *info, int *devInfoArray, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgelsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, nrhs: number, Aarray: T.Pointer, lda: number, Carray: T.Pointer, ldc: number, info: T.Pointer, devInfoArray: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasZgelsBatched', 'info', info, 4, 4);
-  if (ArrayBuffer.isView(devInfoArray)) rawCovers('cublasZgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgelsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(devInfoArray) && (devInfoArray.byteLength < 4 || (((devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devInfoArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgelsBatched', 'devInfoArray', devInfoArray, 4, 4);
   return (cublasZgelsBatched$ ??= binder.native('cublasZgelsBatched'))(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
 }
 let cublasZgemm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemm(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgemm', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgemm', 'C', C, 16, 1);
   return (cublasZgemm$ ??= binder.native('cublasZgemm'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZgemm3m$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemm3m(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgemm3m', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgemm3m', 'C', C, 16, 1);
   return (cublasZgemm3m$ ??= binder.native('cublasZgemm3m'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZgemm3m_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemm3m_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgemm3m_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgemm3m_64', 'C', C, 16, 1);
   return (cublasZgemm3m_64$ ??= binder.native('cublasZgemm3m_64'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZgemmBatched$: NativeFunction | undefined;
@@ -2497,25 +2497,25 @@ export function cublasZgemmBatched_64(handle: T.cublasHandle_t, transa: T.cublas
 let cublasZgemmStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *B, int ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc, long long strideC, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemmStridedBatched(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, B: T.Pointer, ldb: number, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: number, strideC: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgemmStridedBatched', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgemmStridedBatched', 'C', C, 16, 1);
   return (cublasZgemmStridedBatched$ ??= binder.native('cublasZgemmStridedBatched'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasZgemmStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *B, int64_t ldb, long long strideB, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc, long long strideC, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemmStridedBatched_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, B: T.Pointer, ldb: T.Int64, strideB: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64, strideC: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgemmStridedBatched_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgemmStridedBatched_64', 'C', C, 16, 1);
   return (cublasZgemmStridedBatched_64$ ??= binder.native('cublasZgemmStridedBatched_64'))(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
 }
 let cublasZgemm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemm_v2_64(handle: T.cublasHandle_t, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: T.Int64, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZgemm_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZgemm_v2_64', 'C', C, 16, 1);
   return (cublasZgemm_v2_64$ ??= binder.native('cublasZgemm_v2_64'))(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZgemv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemv(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZgemv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZgemv', 'y', y, 16, 1);
   return (cublasZgemv$ ??= binder.native('cublasZgemv'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZgemvBatched$: NativeFunction | undefined;
@@ -2531,423 +2531,423 @@ export function cublasZgemvBatched_64(handle: T.cublasHandle_t, trans: T.cublasO
 let cublasZgemvStridedBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, long long strideA, const cuDoubleComplex *x, int incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy, long long stridey, int batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemvStridedBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, strideA: T.Int64, x: T.Pointer, incx: number, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: number, stridey: T.Int64, batchCount: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZgemvStridedBatched', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZgemvStridedBatched', 'y', y, 16, 1);
   return (cublasZgemvStridedBatched$ ??= binder.native('cublasZgemvStridedBatched'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasZgemvStridedBatched_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, long long strideA, const cuDoubleComplex *x, int64_t incx, long long stridex, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy, long long stridey, int64_t batchCount)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemvStridedBatched_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, strideA: T.Int64, x: T.Pointer, incx: T.Int64, stridex: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64, stridey: T.Int64, batchCount: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZgemvStridedBatched_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZgemvStridedBatched_64', 'y', y, 16, 1);
   return (cublasZgemvStridedBatched_64$ ??= binder.native('cublasZgemvStridedBatched_64'))(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
 }
 let cublasZgemv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation_t trans, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgemv_v2_64(handle: T.cublasHandle_t, trans: T.cublasOperation_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZgemv_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZgemv_v2_64', 'y', y, 16, 1);
   return (cublasZgemv_v2_64$ ??= binder.native('cublasZgemv_v2_64'))(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZgeqrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n, cuDoubleComplex *const *Aarray, int lda, cuDoubleComplex *const *TauArray, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgeqrfBatched(handle: T.cublasHandle_t, m: number, n: number, Aarray: T.Pointer, lda: number, TauArray: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasZgeqrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgeqrfBatched', 'info', info, 4, 4);
   return (cublasZgeqrfBatched$ ??= binder.native('cublasZgeqrfBatched'))(handle, m, n, Aarray, lda, TauArray, info, batchSize);
 }
 let cublasZgerc$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgerc(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZgerc', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZgerc', 'A', A, 16, 1);
   return (cublasZgerc$ ??= binder.native('cublasZgerc'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZgerc_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgerc_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZgerc_v2_64', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZgerc_v2_64', 'A', A, 16, 1);
   return (cublasZgerc_v2_64$ ??= binder.native('cublasZgerc_v2_64'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZgeru$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgeru(handle: T.cublasHandle_t, m: number, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZgeru', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZgeru', 'A', A, 16, 1);
   return (cublasZgeru$ ??= binder.native('cublasZgeru'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZgeru_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgeru_v2_64(handle: T.cublasHandle_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZgeru_v2_64', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZgeru_v2_64', 'A', A, 16, 1);
   return (cublasZgeru_v2_64$ ??= binder.native('cublasZgeru_v2_64'))(handle, m, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZgetrfBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoubleComplex *const *A, int lda, int *P, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgetrfBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(P)) rawCovers('cublasZgetrfBatched', 'P', P, 4, 4);
-  if (ArrayBuffer.isView(info)) rawCovers('cublasZgetrfBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(P) && (P.byteLength < 4 || (((P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (P as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgetrfBatched', 'P', P, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgetrfBatched', 'info', info, 4, 4);
   return (cublasZgetrfBatched$ ??= binder.native('cublasZgetrfBatched'))(handle, n, A, lda, P, info, batchSize);
 }
 let cublasZgetriBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, const int *P, cuDoubleComplex *const *C, int ldc, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgetriBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, P: T.Pointer, C: T.Pointer, ldc: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasZgetriBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgetriBatched', 'info', info, 4, 4);
   return (cublasZgetriBatched$ ??= binder.native('cublasZgetriBatched'))(handle, n, A, lda, P, C, ldc, info, batchSize);
 }
 let cublasZgetrsBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const cuDoubleComplex *const *Aarray, int lda, const int *devIpiv, cuDoubleComplex *const *Barray, int ldb, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasZgetrsBatched(handle: T.cublasHandle_t, trans: T.cublasOperation_t, n: number, nrhs: number, Aarray: T.Pointer, lda: number, devIpiv: T.Pointer, Barray: T.Pointer, ldb: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasZgetrsBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZgetrsBatched', 'info', info, 4, 4);
   return (cublasZgetrsBatched$ ??= binder.native('cublasZgetrsBatched'))(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
 }
 let cublasZhbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZhbmv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZhbmv', 'y', y, 16, 1);
   return (cublasZhbmv$ ??= binder.native('cublasZhbmv'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZhbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZhbmv_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZhbmv_v2_64', 'y', y, 16, 1);
   return (cublasZhbmv_v2_64$ ??= binder.native('cublasZhbmv_v2_64'))(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZhemm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhemm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZhemm', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZhemm', 'C', C, 16, 1);
   return (cublasZhemm$ ??= binder.native('cublasZhemm'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZhemm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhemm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZhemm_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZhemm_v2_64', 'C', C, 16, 1);
   return (cublasZhemm_v2_64$ ??= binder.native('cublasZhemm_v2_64'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZhemv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhemv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZhemv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZhemv', 'y', y, 16, 1);
   return (cublasZhemv$ ??= binder.native('cublasZhemv'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZhemv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhemv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZhemv_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZhemv_v2_64', 'y', y, 16, 1);
   return (cublasZhemv_v2_64$ ??= binder.native('cublasZhemv_v2_64'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZher$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZher(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZher', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZher', 'A', A, 16, 1);
   return (cublasZher$ ??= binder.native('cublasZher'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasZher2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZher2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZher2', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZher2', 'A', A, 16, 1);
   return (cublasZher2$ ??= binder.native('cublasZher2'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZher2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZher2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZher2_v2_64', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZher2_v2_64', 'A', A, 16, 1);
   return (cublasZher2_v2_64$ ??= binder.native('cublasZher2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZher2k$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZher2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZher2k', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZher2k', 'C', C, 16, 1);
   return (cublasZher2k$ ??= binder.native('cublasZher2k'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZher2k_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZher2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZher2k_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZher2k_v2_64', 'C', C, 16, 1);
   return (cublasZher2k_v2_64$ ??= binder.native('cublasZher2k_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZher_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZher_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZher_v2_64', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZher_v2_64', 'A', A, 16, 1);
   return (cublasZher_v2_64$ ??= binder.native('cublasZher_v2_64'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasZherk$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const double *alpha, const cuDoubleComplex *A, int lda, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZherk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZherk', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZherk', 'C', C, 16, 1);
   return (cublasZherk$ ??= binder.native('cublasZherk'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasZherk_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const double *alpha, const cuDoubleComplex *A, int64_t lda, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZherk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZherk_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZherk_v2_64', 'C', C, 16, 1);
   return (cublasZherk_v2_64$ ??= binder.native('cublasZherk_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasZherkx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const double *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZherkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZherkx', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZherkx', 'C', C, 16, 1);
   return (cublasZherkx$ ??= binder.native('cublasZherkx'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZherkx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const double *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZherkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZherkx_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZherkx_64', 'C', C, 16, 1);
   return (cublasZherkx_64$ ??= binder.native('cublasZherkx_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZhpmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZhpmv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZhpmv', 'y', y, 16, 1);
   return (cublasZhpmv$ ??= binder.native('cublasZhpmv'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasZhpmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *AP, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, AP: T.Pointer, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZhpmv_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZhpmv_v2_64', 'y', y, 16, 1);
   return (cublasZhpmv_v2_64$ ??= binder.native('cublasZhpmv_v2_64'))(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
 }
 let cublasZhpr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhpr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasZhpr', 'AP', AP, 16, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 16)) rawCovers('cublasZhpr', 'AP', AP, 16, 1);
   return (cublasZhpr$ ??= binder.native('cublasZhpr'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasZhpr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhpr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasZhpr2', 'AP', AP, 16, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 16)) rawCovers('cublasZhpr2', 'AP', AP, 16, 1);
   return (cublasZhpr2$ ??= binder.native('cublasZhpr2'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasZhpr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhpr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasZhpr2_v2_64', 'AP', AP, 16, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 16)) rawCovers('cublasZhpr2_v2_64', 'AP', AP, 16, 1);
   return (cublasZhpr2_v2_64$ ??= binder.native('cublasZhpr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, AP);
 }
 let cublasZhpr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const double *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasZhpr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasZhpr_v2_64', 'AP', AP, 16, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 16)) rawCovers('cublasZhpr_v2_64', 'AP', AP, 16, 1);
   return (cublasZhpr_v2_64$ ??= binder.native('cublasZhpr_v2_64'))(handle, uplo, n, alpha, x, incx, AP);
 }
 let cublasZmatinvBatched$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const cuDoubleComplex *const *A, int lda, cuDoubleComplex *const *Ainv, int lda_inv, int *info, int batchSize)` · cublas_api.h · CUDA 12.6 */
 export function cublasZmatinvBatched(handle: T.cublasHandle_t, n: number, A: T.Pointer, lda: number, Ainv: T.Pointer, lda_inv: number, info: T.Pointer, batchSize: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(info)) rawCovers('cublasZmatinvBatched', 'info', info, 4, 4);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4 || (((info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (info as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasZmatinvBatched', 'info', info, 4, 4);
   return (cublasZmatinvBatched$ ??= binder.native('cublasZmatinvBatched'))(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
 }
 let cublasZrot$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasZrot(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZrot', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZrot', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZrot', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZrot', 'y', y, 16, 1);
   return (cublasZrot$ ??= binder.native('cublasZrot'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasZrot_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy, const double *c, const cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasZrot_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZrot_v2_64', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZrot_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZrot_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZrot_v2_64', 'y', y, 16, 1);
   return (cublasZrot_v2_64$ ??= binder.native('cublasZrot_v2_64'))(handle, n, x, incx, y, incy, c, s);
 }
 let cublasZrotg$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a, cuDoubleComplex *b, double *c, cuDoubleComplex *s)` · cublas_api.h · CUDA 12.6 */
 export function cublasZrotg(handle: T.cublasHandle_t, a: T.Pointer, b: T.Pointer, c: T.Pointer, s: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(a)) rawCovers('cublasZrotg', 'a', a, 16, 1);
-  if (ArrayBuffer.isView(b)) rawCovers('cublasZrotg', 'b', b, 16, 1);
-  if (ArrayBuffer.isView(c)) rawCovers('cublasZrotg', 'c', c, 8, 8);
-  if (ArrayBuffer.isView(s)) rawCovers('cublasZrotg', 's', s, 16, 1);
+  if (ArrayBuffer.isView(a) && (a.byteLength < 16)) rawCovers('cublasZrotg', 'a', a, 16, 1);
+  if (ArrayBuffer.isView(b) && (b.byteLength < 16)) rawCovers('cublasZrotg', 'b', b, 16, 1);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 8 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasZrotg', 'c', c, 8, 8);
+  if (ArrayBuffer.isView(s) && (s.byteLength < 16)) rawCovers('cublasZrotg', 's', s, 16, 1);
   return (cublasZrotg$ ??= binder.native('cublasZrotg'))(handle, a, b, c, s);
 }
 let cublasZscal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZscal(handle: T.cublasHandle_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZscal', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZscal', 'x', x, 16, 1);
   return (cublasZscal$ ??= binder.native('cublasZscal'))(handle, n, alpha, x, incx);
 }
 let cublasZscal_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZscal_v2_64(handle: T.cublasHandle_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZscal_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZscal_v2_64', 'x', x, 16, 1);
   return (cublasZscal_v2_64$ ??= binder.native('cublasZscal_v2_64'))(handle, n, alpha, x, incx);
 }
 let cublasZswap$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZswap(handle: T.cublasHandle_t, n: number, x: T.Pointer, incx: number, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZswap', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZswap', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZswap', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZswap', 'y', y, 16, 1);
   return (cublasZswap$ ??= binder.native('cublasZswap'))(handle, n, x, incx, y, incy);
 }
 let cublasZswap_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDoubleComplex *x, int64_t incx, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZswap_v2_64(handle: T.cublasHandle_t, n: T.Int64, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZswap_v2_64', 'x', x, 16, 1);
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZswap_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZswap_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZswap_v2_64', 'y', y, 16, 1);
   return (cublasZswap_v2_64$ ??= binder.native('cublasZswap_v2_64'))(handle, n, x, incx, y, incy);
 }
 let cublasZsymm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsymm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsymm', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsymm', 'C', C, 16, 1);
   return (cublasZsymm$ ??= binder.native('cublasZsymm'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZsymm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsymm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsymm_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsymm_v2_64', 'C', C, 16, 1);
   return (cublasZsymm_v2_64$ ??= binder.native('cublasZsymm_v2_64'))(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZsymv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsymv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, x: T.Pointer, incx: number, beta: T.Pointer, y: T.Pointer, incy: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZsymv', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZsymv', 'y', y, 16, 1);
   return (cublasZsymv$ ??= binder.native('cublasZsymv'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZsymv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *beta, cuDoubleComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsymv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64, beta: T.Pointer, y: T.Pointer, incy: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(y)) rawCovers('cublasZsymv_v2_64', 'y', y, 16, 1);
+  if (ArrayBuffer.isView(y) && (y.byteLength < 16)) rawCovers('cublasZsymv_v2_64', 'y', y, 16, 1);
   return (cublasZsymv_v2_64$ ??= binder.native('cublasZsymv_v2_64'))(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 }
 let cublasZsyr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZsyr', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZsyr', 'A', A, 16, 1);
   return (cublasZsyr$ ??= binder.native('cublasZsyr'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasZsyr2$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, const cuDoubleComplex *y, int incy, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyr2(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, alpha: T.Pointer, x: T.Pointer, incx: number, y: T.Pointer, incy: number, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZsyr2', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZsyr2', 'A', A, 16, 1);
   return (cublasZsyr2$ ??= binder.native('cublasZsyr2'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZsyr2_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, const cuDoubleComplex *y, int64_t incy, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyr2_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, y: T.Pointer, incy: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZsyr2_v2_64', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZsyr2_v2_64', 'A', A, 16, 1);
   return (cublasZsyr2_v2_64$ ??= binder.native('cublasZsyr2_v2_64'))(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
 }
 let cublasZsyr2k$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyr2k(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsyr2k', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsyr2k', 'C', C, 16, 1);
   return (cublasZsyr2k$ ??= binder.native('cublasZsyr2k'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZsyr2k_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyr2k_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsyr2k_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsyr2k_v2_64', 'C', C, 16, 1);
   return (cublasZsyr2k_v2_64$ ??= binder.native('cublasZsyr2k_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZsyr_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int64_t incx, cuDoubleComplex *A, int64_t lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyr_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: T.Int64, alpha: T.Pointer, x: T.Pointer, incx: T.Int64, A: T.Pointer, lda: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZsyr_v2_64', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZsyr_v2_64', 'A', A, 16, 1);
   return (cublasZsyr_v2_64$ ??= binder.native('cublasZsyr_v2_64'))(handle, uplo, n, alpha, x, incx, A, lda);
 }
 let cublasZsyrk$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyrk(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsyrk', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsyrk', 'C', C, 16, 1);
   return (cublasZsyrk$ ??= binder.native('cublasZsyrk'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasZsyrk_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyrk_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsyrk_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsyrk_v2_64', 'C', C, 16, 1);
   return (cublasZsyrk_v2_64$ ??= binder.native('cublasZsyrk_v2_64'))(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
 }
 let cublasZsyrkx$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyrkx(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: number, k: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, beta: T.Pointer, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsyrkx', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsyrkx', 'C', C, 16, 1);
   return (cublasZsyrkx$ ??= binder.native('cublasZsyrkx'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZsyrkx_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, int64_t n, int64_t k, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, const cuDoubleComplex *beta, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZsyrkx_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, n: T.Int64, k: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, beta: T.Pointer, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZsyrkx_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZsyrkx_64', 'C', C, 16, 1);
   return (cublasZsyrkx_64$ ??= binder.native('cublasZsyrkx_64'))(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 let cublasZtbmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtbmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtbmv', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtbmv', 'x', x, 16, 1);
   return (cublasZtbmv$ ??= binder.native('cublasZtbmv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasZtbmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtbmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtbmv_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtbmv_v2_64', 'x', x, 16, 1);
   return (cublasZtbmv_v2_64$ ??= binder.native('cublasZtbmv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasZtbsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, int k, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtbsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, k: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtbsv', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtbsv', 'x', x, 16, 1);
   return (cublasZtbsv$ ??= binder.native('cublasZtbsv'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasZtbsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, int64_t k, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtbsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, k: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtbsv_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtbsv_v2_64', 'x', x, 16, 1);
   return (cublasZtbsv_v2_64$ ??= binder.native('cublasZtbsv_v2_64'))(handle, uplo, trans, diag, n, k, A, lda, x, incx);
 }
 let cublasZtpmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtpmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtpmv', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtpmv', 'x', x, 16, 1);
   return (cublasZtpmv$ ??= binder.native('cublasZtpmv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasZtpmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtpmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtpmv_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtpmv_v2_64', 'x', x, 16, 1);
   return (cublasZtpmv_v2_64$ ??= binder.native('cublasZtpmv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasZtpsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *AP, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtpsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, AP: T.Pointer, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtpsv', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtpsv', 'x', x, 16, 1);
   return (cublasZtpsv$ ??= binder.native('cublasZtpsv'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasZtpsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *AP, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtpsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, AP: T.Pointer, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtpsv_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtpsv_v2_64', 'x', x, 16, 1);
   return (cublasZtpsv_v2_64$ ??= binder.native('cublasZtpsv_v2_64'))(handle, uplo, trans, diag, n, AP, x, incx);
 }
 let cublasZtpttr$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *AP, cuDoubleComplex *A, int lda)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtpttr(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, AP: T.Pointer, A: T.Pointer, lda: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(A)) rawCovers('cublasZtpttr', 'A', A, 16, 1);
+  if (ArrayBuffer.isView(A) && (A.byteLength < 16)) rawCovers('cublasZtpttr', 'A', A, 16, 1);
   return (cublasZtpttr$ ??= binder.native('cublasZtpttr'))(handle, uplo, n, AP, A, lda);
 }
 let cublasZtrmm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, const cuDoubleComplex *B, int ldb, cuDoubleComplex *C, int ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrmm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number, C: T.Pointer, ldc: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZtrmm', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZtrmm', 'C', C, 16, 1);
   return (cublasZtrmm$ ??= binder.native('cublasZtrmm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasZtrmm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, const cuDoubleComplex *B, int64_t ldb, cuDoubleComplex *C, int64_t ldc)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrmm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64, C: T.Pointer, ldc: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(C)) rawCovers('cublasZtrmm_v2_64', 'C', C, 16, 1);
+  if (ArrayBuffer.isView(C) && (C.byteLength < 16)) rawCovers('cublasZtrmm_v2_64', 'C', C, 16, 1);
   return (cublasZtrmm_v2_64$ ??= binder.native('cublasZtrmm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
 }
 let cublasZtrmv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrmv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtrmv', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtrmv', 'x', x, 16, 1);
   return (cublasZtrmv$ ??= binder.native('cublasZtrmv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasZtrmv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrmv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtrmv_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtrmv_v2_64', 'x', x, 16, 1);
   return (cublasZtrmv_v2_64$ ??= binder.native('cublasZtrmv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasZtrsm$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int m, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int lda, cuDoubleComplex *B, int ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrsm(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: number, n: number, alpha: T.Pointer, A: T.Pointer, lda: number, B: T.Pointer, ldb: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasZtrsm', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cublasZtrsm', 'B', B, 16, 1);
   return (cublasZtrsm$ ??= binder.native('cublasZtrsm'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasZtrsmBatched$: NativeFunction | undefined;
@@ -2963,25 +2963,25 @@ export function cublasZtrsmBatched_64(handle: T.cublasHandle_t, side: T.cublasSi
 let cublasZtrsm_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t m, int64_t n, const cuDoubleComplex *alpha, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *B, int64_t ldb)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrsm_v2_64(handle: T.cublasHandle_t, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, m: T.Int64, n: T.Int64, alpha: T.Pointer, A: T.Pointer, lda: T.Int64, B: T.Pointer, ldb: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(B)) rawCovers('cublasZtrsm_v2_64', 'B', B, 16, 1);
+  if (ArrayBuffer.isView(B) && (B.byteLength < 16)) rawCovers('cublasZtrsm_v2_64', 'B', B, 16, 1);
   return (cublasZtrsm_v2_64$ ??= binder.native('cublasZtrsm_v2_64'))(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
 }
 let cublasZtrsv$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrsv(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: number, A: T.Pointer, lda: number, x: T.Pointer, incx: number): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtrsv', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtrsv', 'x', x, 16, 1);
   return (cublasZtrsv$ ??= binder.native('cublasZtrsv'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasZtrsv_v2_64$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_t uplo, cublasOperation_t trans, cublasDiagType_t diag, int64_t n, const cuDoubleComplex *A, int64_t lda, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrsv_v2_64(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n: T.Int64, A: T.Pointer, lda: T.Int64, x: T.Pointer, incx: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(x)) rawCovers('cublasZtrsv_v2_64', 'x', x, 16, 1);
+  if (ArrayBuffer.isView(x) && (x.byteLength < 16)) rawCovers('cublasZtrsv_v2_64', 'x', x, 16, 1);
   return (cublasZtrsv_v2_64$ ??= binder.native('cublasZtrsv_v2_64'))(handle, uplo, trans, diag, n, A, lda, x, incx);
 }
 let cublasZtrttp$: NativeFunction | undefined;
 /** `cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *A, int lda, cuDoubleComplex *AP)` · cublas_api.h · CUDA 12.6 */
 export function cublasZtrttp(handle: T.cublasHandle_t, uplo: T.cublasFillMode_t, n: number, A: T.Pointer, lda: number, AP: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(AP)) rawCovers('cublasZtrttp', 'AP', AP, 16, 1);
+  if (ArrayBuffer.isView(AP) && (AP.byteLength < 16)) rawCovers('cublasZtrttp', 'AP', AP, 16, 1);
   return (cublasZtrttp$ ??= binder.native('cublasZtrttp'))(handle, uplo, n, A, lda, AP);
 }
 /** Alias of {@link cublasCaxpy_v2_64} (`#define cublasCaxpy_64 cublasCaxpy_v2_64`). */

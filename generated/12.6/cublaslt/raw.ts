@@ -11,7 +11,7 @@ export { binder, configure } from './binding';
 let cublasLtCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtCreate(lightHandle: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(lightHandle)) rawCovers('cublasLtCreate', 'lightHandle', lightHandle, 8, 8);
+  if (ArrayBuffer.isView(lightHandle) && (lightHandle.byteLength < 8 || (((lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lightHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtCreate', 'lightHandle', lightHandle, 8, 8);
   return (cublasLtCreate$ ??= binder.native('cublasLtCreate'))(lightHandle);
 }
 let cublasLtDestroy$: NativeFunction | undefined;
@@ -32,7 +32,7 @@ export function cublasLtGetCudartVersion(): number {
 let cublasLtGetProperty$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cublasLtGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasLtGetProperty', 'value', value, 4, 4);
   return (cublasLtGetProperty$ ??= binder.native('cublasLtGetProperty'))(type, value);
 }
 let cublasLtGetStatusName$: NativeFunction | undefined;
@@ -53,7 +53,7 @@ export function cublasLtGetVersion(): number {
 let cublasLtHeuristicsCacheGetCapacity$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtHeuristicsCacheGetCapacity(capacity: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(capacity)) rawCovers('cublasLtHeuristicsCacheGetCapacity', 'capacity', capacity, 8, 8);
+  if (ArrayBuffer.isView(capacity) && (capacity.byteLength < 8 || (((capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtHeuristicsCacheGetCapacity', 'capacity', capacity, 8, 8);
   return (cublasLtHeuristicsCacheGetCapacity$ ??= binder.native('cublasLtHeuristicsCacheGetCapacity'))(capacity);
 }
 let cublasLtHeuristicsCacheSetCapacity$: NativeFunction | undefined;
@@ -79,7 +79,7 @@ export function cublasLtLoggerSetCallback(callback: T.Pointer): T.cublasStatus_t
 let cublasLtLoggerSetFile$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtLoggerSetFile(FILE *file)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtLoggerSetFile(file: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(file)) rawCovers('cublasLtLoggerSetFile', 'file', file, 216, 1);
+  if (ArrayBuffer.isView(file) && (file.byteLength < 216)) rawCovers('cublasLtLoggerSetFile', 'file', file, 216, 1);
   return (cublasLtLoggerSetFile$ ??= binder.native('cublasLtLoggerSetFile'))(file);
 }
 let cublasLtLoggerSetLevel$: NativeFunction | undefined;
@@ -95,198 +95,198 @@ export function cublasLtLoggerSetMask(mask: number): T.cublasStatus_t {
 let cublasLtMatmul$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta, const void *C, cublasLtMatrixLayout_t Cdesc, void *D, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmul(lightHandle: T.cublasLtHandle_t, computeDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, beta: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, D: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, workspace: T.Pointer, workspaceSizeInBytes: T.Int64, stream: T.cudaStream_t): T.cublasStatus_t {
-  if (ArrayBuffer.isView(computeDesc)) rawCovers('cublasLtMatmul', 'computeDesc', computeDesc, 256, 1);
-  if (ArrayBuffer.isView(Adesc)) rawCovers('cublasLtMatmul', 'Adesc', Adesc, 64, 1);
-  if (ArrayBuffer.isView(Bdesc)) rawCovers('cublasLtMatmul', 'Bdesc', Bdesc, 64, 1);
-  if (ArrayBuffer.isView(Cdesc)) rawCovers('cublasLtMatmul', 'Cdesc', Cdesc, 64, 1);
-  if (ArrayBuffer.isView(Ddesc)) rawCovers('cublasLtMatmul', 'Ddesc', Ddesc, 64, 1);
+  if (ArrayBuffer.isView(computeDesc) && (computeDesc.byteLength < 256)) rawCovers('cublasLtMatmul', 'computeDesc', computeDesc, 256, 1);
+  if (ArrayBuffer.isView(Adesc) && (Adesc.byteLength < 64)) rawCovers('cublasLtMatmul', 'Adesc', Adesc, 64, 1);
+  if (ArrayBuffer.isView(Bdesc) && (Bdesc.byteLength < 64)) rawCovers('cublasLtMatmul', 'Bdesc', Bdesc, 64, 1);
+  if (ArrayBuffer.isView(Cdesc) && (Cdesc.byteLength < 64)) rawCovers('cublasLtMatmul', 'Cdesc', Cdesc, 64, 1);
+  if (ArrayBuffer.isView(Ddesc) && (Ddesc.byteLength < 64)) rawCovers('cublasLtMatmul', 'Ddesc', Ddesc, 64, 1);
   return (cublasLtMatmul$ ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
 }
 let cublasLtMatmulAlgoCapGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoCapGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoCapAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(sizeWritten)) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
+  if (ArrayBuffer.isView(sizeWritten) && (sizeWritten.byteLength < 8 || (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatmulAlgoCapGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatmulAlgoCapGetAttribute$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 let cublasLtMatmulAlgoCheck$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo, cublasLtMatmulHeuristicResult_t *result)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, algo: T.Pointer, result: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(operationDesc)) rawCovers('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, 256, 1);
-  if (ArrayBuffer.isView(Adesc)) rawCovers('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, 64, 1);
-  if (ArrayBuffer.isView(Bdesc)) rawCovers('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, 64, 1);
-  if (ArrayBuffer.isView(Cdesc)) rawCovers('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, 64, 1);
-  if (ArrayBuffer.isView(Ddesc)) rawCovers('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, 64, 1);
-  if (ArrayBuffer.isView(result)) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
+  if (ArrayBuffer.isView(operationDesc) && (operationDesc.byteLength < 256)) rawCovers('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, 256, 1);
+  if (ArrayBuffer.isView(Adesc) && (Adesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, 64, 1);
+  if (ArrayBuffer.isView(Bdesc) && (Bdesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, 64, 1);
+  if (ArrayBuffer.isView(Cdesc) && (Cdesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, 64, 1);
+  if (ArrayBuffer.isView(Ddesc) && (Ddesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, 64, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 96)) rawCovers('cublasLtMatmulAlgoCheck', 'result', result, 96, 1);
   return (cublasLtMatmulAlgoCheck$ ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
 }
 let cublasLtMatmulAlgoConfigGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoConfigGetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(sizeWritten)) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
+  if (ArrayBuffer.isView(sizeWritten) && (sizeWritten.byteLength < 8 || (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatmulAlgoConfigGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatmulAlgoConfigGetAttribute$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo, attr, buf, sizeInBytes, sizeWritten);
 }
 let cublasLtMatmulAlgoConfigSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoConfigSetAttribute(algo: T.Pointer, attr: T.cublasLtMatmulAlgoConfigAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(algo)) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, 64, 1);
+  if (ArrayBuffer.isView(algo) && (algo.byteLength < 64)) rawCovers('cublasLtMatmulAlgoConfigSetAttribute', 'algo', algo, 64, 1);
   return (cublasLtMatmulAlgoConfigSetAttribute$ ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo, attr, buf, sizeInBytes);
 }
 let cublasLtMatmulAlgoGetHeuristic$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc, cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc, cublasLtMatmulPreference_t preference, int requestedAlgoCount, cublasLtMatmulHeuristicResult_t *heuristicResultsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoGetHeuristic(lightHandle: T.cublasLtHandle_t, operationDesc: T.Pointer, Adesc: T.Pointer, Bdesc: T.Pointer, Cdesc: T.Pointer, Ddesc: T.Pointer, preference: T.Pointer, requestedAlgoCount: number, heuristicResultsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(operationDesc)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, 256, 1);
-  if (ArrayBuffer.isView(Adesc)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, 64, 1);
-  if (ArrayBuffer.isView(Bdesc)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, 64, 1);
-  if (ArrayBuffer.isView(Cdesc)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, 64, 1);
-  if (ArrayBuffer.isView(Ddesc)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, 64, 1);
-  if (ArrayBuffer.isView(preference)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, 64, 1);
-  if (ArrayBuffer.isView(heuristicResultsArray)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
-  if (ArrayBuffer.isView(returnAlgoCount)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(operationDesc) && (operationDesc.byteLength < 256)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, 256, 1);
+  if (ArrayBuffer.isView(Adesc) && (Adesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, 64, 1);
+  if (ArrayBuffer.isView(Bdesc) && (Bdesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, 64, 1);
+  if (ArrayBuffer.isView(Cdesc) && (Cdesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, 64, 1);
+  if (ArrayBuffer.isView(Ddesc) && (Ddesc.byteLength < 64)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, 64, 1);
+  if (ArrayBuffer.isView(preference) && (preference.byteLength < 64)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, 64, 1);
+  if (ArrayBuffer.isView(heuristicResultsArray) && (heuristicResultsArray.byteLength < 96)) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'heuristicResultsArray', heuristicResultsArray, 96, 1);
+  if (ArrayBuffer.isView(returnAlgoCount) && (returnAlgoCount.byteLength < 4 || (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasLtMatmulAlgoGetHeuristic', 'returnAlgoCount', returnAlgoCount, 4, 4);
   return (cublasLtMatmulAlgoGetHeuristic$ ??= binder.native('cublasLtMatmulAlgoGetHeuristic'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
 }
 let cublasLtMatmulAlgoGetIds$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int requestedAlgoCount, int *algoIdsArray, int *returnAlgoCount)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoGetIds(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, requestedAlgoCount: number, algoIdsArray: T.Pointer, returnAlgoCount: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(algoIdsArray)) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
-  if (ArrayBuffer.isView(returnAlgoCount)) rawCovers('cublasLtMatmulAlgoGetIds', 'returnAlgoCount', returnAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(algoIdsArray) && (algoIdsArray.byteLength < 4 || (((algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (algoIdsArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasLtMatmulAlgoGetIds', 'algoIdsArray', algoIdsArray, 4, 4);
+  if (ArrayBuffer.isView(returnAlgoCount) && (returnAlgoCount.byteLength < 4 || (((returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cublasLtMatmulAlgoGetIds', 'returnAlgoCount', returnAlgoCount, 4, 4);
   return (cublasLtMatmulAlgoGetIds$ ??= binder.native('cublasLtMatmulAlgoGetIds'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
 }
 let cublasLtMatmulAlgoInit$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cublasComputeType_t computeType, cudaDataType_t scaleType, cudaDataType_t Atype, cudaDataType_t Btype, cudaDataType_t Ctype, cudaDataType_t Dtype, int algoId, cublasLtMatmulAlgo_t *algo)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number, algo: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(algo)) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
+  if (ArrayBuffer.isView(algo) && (algo.byteLength < 64)) rawCovers('cublasLtMatmulAlgoInit', 'algo', algo, 64, 1);
   return (cublasLtMatmulAlgoInit$ ??= binder.native('cublasLtMatmulAlgoInit'))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
 }
 let cublasLtMatmulDescCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDesc, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulDescCreate(matmulDesc: T.Pointer, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matmulDesc)) rawCovers('cublasLtMatmulDescCreate', 'matmulDesc', matmulDesc, 8, 8);
+  if (ArrayBuffer.isView(matmulDesc) && (matmulDesc.byteLength < 8 || (((matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (matmulDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatmulDescCreate', 'matmulDesc', matmulDesc, 8, 8);
   return (cublasLtMatmulDescCreate$ ??= binder.native('cublasLtMatmulDescCreate'))(matmulDesc, computeType, scaleType);
 }
 let cublasLtMatmulDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matmulDesc)) rawCovers('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, 256, 1);
+  if (ArrayBuffer.isView(matmulDesc) && (matmulDesc.byteLength < 256)) rawCovers('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, 256, 1);
   return (cublasLtMatmulDescDestroy$ ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
 }
 let cublasLtMatmulDescGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulDescGetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matmulDesc)) rawCovers('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, 256, 1);
-  if (ArrayBuffer.isView(sizeWritten)) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
+  if (ArrayBuffer.isView(matmulDesc) && (matmulDesc.byteLength < 256)) rawCovers('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, 256, 1);
+  if (ArrayBuffer.isView(sizeWritten) && (sizeWritten.byteLength < 8 || (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatmulDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatmulDescGetAttribute$ ??= binder.native('cublasLtMatmulDescGetAttribute'))(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 let cublasLtMatmulDescInit_internal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t matmulDesc, size_t size, cublasComputeType_t computeType, cudaDataType_t scaleType)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.Pointer, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matmulDesc)) rawCovers('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, 256, 1);
+  if (ArrayBuffer.isView(matmulDesc) && (matmulDesc.byteLength < 256)) rawCovers('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, 256, 1);
   return (cublasLtMatmulDescInit_internal$ ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
 }
 let cublasLtMatmulDescSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, cublasLtMatmulDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.Pointer, attr: T.cublasLtMatmulDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matmulDesc)) rawCovers('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, 256, 1);
+  if (ArrayBuffer.isView(matmulDesc) && (matmulDesc.byteLength < 256)) rawCovers('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, 256, 1);
   return (cublasLtMatmulDescSetAttribute$ ??= binder.native('cublasLtMatmulDescSetAttribute'))(matmulDesc, attr, buf, sizeInBytes);
 }
 let cublasLtMatmulPreferenceCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulPreferenceCreate(pref: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(pref)) rawCovers('cublasLtMatmulPreferenceCreate', 'pref', pref, 8, 8);
+  if (ArrayBuffer.isView(pref) && (pref.byteLength < 8 || (((pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pref as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatmulPreferenceCreate', 'pref', pref, 8, 8);
   return (cublasLtMatmulPreferenceCreate$ ??= binder.native('cublasLtMatmulPreferenceCreate'))(pref);
 }
 let cublasLtMatmulPreferenceDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulPreferenceDestroy(pref: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(pref)) rawCovers('cublasLtMatmulPreferenceDestroy', 'pref', pref, 64, 1);
+  if (ArrayBuffer.isView(pref) && (pref.byteLength < 64)) rawCovers('cublasLtMatmulPreferenceDestroy', 'pref', pref, 64, 1);
   return (cublasLtMatmulPreferenceDestroy$ ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
 }
 let cublasLtMatmulPreferenceGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulPreferenceGetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(pref)) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, 64, 1);
-  if (ArrayBuffer.isView(sizeWritten)) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
+  if (ArrayBuffer.isView(pref) && (pref.byteLength < 64)) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, 64, 1);
+  if (ArrayBuffer.isView(sizeWritten) && (sizeWritten.byteLength < 8 || (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatmulPreferenceGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatmulPreferenceGetAttribute$ ??= binder.native('cublasLtMatmulPreferenceGetAttribute'))(pref, attr, buf, sizeInBytes, sizeWritten);
 }
 let cublasLtMatmulPreferenceInit_internal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t pref, size_t size)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.Pointer, size: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(pref)) rawCovers('cublasLtMatmulPreferenceInit_internal', 'pref', pref, 64, 1);
+  if (ArrayBuffer.isView(pref) && (pref.byteLength < 64)) rawCovers('cublasLtMatmulPreferenceInit_internal', 'pref', pref, 64, 1);
   return (cublasLtMatmulPreferenceInit_internal$ ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
 }
 let cublasLtMatmulPreferenceSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.Pointer, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(pref)) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, 64, 1);
+  if (ArrayBuffer.isView(pref) && (pref.byteLength < 64)) rawCovers('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, 64, 1);
   return (cublasLtMatmulPreferenceSetAttribute$ ??= binder.native('cublasLtMatmulPreferenceSetAttribute'))(pref, attr, buf, sizeInBytes);
 }
 let cublasLtMatrixLayoutCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLayout, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixLayoutCreate(matLayout: T.Pointer, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matLayout)) rawCovers('cublasLtMatrixLayoutCreate', 'matLayout', matLayout, 8, 8);
+  if (ArrayBuffer.isView(matLayout) && (matLayout.byteLength < 8 || (((matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (matLayout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatrixLayoutCreate', 'matLayout', matLayout, 8, 8);
   return (cublasLtMatrixLayoutCreate$ ??= binder.native('cublasLtMatrixLayoutCreate'))(matLayout, type, rows, cols, ld);
 }
 let cublasLtMatrixLayoutDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matLayout)) rawCovers('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, 64, 1);
+  if (ArrayBuffer.isView(matLayout) && (matLayout.byteLength < 64)) rawCovers('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, 64, 1);
   return (cublasLtMatrixLayoutDestroy$ ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
 }
 let cublasLtMatrixLayoutGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixLayoutGetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matLayout)) rawCovers('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, 64, 1);
-  if (ArrayBuffer.isView(sizeWritten)) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
+  if (ArrayBuffer.isView(matLayout) && (matLayout.byteLength < 64)) rawCovers('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, 64, 1);
+  if (ArrayBuffer.isView(sizeWritten) && (sizeWritten.byteLength < 8 || (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatrixLayoutGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatrixLayoutGetAttribute$ ??= binder.native('cublasLtMatrixLayoutGetAttribute'))(matLayout, attr, buf, sizeInBytes, sizeWritten);
 }
 let cublasLtMatrixLayoutInit_internal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t matLayout, size_t size, cudaDataType type, uint64_t rows, uint64_t cols, int64_t ld)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.Pointer, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matLayout)) rawCovers('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, 64, 1);
+  if (ArrayBuffer.isView(matLayout) && (matLayout.byteLength < 64)) rawCovers('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, 64, 1);
   return (cublasLtMatrixLayoutInit_internal$ ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
 }
 let cublasLtMatrixLayoutSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout, cublasLtMatrixLayoutAttribute_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.Pointer, attr: T.cublasLtMatrixLayoutAttribute_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(matLayout)) rawCovers('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, 64, 1);
+  if (ArrayBuffer.isView(matLayout) && (matLayout.byteLength < 64)) rawCovers('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, 64, 1);
   return (cublasLtMatrixLayoutSetAttribute$ ??= binder.native('cublasLtMatrixLayoutSetAttribute'))(matLayout, attr, buf, sizeInBytes);
 }
 let cublasLtMatrixTransform$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cublasLtMatrixTransformDesc_t transformDesc, const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc, const void *beta, const void *B, cublasLtMatrixLayout_t Bdesc, void *C, cublasLtMatrixLayout_t Cdesc, cudaStream_t stream)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixTransform(lightHandle: T.cublasLtHandle_t, transformDesc: T.Pointer, alpha: T.Pointer, A: T.Pointer, Adesc: T.Pointer, beta: T.Pointer, B: T.Pointer, Bdesc: T.Pointer, C: T.Pointer, Cdesc: T.Pointer, stream: T.cudaStream_t): T.cublasStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cublasLtMatrixTransform', 'transformDesc', transformDesc, 64, 1);
-  if (ArrayBuffer.isView(Adesc)) rawCovers('cublasLtMatrixTransform', 'Adesc', Adesc, 64, 1);
-  if (ArrayBuffer.isView(Bdesc)) rawCovers('cublasLtMatrixTransform', 'Bdesc', Bdesc, 64, 1);
-  if (ArrayBuffer.isView(Cdesc)) rawCovers('cublasLtMatrixTransform', 'Cdesc', Cdesc, 64, 1);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 64)) rawCovers('cublasLtMatrixTransform', 'transformDesc', transformDesc, 64, 1);
+  if (ArrayBuffer.isView(Adesc) && (Adesc.byteLength < 64)) rawCovers('cublasLtMatrixTransform', 'Adesc', Adesc, 64, 1);
+  if (ArrayBuffer.isView(Bdesc) && (Bdesc.byteLength < 64)) rawCovers('cublasLtMatrixTransform', 'Bdesc', Bdesc, 64, 1);
+  if (ArrayBuffer.isView(Cdesc) && (Cdesc.byteLength < 64)) rawCovers('cublasLtMatrixTransform', 'Cdesc', Cdesc, 64, 1);
   return (cublasLtMatrixTransform$ ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
 }
 let cublasLtMatrixTransformDescCreate$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *transformDesc, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixTransformDescCreate(transformDesc: T.Pointer, scaleType: T.cudaDataType): T.cublasStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cublasLtMatrixTransformDescCreate', 'transformDesc', transformDesc, 8, 8);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 8 || (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatrixTransformDescCreate', 'transformDesc', transformDesc, 8, 8);
   return (cublasLtMatrixTransformDescCreate$ ??= binder.native('cublasLtMatrixTransformDescCreate'))(transformDesc, scaleType);
 }
 let cublasLtMatrixTransformDescDestroy$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, 64, 1);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 64)) rawCovers('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, 64, 1);
   return (cublasLtMatrixTransformDescDestroy$ ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
 }
 let cublasLtMatrixTransformDescGetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixTransformDescGetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64, sizeWritten: T.Pointer): T.cublasStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, 64, 1);
-  if (ArrayBuffer.isView(sizeWritten)) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 64)) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, 64, 1);
+  if (ArrayBuffer.isView(sizeWritten) && (sizeWritten.byteLength < 8 || (((sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeWritten as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cublasLtMatrixTransformDescGetAttribute', 'sizeWritten', sizeWritten, 8, 8);
   return (cublasLtMatrixTransformDescGetAttribute$ ??= binder.native('cublasLtMatrixTransformDescGetAttribute'))(transformDesc, attr, buf, sizeInBytes, sizeWritten);
 }
 let cublasLtMatrixTransformDescInit_internal$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t transformDesc, size_t size, cudaDataType scaleType)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.Pointer, size: T.Int64, scaleType: T.cudaDataType): T.cublasStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, 64, 1);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 64)) rawCovers('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, 64, 1);
   return (cublasLtMatrixTransformDescInit_internal$ ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
 }
 let cublasLtMatrixTransformDescSetAttribute$: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t transformDesc, cublasLtMatrixTransformDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 12.6 */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.Pointer, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: T.Pointer, sizeInBytes: T.Int64): T.cublasStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, 64, 1);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 64)) rawCovers('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, 64, 1);
   return (cublasLtMatrixTransformDescSetAttribute$ ??= binder.native('cublasLtMatrixTransformDescSetAttribute'))(transformDesc, attr, buf, sizeInBytes);
 }

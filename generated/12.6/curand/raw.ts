@@ -11,19 +11,19 @@ export { binder, configure } from './binding';
 let curandCreateGenerator$: NativeFunction | undefined;
 /** `curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6 */
 export function curandCreateGenerator(generator: T.Pointer, rng_type: T.curandRngType_t): T.curandStatus_t {
-  if (ArrayBuffer.isView(generator)) rawCovers('curandCreateGenerator', 'generator', generator, 8, 8);
+  if (ArrayBuffer.isView(generator) && (generator.byteLength < 8 || (((generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandCreateGenerator', 'generator', generator, 8, 8);
   return (curandCreateGenerator$ ??= binder.native('curandCreateGenerator'))(generator, rng_type);
 }
 let curandCreateGeneratorHost$: NativeFunction | undefined;
 /** `curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)` · curand.h · CUDA 12.6 */
 export function curandCreateGeneratorHost(generator: T.Pointer, rng_type: T.curandRngType_t): T.curandStatus_t {
-  if (ArrayBuffer.isView(generator)) rawCovers('curandCreateGeneratorHost', 'generator', generator, 8, 8);
+  if (ArrayBuffer.isView(generator) && (generator.byteLength < 8 || (((generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (generator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandCreateGeneratorHost', 'generator', generator, 8, 8);
   return (curandCreateGeneratorHost$ ??= binder.native('curandCreateGeneratorHost'))(generator, rng_type);
 }
 let curandCreatePoissonDistribution$: NativeFunction | undefined;
 /** `curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution)` · curand.h · CUDA 12.6 */
 export function curandCreatePoissonDistribution(lambda: number, discrete_distribution: T.Pointer): T.curandStatus_t {
-  if (ArrayBuffer.isView(discrete_distribution)) rawCovers('curandCreatePoissonDistribution', 'discrete_distribution', discrete_distribution, 8, 8);
+  if (ArrayBuffer.isView(discrete_distribution) && (discrete_distribution.byteLength < 8 || (((discrete_distribution as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (discrete_distribution as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandCreatePoissonDistribution', 'discrete_distribution', discrete_distribution, 8, 8);
   return (curandCreatePoissonDistribution$ ??= binder.native('curandCreatePoissonDistribution'))(lambda, discrete_distribution);
 }
 let curandDestroyDistribution$: NativeFunction | undefined;
@@ -39,61 +39,61 @@ export function curandDestroyGenerator(generator: T.curandGenerator_t): T.curand
 let curandGenerate$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num)` · curand.h · CUDA 12.6 */
 export function curandGenerate(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerate', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGenerate', 'outputPtr', outputPtr, 4, 4);
   return (curandGenerate$ ??= binder.native('curandGenerate'))(generator, outputPtr, num);
 }
 let curandGenerateBinomial$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p)` · curand.h · CUDA 12.6 */
 export function curandGenerateBinomial(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateBinomial', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGenerateBinomial', 'outputPtr', outputPtr, 4, 4);
   return (curandGenerateBinomial$ ??= binder.native('curandGenerateBinomial'))(generator, outputPtr, num, n, p);
 }
 let curandGenerateBinomialMethod$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t num, unsigned int n, double p, curandMethod_t method)` · curand.h · CUDA 12.6 */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64, n: number, p: number, method: T.curandMethod_t): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateBinomialMethod', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGenerateBinomialMethod', 'outputPtr', outputPtr, 4, 4);
   return (curandGenerateBinomialMethod$ ??= binder.native('curandGenerateBinomialMethod'))(generator, outputPtr, num, n, p, method);
 }
 let curandGenerateLogNormal$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateLogNormal', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGenerateLogNormal', 'outputPtr', outputPtr, 4, 4);
   return (curandGenerateLogNormal$ ??= binder.native('curandGenerateLogNormal'))(generator, outputPtr, n, mean, stddev);
 }
 let curandGenerateLogNormalDouble$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, 8, 8);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 8 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, 8, 8);
   return (curandGenerateLogNormalDouble$ ??= binder.native('curandGenerateLogNormalDouble'))(generator, outputPtr, n, mean, stddev);
 }
 let curandGenerateLongLong$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num)` · curand.h · CUDA 12.6 */
 export function curandGenerateLongLong(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateLongLong', 'outputPtr', outputPtr, 8, 8);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 8 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGenerateLongLong', 'outputPtr', outputPtr, 8, 8);
   return (curandGenerateLongLong$ ??= binder.native('curandGenerateLongLong'))(generator, outputPtr, num);
 }
 let curandGenerateNormal$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *outputPtr, size_t n, float mean, float stddev)` · curand.h · CUDA 12.6 */
 export function curandGenerateNormal(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateNormal', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGenerateNormal', 'outputPtr', outputPtr, 4, 4);
   return (curandGenerateNormal$ ??= binder.native('curandGenerateNormal'))(generator, outputPtr, n, mean, stddev);
 }
 let curandGenerateNormalDouble$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n, double mean, double stddev)` · curand.h · CUDA 12.6 */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, mean: number, stddev: number): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateNormalDouble', 'outputPtr', outputPtr, 8, 8);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 8 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGenerateNormalDouble', 'outputPtr', outputPtr, 8, 8);
   return (curandGenerateNormalDouble$ ??= binder.native('curandGenerateNormalDouble'))(generator, outputPtr, n, mean, stddev);
 }
 let curandGeneratePoisson$: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda)` · curand.h · CUDA 12.6 */
 export function curandGeneratePoisson(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGeneratePoisson', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGeneratePoisson', 'outputPtr', outputPtr, 4, 4);
   return (curandGeneratePoisson$ ??= binder.native('curandGeneratePoisson'))(generator, outputPtr, n, lambda);
 }
 let curandGeneratePoissonMethod$: NativeFunction | undefined;
 /** `curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda, curandMethod_t method)` · curand.h · CUDA 12.6 */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t, outputPtr: T.Pointer, n: T.Int64, lambda: number, method: T.curandMethod_t): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGeneratePoissonMethod', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGeneratePoissonMethod', 'outputPtr', outputPtr, 4, 4);
   return (curandGeneratePoissonMethod$ ??= binder.native('curandGeneratePoissonMethod'))(generator, outputPtr, n, lambda, method);
 }
 let curandGenerateSeeds$: NativeFunction | undefined;
@@ -104,49 +104,49 @@ export function curandGenerateSeeds(generator: T.curandGenerator_t): T.curandSta
 let curandGenerateUniform$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *outputPtr, size_t num)` · curand.h · CUDA 12.6 */
 export function curandGenerateUniform(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateUniform', 'outputPtr', outputPtr, 4, 4);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 4 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGenerateUniform', 'outputPtr', outputPtr, 4, 4);
   return (curandGenerateUniform$ ??= binder.native('curandGenerateUniform'))(generator, outputPtr, num);
 }
 let curandGenerateUniformDouble$: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *outputPtr, size_t num)` · curand.h · CUDA 12.6 */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t, outputPtr: T.Pointer, num: T.Int64): T.curandStatus_t {
-  if (ArrayBuffer.isView(outputPtr)) rawCovers('curandGenerateUniformDouble', 'outputPtr', outputPtr, 8, 8);
+  if (ArrayBuffer.isView(outputPtr) && (outputPtr.byteLength < 8 || (((outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGenerateUniformDouble', 'outputPtr', outputPtr, 8, 8);
   return (curandGenerateUniformDouble$ ??= binder.native('curandGenerateUniformDouble'))(generator, outputPtr, num);
 }
 let curandGetDirectionVectors32$: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 */
 export function curandGetDirectionVectors32(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): T.curandStatus_t {
-  if (ArrayBuffer.isView(vectors)) rawCovers('curandGetDirectionVectors32', 'vectors', vectors, 8, 8);
+  if (ArrayBuffer.isView(vectors) && (vectors.byteLength < 8 || (((vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGetDirectionVectors32', 'vectors', vectors, 8, 8);
   return (curandGetDirectionVectors32$ ??= binder.native('curandGetDirectionVectors32'))(vectors, set);
 }
 let curandGetDirectionVectors64$: NativeFunction | undefined;
 /** `curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **vectors, curandDirectionVectorSet_t set)` · curand.h · CUDA 12.6 */
 export function curandGetDirectionVectors64(vectors: T.Pointer, set: T.curandDirectionVectorSet_t): T.curandStatus_t {
-  if (ArrayBuffer.isView(vectors)) rawCovers('curandGetDirectionVectors64', 'vectors', vectors, 8, 8);
+  if (ArrayBuffer.isView(vectors) && (vectors.byteLength < 8 || (((vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vectors as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGetDirectionVectors64', 'vectors', vectors, 8, 8);
   return (curandGetDirectionVectors64$ ??= binder.native('curandGetDirectionVectors64'))(vectors, set);
 }
 let curandGetProperty$: NativeFunction | undefined;
 /** `curandStatus_t curandGetProperty(libraryPropertyType type, int *value)` · curand.h · CUDA 12.6 */
 export function curandGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.curandStatus_t {
-  if (ArrayBuffer.isView(value)) rawCovers('curandGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGetProperty', 'value', value, 4, 4);
   return (curandGetProperty$ ??= binder.native('curandGetProperty'))(type, value);
 }
 let curandGetScrambleConstants32$: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants32(unsigned int **constants)` · curand.h · CUDA 12.6 */
 export function curandGetScrambleConstants32(constants: T.Pointer): T.curandStatus_t {
-  if (ArrayBuffer.isView(constants)) rawCovers('curandGetScrambleConstants32', 'constants', constants, 8, 8);
+  if (ArrayBuffer.isView(constants) && (constants.byteLength < 8 || (((constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGetScrambleConstants32', 'constants', constants, 8, 8);
   return (curandGetScrambleConstants32$ ??= binder.native('curandGetScrambleConstants32'))(constants);
 }
 let curandGetScrambleConstants64$: NativeFunction | undefined;
 /** `curandStatus_t curandGetScrambleConstants64(unsigned long long **constants)` · curand.h · CUDA 12.6 */
 export function curandGetScrambleConstants64(constants: T.Pointer): T.curandStatus_t {
-  if (ArrayBuffer.isView(constants)) rawCovers('curandGetScrambleConstants64', 'constants', constants, 8, 8);
+  if (ArrayBuffer.isView(constants) && (constants.byteLength < 8 || (((constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (constants as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('curandGetScrambleConstants64', 'constants', constants, 8, 8);
   return (curandGetScrambleConstants64$ ??= binder.native('curandGetScrambleConstants64'))(constants);
 }
 let curandGetVersion$: NativeFunction | undefined;
 /** `curandStatus_t curandGetVersion(int *version)` · curand.h · CUDA 12.6 */
 export function curandGetVersion(version: T.Pointer): T.curandStatus_t {
-  if (ArrayBuffer.isView(version)) rawCovers('curandGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('curandGetVersion', 'version', version, 4, 4);
   return (curandGetVersion$ ??= binder.native('curandGetVersion'))(version);
 }
 let curandSetGeneratorOffset$: NativeFunction | undefined;

@@ -36,14 +36,14 @@ export function nvFatbinAddReloc(handle: T.nvFatbinHandle, code: T.Pointer, size
 let nvFatbinCreate$: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const char **options, size_t optionsCount)` · nvFatbin.h · CUDA 12.6 */
 export function nvFatbinCreate(handle_indirect: T.Pointer, options: T.Pointer, optionsCount: T.Int64): T.nvFatbinResult {
-  if (ArrayBuffer.isView(handle_indirect)) rawCovers('nvFatbinCreate', 'handle_indirect', handle_indirect, 8, 8);
-  if (ArrayBuffer.isView(options)) rawCovers('nvFatbinCreate', 'options', options, 8, 8);
+  if (ArrayBuffer.isView(handle_indirect) && (handle_indirect.byteLength < 8 || (((handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvFatbinCreate', 'handle_indirect', handle_indirect, 8, 8);
+  if (ArrayBuffer.isView(options) && (options.byteLength < 8 || (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvFatbinCreate', 'options', options, 8, 8);
   return (nvFatbinCreate$ ??= binder.native('nvFatbinCreate'))(handle_indirect, options, optionsCount);
 }
 let nvFatbinDestroy$: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)` · nvFatbin.h · CUDA 12.6 */
 export function nvFatbinDestroy(handle_indirect: T.Pointer): T.nvFatbinResult {
-  if (ArrayBuffer.isView(handle_indirect)) rawCovers('nvFatbinDestroy', 'handle_indirect', handle_indirect, 8, 8);
+  if (ArrayBuffer.isView(handle_indirect) && (handle_indirect.byteLength < 8 || (((handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle_indirect as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvFatbinDestroy', 'handle_indirect', handle_indirect, 8, 8);
   return (nvFatbinDestroy$ ??= binder.native('nvFatbinDestroy'))(handle_indirect);
 }
 let nvFatbinGet$: NativeFunction | undefined;
@@ -59,13 +59,13 @@ export function nvFatbinGetErrorString(result: T.nvFatbinResult): string | null 
 let nvFatbinSize$: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)` · nvFatbin.h · CUDA 12.6 */
 export function nvFatbinSize(handle: T.nvFatbinHandle, size: T.Pointer): T.nvFatbinResult {
-  if (ArrayBuffer.isView(size)) rawCovers('nvFatbinSize', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvFatbinSize', 'size', size, 8, 8);
   return (nvFatbinSize$ ??= binder.native('nvFatbinSize'))(handle, size);
 }
 let nvFatbinVersion$: NativeFunction | undefined;
 /** `nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor)` · nvFatbin.h · CUDA 12.6 */
 export function nvFatbinVersion(major: T.Pointer, minor: T.Pointer): T.nvFatbinResult {
-  if (ArrayBuffer.isView(major)) rawCovers('nvFatbinVersion', 'major', major, 4, 4);
-  if (ArrayBuffer.isView(minor)) rawCovers('nvFatbinVersion', 'minor', minor, 4, 4);
+  if (ArrayBuffer.isView(major) && (major.byteLength < 4 || (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvFatbinVersion', 'major', major, 4, 4);
+  if (ArrayBuffer.isView(minor) && (minor.byteLength < 4 || (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvFatbinVersion', 'minor', minor, 4, 4);
   return (nvFatbinVersion$ ??= binder.native('nvFatbinVersion'))(major, minor);
 }

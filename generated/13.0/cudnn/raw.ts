@@ -31,7 +31,7 @@ export function cudnnAdvVersionCheck(): T.cudnnStatus_t {
 let cudnnBackendCreateDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType, cudnnBackendDescriptor_t *descriptor)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnBackendCreateDescriptor(descriptorType: T.cudnnBackendDescriptorType_t, descriptor: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(descriptor)) rawCovers('cudnnBackendCreateDescriptor', 'descriptor', descriptor, 8, 8);
+  if (ArrayBuffer.isView(descriptor) && (descriptor.byteLength < 8 || (((descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (descriptor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnBackendCreateDescriptor', 'descriptor', descriptor, 8, 8);
   return (cudnnBackendCreateDescriptor$ ??= binder.native('cudnnBackendCreateDescriptor'))(descriptorType, descriptor);
 }
 let cudnnBackendDestroyDescriptor$: NativeFunction | undefined;
@@ -52,7 +52,7 @@ export function cudnnBackendFinalize(descriptor: T.Pointer): T.cudnnStatus_t {
 let cudnnBackendGetAttribute$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t attributeName, cudnnBackendAttributeType_t attributeType, int64_t requestedElementCount, int64_t *elementCount, void *arrayOfElements)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnBackendGetAttribute(descriptor: T.Pointer, attributeName: T.cudnnBackendAttributeName_t, attributeType: T.cudnnBackendAttributeType_t, requestedElementCount: T.Int64, elementCount: T.Pointer, arrayOfElements: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(elementCount)) rawCovers('cudnnBackendGetAttribute', 'elementCount', elementCount, 8, 8);
+  if (ArrayBuffer.isView(elementCount) && (elementCount.byteLength < 8 || (((elementCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (elementCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnBackendGetAttribute', 'elementCount', elementCount, 8, 8);
   return (cudnnBackendGetAttribute$ ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
 }
 let cudnnBackendInitialize$: NativeFunction | undefined;
@@ -148,121 +148,121 @@ export function cudnnConvolutionForward(handle: T.cudnnHandle_t, alpha: T.Pointe
 let cudnnCreate$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnCreate(handle: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cudnnCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreate', 'handle', handle, 8, 8);
   return (cudnnCreate$ ??= binder.native('cudnnCreate'))(handle);
 }
 let cudnnCreateActivationDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateActivationDescriptor(activationDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(activationDesc)) rawCovers('cudnnCreateActivationDescriptor', 'activationDesc', activationDesc, 8, 8);
+  if (ArrayBuffer.isView(activationDesc) && (activationDesc.byteLength < 8 || (((activationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (activationDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateActivationDescriptor', 'activationDesc', activationDesc, 8, 8);
   return (cudnnCreateActivationDescriptor$ ??= binder.native('cudnnCreateActivationDescriptor'))(activationDesc);
 }
 let cudnnCreateAttnDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnCreateAttnDescriptor(attnDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(attnDesc)) rawCovers('cudnnCreateAttnDescriptor', 'attnDesc', attnDesc, 8, 8);
+  if (ArrayBuffer.isView(attnDesc) && (attnDesc.byteLength < 8 || (((attnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateAttnDescriptor', 'attnDesc', attnDesc, 8, 8);
   return (cudnnCreateAttnDescriptor$ ??= binder.native('cudnnCreateAttnDescriptor'))(attnDesc);
 }
 let cudnnCreateCTCLossDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnCreateCTCLossDescriptor(ctcLossDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(ctcLossDesc)) rawCovers('cudnnCreateCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, 8, 8);
+  if (ArrayBuffer.isView(ctcLossDesc) && (ctcLossDesc.byteLength < 8 || (((ctcLossDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ctcLossDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, 8, 8);
   return (cudnnCreateCTCLossDescriptor$ ??= binder.native('cudnnCreateCTCLossDescriptor'))(ctcLossDesc);
 }
 let cudnnCreateConvolutionDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnCreateConvolutionDescriptor(convDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(convDesc)) rawCovers('cudnnCreateConvolutionDescriptor', 'convDesc', convDesc, 8, 8);
+  if (ArrayBuffer.isView(convDesc) && (convDesc.byteLength < 8 || (((convDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (convDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateConvolutionDescriptor', 'convDesc', convDesc, 8, 8);
   return (cudnnCreateConvolutionDescriptor$ ??= binder.native('cudnnCreateConvolutionDescriptor'))(convDesc);
 }
 let cudnnCreateDropoutDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dropoutDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateDropoutDescriptor(dropoutDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dropoutDesc)) rawCovers('cudnnCreateDropoutDescriptor', 'dropoutDesc', dropoutDesc, 8, 8);
+  if (ArrayBuffer.isView(dropoutDesc) && (dropoutDesc.byteLength < 8 || (((dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateDropoutDescriptor', 'dropoutDesc', dropoutDesc, 8, 8);
   return (cudnnCreateDropoutDescriptor$ ??= binder.native('cudnnCreateDropoutDescriptor'))(dropoutDesc);
 }
 let cudnnCreateFilterDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateFilterDescriptor(filterDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(filterDesc)) rawCovers('cudnnCreateFilterDescriptor', 'filterDesc', filterDesc, 8, 8);
+  if (ArrayBuffer.isView(filterDesc) && (filterDesc.byteLength < 8 || (((filterDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (filterDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateFilterDescriptor', 'filterDesc', filterDesc, 8, 8);
   return (cudnnCreateFilterDescriptor$ ??= binder.native('cudnnCreateFilterDescriptor'))(filterDesc);
 }
 let cudnnCreateFusedOpsConstParamPack$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t *constPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnCreateFusedOpsConstParamPack(constPack: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(constPack)) rawCovers('cudnnCreateFusedOpsConstParamPack', 'constPack', constPack, 8, 8);
+  if (ArrayBuffer.isView(constPack) && (constPack.byteLength < 8 || (((constPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (constPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateFusedOpsConstParamPack', 'constPack', constPack, 8, 8);
   return (cudnnCreateFusedOpsConstParamPack$ ??= binder.native('cudnnCreateFusedOpsConstParamPack'))(constPack, ops);
 }
 let cudnnCreateFusedOpsPlan$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnCreateFusedOpsPlan(plan: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(plan)) rawCovers('cudnnCreateFusedOpsPlan', 'plan', plan, 8, 8);
+  if (ArrayBuffer.isView(plan) && (plan.byteLength < 8 || (((plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (plan as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateFusedOpsPlan', 'plan', plan, 8, 8);
   return (cudnnCreateFusedOpsPlan$ ??= binder.native('cudnnCreateFusedOpsPlan'))(plan, ops);
 }
 let cudnnCreateFusedOpsVariantParamPack$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t *varPack, cudnnFusedOps_t ops)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnCreateFusedOpsVariantParamPack(varPack: T.Pointer, ops: T.cudnnFusedOps_t): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(varPack)) rawCovers('cudnnCreateFusedOpsVariantParamPack', 'varPack', varPack, 8, 8);
+  if (ArrayBuffer.isView(varPack) && (varPack.byteLength < 8 || (((varPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (varPack as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateFusedOpsVariantParamPack', 'varPack', varPack, 8, 8);
   return (cudnnCreateFusedOpsVariantParamPack$ ??= binder.native('cudnnCreateFusedOpsVariantParamPack'))(varPack, ops);
 }
 let cudnnCreateLRNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateLRNDescriptor(normDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(normDesc)) rawCovers('cudnnCreateLRNDescriptor', 'normDesc', normDesc, 8, 8);
+  if (ArrayBuffer.isView(normDesc) && (normDesc.byteLength < 8 || (((normDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (normDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateLRNDescriptor', 'normDesc', normDesc, 8, 8);
   return (cudnnCreateLRNDescriptor$ ??= binder.native('cudnnCreateLRNDescriptor'))(normDesc);
 }
 let cudnnCreateOpTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateOpTensorDescriptor(opTensorDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(opTensorDesc)) rawCovers('cudnnCreateOpTensorDescriptor', 'opTensorDesc', opTensorDesc, 8, 8);
+  if (ArrayBuffer.isView(opTensorDesc) && (opTensorDesc.byteLength < 8 || (((opTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (opTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateOpTensorDescriptor', 'opTensorDesc', opTensorDesc, 8, 8);
   return (cudnnCreateOpTensorDescriptor$ ??= binder.native('cudnnCreateOpTensorDescriptor'))(opTensorDesc);
 }
 let cudnnCreatePoolingDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreatePoolingDescriptor(poolingDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(poolingDesc)) rawCovers('cudnnCreatePoolingDescriptor', 'poolingDesc', poolingDesc, 8, 8);
+  if (ArrayBuffer.isView(poolingDesc) && (poolingDesc.byteLength < 8 || (((poolingDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (poolingDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreatePoolingDescriptor', 'poolingDesc', poolingDesc, 8, 8);
   return (cudnnCreatePoolingDescriptor$ ??= binder.native('cudnnCreatePoolingDescriptor'))(poolingDesc);
 }
 let cudnnCreateRNNDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnCreateRNNDataDescriptor(rnnDataDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(rnnDataDesc)) rawCovers('cudnnCreateRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, 8, 8);
+  if (ArrayBuffer.isView(rnnDataDesc) && (rnnDataDesc.byteLength < 8 || (((rnnDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rnnDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, 8, 8);
   return (cudnnCreateRNNDataDescriptor$ ??= binder.native('cudnnCreateRNNDataDescriptor'))(rnnDataDesc);
 }
 let cudnnCreateRNNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnCreateRNNDescriptor(rnnDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(rnnDesc)) rawCovers('cudnnCreateRNNDescriptor', 'rnnDesc', rnnDesc, 8, 8);
+  if (ArrayBuffer.isView(rnnDesc) && (rnnDesc.byteLength < 8 || (((rnnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rnnDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateRNNDescriptor', 'rnnDesc', rnnDesc, 8, 8);
   return (cudnnCreateRNNDescriptor$ ??= binder.native('cudnnCreateRNNDescriptor'))(rnnDesc);
 }
 let cudnnCreateReduceTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateReduceTensorDescriptor(reduceTensorDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(reduceTensorDesc)) rawCovers('cudnnCreateReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, 8, 8);
+  if (ArrayBuffer.isView(reduceTensorDesc) && (reduceTensorDesc.byteLength < 8 || (((reduceTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reduceTensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, 8, 8);
   return (cudnnCreateReduceTensorDescriptor$ ??= binder.native('cudnnCreateReduceTensorDescriptor'))(reduceTensorDesc);
 }
 let cudnnCreateSeqDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *seqDataDesc)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnCreateSeqDataDescriptor(seqDataDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(seqDataDesc)) rawCovers('cudnnCreateSeqDataDescriptor', 'seqDataDesc', seqDataDesc, 8, 8);
+  if (ArrayBuffer.isView(seqDataDesc) && (seqDataDesc.byteLength < 8 || (((seqDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (seqDataDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateSeqDataDescriptor', 'seqDataDesc', seqDataDesc, 8, 8);
   return (cudnnCreateSeqDataDescriptor$ ??= binder.native('cudnnCreateSeqDataDescriptor'))(seqDataDesc);
 }
 let cudnnCreateSpatialTransformerDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t *stDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateSpatialTransformerDescriptor(stDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(stDesc)) rawCovers('cudnnCreateSpatialTransformerDescriptor', 'stDesc', stDesc, 8, 8);
+  if (ArrayBuffer.isView(stDesc) && (stDesc.byteLength < 8 || (((stDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (stDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateSpatialTransformerDescriptor', 'stDesc', stDesc, 8, 8);
   return (cudnnCreateSpatialTransformerDescriptor$ ??= binder.native('cudnnCreateSpatialTransformerDescriptor'))(stDesc);
 }
 let cudnnCreateTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateTensorDescriptor(tensorDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(tensorDesc)) rawCovers('cudnnCreateTensorDescriptor', 'tensorDesc', tensorDesc, 8, 8);
+  if (ArrayBuffer.isView(tensorDesc) && (tensorDesc.byteLength < 8 || (((tensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tensorDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateTensorDescriptor', 'tensorDesc', tensorDesc, 8, 8);
   return (cudnnCreateTensorDescriptor$ ??= binder.native('cudnnCreateTensorDescriptor'))(tensorDesc);
 }
 let cudnnCreateTensorTransformDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnCreateTensorTransformDescriptor(transformDesc: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(transformDesc)) rawCovers('cudnnCreateTensorTransformDescriptor', 'transformDesc', transformDesc, 8, 8);
+  if (ArrayBuffer.isView(transformDesc) && (transformDesc.byteLength < 8 || (((transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (transformDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnCreateTensorTransformDescriptor', 'transformDesc', transformDesc, 8, 8);
   return (cudnnCreateTensorTransformDescriptor$ ??= binder.native('cudnnCreateTensorTransformDescriptor'))(transformDesc);
 }
 let cudnnDeriveBNTensorDescriptor$: NativeFunction | undefined;
@@ -398,55 +398,55 @@ export function cudnnDropoutForward(handle: T.cudnnHandle_t, dropoutDesc: T.cudn
 let cudnnDropoutGetReserveSpaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnDropoutGetReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnDropoutGetReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnDropoutGetReserveSpaceSize$ ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, sizeInBytes);
 }
 let cudnnDropoutGetStatesSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnDropoutGetStatesSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnDropoutGetStatesSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnDropoutGetStatesSize$ ??= binder.native('cudnnDropoutGetStatesSize'))(handle, sizeInBytes);
 }
 let cudnnFindConvolutionBackwardDataAlgorithm$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnFindConvolutionBackwardDataAlgorithm(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnFindConvolutionBackwardDataAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnFindConvolutionBackwardDataAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnFindConvolutionBackwardDataAlgorithm', 'perfResults', perfResults, 48, 1);
   return (cudnnFindConvolutionBackwardDataAlgorithm$ ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithm'))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 let cudnnFindConvolutionBackwardDataAlgorithmEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc, const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnFindConvolutionBackwardDataAlgorithmEx(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, dy: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dx: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnFindConvolutionBackwardDataAlgorithmEx', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnFindConvolutionBackwardDataAlgorithmEx', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnFindConvolutionBackwardDataAlgorithmEx', 'perfResults', perfResults, 48, 1);
   return (cudnnFindConvolutionBackwardDataAlgorithmEx$ ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 let cudnnFindConvolutionBackwardFilterAlgorithm$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnFindConvolutionBackwardFilterAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithm', 'perfResults', perfResults, 48, 1);
   return (cudnnFindConvolutionBackwardFilterAlgorithm$ ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithm'))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 let cudnnFindConvolutionBackwardFilterAlgorithmEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc, const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, dyDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, dwDesc: T.cudnnFilterDescriptor_t, dw: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'perfResults', perfResults, 48, 1);
   return (cudnnFindConvolutionBackwardFilterAlgorithmEx$ ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 let cudnnFindConvolutionForwardAlgorithm$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnFindConvolutionForwardAlgorithm(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnFindConvolutionForwardAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnFindConvolutionForwardAlgorithm', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnFindConvolutionForwardAlgorithm', 'perfResults', perfResults, 48, 1);
   return (cudnnFindConvolutionForwardAlgorithm$ ??= binder.native('cudnnFindConvolutionForwardAlgorithm'))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 let cudnnFindConvolutionForwardAlgorithmEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void *y, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace, size_t workSpaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnFindConvolutionForwardAlgorithmEx(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, x: T.Pointer, wDesc: T.cudnnFilterDescriptor_t, w: T.Pointer, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, y: T.Pointer, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer, workSpace: T.Pointer, workSpaceSizeInBytes: T.Int64): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnFindConvolutionForwardAlgorithmEx', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnFindConvolutionForwardAlgorithmEx', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnFindConvolutionForwardAlgorithmEx', 'perfResults', perfResults, 48, 1);
   return (cudnnFindConvolutionForwardAlgorithmEx$ ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 let cudnnFusedOpsExecute$: NativeFunction | undefined;
@@ -457,222 +457,222 @@ export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t, plan: T.cudnnFused
 let cudnnGetActivationDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt, double *coef)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t, mode: T.Pointer, reluNanOpt: T.Pointer, coef: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cudnnGetActivationDescriptor', 'mode', mode, 4, 4);
-  if (ArrayBuffer.isView(reluNanOpt)) rawCovers('cudnnGetActivationDescriptor', 'reluNanOpt', reluNanOpt, 4, 4);
-  if (ArrayBuffer.isView(coef)) rawCovers('cudnnGetActivationDescriptor', 'coef', coef, 8, 8);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetActivationDescriptor', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(reluNanOpt) && (reluNanOpt.byteLength < 4 || (((reluNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reluNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetActivationDescriptor', 'reluNanOpt', reluNanOpt, 4, 4);
+  if (ArrayBuffer.isView(coef) && (coef.byteLength < 8 || (((coef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (coef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetActivationDescriptor', 'coef', coef, 8, 8);
   return (cudnnGetActivationDescriptor$ ??= binder.native('cudnnGetActivationDescriptor'))(activationDesc, mode, reluNanOpt, coef);
 }
 let cudnnGetActivationDescriptorSwishBeta$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t, swish_beta: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(swish_beta)) rawCovers('cudnnGetActivationDescriptorSwishBeta', 'swish_beta', swish_beta, 8, 8);
+  if (ArrayBuffer.isView(swish_beta) && (swish_beta.byteLength < 8 || (((swish_beta as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (swish_beta as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetActivationDescriptorSwishBeta', 'swish_beta', swish_beta, 8, 8);
   return (cudnnGetActivationDescriptorSwishBeta$ ??= binder.native('cudnnGetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
 }
 let cudnnGetAttnDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, unsigned int *attnMode, int *nHeads, double *smScaler, cudnnDataType_t *dataType, cudnnDataType_t *computePrec, cudnnMathType_t *mathType, cudnnDropoutDescriptor_t *attnDropoutDesc, cudnnDropoutDescriptor_t *postDropoutDesc, int *qSize, int *kSize, int *vSize, int *qProjSize, int *kProjSize, int *vProjSize, int *oProjSize, int *qoMaxSeqLength, int *kvMaxSeqLength, int *maxBatchSize, int *maxBeamSize)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t, attnMode: T.Pointer, nHeads: T.Pointer, smScaler: T.Pointer, dataType: T.Pointer, computePrec: T.Pointer, mathType: T.Pointer, attnDropoutDesc: T.Pointer, postDropoutDesc: T.Pointer, qSize: T.Pointer, kSize: T.Pointer, vSize: T.Pointer, qProjSize: T.Pointer, kProjSize: T.Pointer, vProjSize: T.Pointer, oProjSize: T.Pointer, qoMaxSeqLength: T.Pointer, kvMaxSeqLength: T.Pointer, maxBatchSize: T.Pointer, maxBeamSize: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(attnMode)) rawCovers('cudnnGetAttnDescriptor', 'attnMode', attnMode, 4, 4);
-  if (ArrayBuffer.isView(nHeads)) rawCovers('cudnnGetAttnDescriptor', 'nHeads', nHeads, 4, 4);
-  if (ArrayBuffer.isView(smScaler)) rawCovers('cudnnGetAttnDescriptor', 'smScaler', smScaler, 8, 8);
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetAttnDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(computePrec)) rawCovers('cudnnGetAttnDescriptor', 'computePrec', computePrec, 4, 4);
-  if (ArrayBuffer.isView(mathType)) rawCovers('cudnnGetAttnDescriptor', 'mathType', mathType, 4, 4);
-  if (ArrayBuffer.isView(attnDropoutDesc)) rawCovers('cudnnGetAttnDescriptor', 'attnDropoutDesc', attnDropoutDesc, 8, 8);
-  if (ArrayBuffer.isView(postDropoutDesc)) rawCovers('cudnnGetAttnDescriptor', 'postDropoutDesc', postDropoutDesc, 8, 8);
-  if (ArrayBuffer.isView(qSize)) rawCovers('cudnnGetAttnDescriptor', 'qSize', qSize, 4, 4);
-  if (ArrayBuffer.isView(kSize)) rawCovers('cudnnGetAttnDescriptor', 'kSize', kSize, 4, 4);
-  if (ArrayBuffer.isView(vSize)) rawCovers('cudnnGetAttnDescriptor', 'vSize', vSize, 4, 4);
-  if (ArrayBuffer.isView(qProjSize)) rawCovers('cudnnGetAttnDescriptor', 'qProjSize', qProjSize, 4, 4);
-  if (ArrayBuffer.isView(kProjSize)) rawCovers('cudnnGetAttnDescriptor', 'kProjSize', kProjSize, 4, 4);
-  if (ArrayBuffer.isView(vProjSize)) rawCovers('cudnnGetAttnDescriptor', 'vProjSize', vProjSize, 4, 4);
-  if (ArrayBuffer.isView(oProjSize)) rawCovers('cudnnGetAttnDescriptor', 'oProjSize', oProjSize, 4, 4);
-  if (ArrayBuffer.isView(qoMaxSeqLength)) rawCovers('cudnnGetAttnDescriptor', 'qoMaxSeqLength', qoMaxSeqLength, 4, 4);
-  if (ArrayBuffer.isView(kvMaxSeqLength)) rawCovers('cudnnGetAttnDescriptor', 'kvMaxSeqLength', kvMaxSeqLength, 4, 4);
-  if (ArrayBuffer.isView(maxBatchSize)) rawCovers('cudnnGetAttnDescriptor', 'maxBatchSize', maxBatchSize, 4, 4);
-  if (ArrayBuffer.isView(maxBeamSize)) rawCovers('cudnnGetAttnDescriptor', 'maxBeamSize', maxBeamSize, 4, 4);
+  if (ArrayBuffer.isView(attnMode) && (attnMode.byteLength < 4 || (((attnMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attnMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'attnMode', attnMode, 4, 4);
+  if (ArrayBuffer.isView(nHeads) && (nHeads.byteLength < 4 || (((nHeads as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nHeads as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'nHeads', nHeads, 4, 4);
+  if (ArrayBuffer.isView(smScaler) && (smScaler.byteLength < 8 || (((smScaler as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (smScaler as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetAttnDescriptor', 'smScaler', smScaler, 8, 8);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(computePrec) && (computePrec.byteLength < 4 || (((computePrec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computePrec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'computePrec', computePrec, 4, 4);
+  if (ArrayBuffer.isView(mathType) && (mathType.byteLength < 4 || (((mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'mathType', mathType, 4, 4);
+  if (ArrayBuffer.isView(attnDropoutDesc) && (attnDropoutDesc.byteLength < 8 || (((attnDropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attnDropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetAttnDescriptor', 'attnDropoutDesc', attnDropoutDesc, 8, 8);
+  if (ArrayBuffer.isView(postDropoutDesc) && (postDropoutDesc.byteLength < 8 || (((postDropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (postDropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetAttnDescriptor', 'postDropoutDesc', postDropoutDesc, 8, 8);
+  if (ArrayBuffer.isView(qSize) && (qSize.byteLength < 4 || (((qSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (qSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'qSize', qSize, 4, 4);
+  if (ArrayBuffer.isView(kSize) && (kSize.byteLength < 4 || (((kSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'kSize', kSize, 4, 4);
+  if (ArrayBuffer.isView(vSize) && (vSize.byteLength < 4 || (((vSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'vSize', vSize, 4, 4);
+  if (ArrayBuffer.isView(qProjSize) && (qProjSize.byteLength < 4 || (((qProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (qProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'qProjSize', qProjSize, 4, 4);
+  if (ArrayBuffer.isView(kProjSize) && (kProjSize.byteLength < 4 || (((kProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'kProjSize', kProjSize, 4, 4);
+  if (ArrayBuffer.isView(vProjSize) && (vProjSize.byteLength < 4 || (((vProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'vProjSize', vProjSize, 4, 4);
+  if (ArrayBuffer.isView(oProjSize) && (oProjSize.byteLength < 4 || (((oProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (oProjSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'oProjSize', oProjSize, 4, 4);
+  if (ArrayBuffer.isView(qoMaxSeqLength) && (qoMaxSeqLength.byteLength < 4 || (((qoMaxSeqLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (qoMaxSeqLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'qoMaxSeqLength', qoMaxSeqLength, 4, 4);
+  if (ArrayBuffer.isView(kvMaxSeqLength) && (kvMaxSeqLength.byteLength < 4 || (((kvMaxSeqLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kvMaxSeqLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'kvMaxSeqLength', kvMaxSeqLength, 4, 4);
+  if (ArrayBuffer.isView(maxBatchSize) && (maxBatchSize.byteLength < 4 || (((maxBatchSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxBatchSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'maxBatchSize', maxBatchSize, 4, 4);
+  if (ArrayBuffer.isView(maxBeamSize) && (maxBeamSize.byteLength < 4 || (((maxBeamSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxBeamSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetAttnDescriptor', 'maxBeamSize', maxBeamSize, 4, 4);
   return (cudnnGetAttnDescriptor$ ??= binder.native('cudnnGetAttnDescriptor'))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
 }
 let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dBnScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, dzDesc: T.cudnnTensorDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
 }
 let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
 }
 let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
 }
 let cudnnGetCTCLossDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(compType)) rawCovers('cudnnGetCTCLossDescriptor', 'compType', compType, 4, 4);
+  if (ArrayBuffer.isView(compType) && (compType.byteLength < 4 || (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor', 'compType', compType, 4, 4);
   return (cudnnGetCTCLossDescriptor$ ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, compType);
 }
 let cudnnGetCTCLossDescriptorEx$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer, normMode: T.Pointer, gradMode: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(compType)) rawCovers('cudnnGetCTCLossDescriptorEx', 'compType', compType, 4, 4);
-  if (ArrayBuffer.isView(normMode)) rawCovers('cudnnGetCTCLossDescriptorEx', 'normMode', normMode, 4, 4);
-  if (ArrayBuffer.isView(gradMode)) rawCovers('cudnnGetCTCLossDescriptorEx', 'gradMode', gradMode, 4, 4);
+  if (ArrayBuffer.isView(compType) && (compType.byteLength < 4 || (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptorEx', 'compType', compType, 4, 4);
+  if (ArrayBuffer.isView(normMode) && (normMode.byteLength < 4 || (((normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptorEx', 'normMode', normMode, 4, 4);
+  if (ArrayBuffer.isView(gradMode) && (gradMode.byteLength < 4 || (((gradMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gradMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptorEx', 'gradMode', gradMode, 4, 4);
   return (cudnnGetCTCLossDescriptorEx$ ??= binder.native('cudnnGetCTCLossDescriptorEx'))(ctcLossDesc, compType, normMode, gradMode);
 }
 let cudnnGetCTCLossDescriptor_v8$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnNanPropagation_t *gradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer, normMode: T.Pointer, gradMode: T.Pointer, maxLabelLength: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(compType)) rawCovers('cudnnGetCTCLossDescriptor_v8', 'compType', compType, 4, 4);
-  if (ArrayBuffer.isView(normMode)) rawCovers('cudnnGetCTCLossDescriptor_v8', 'normMode', normMode, 4, 4);
-  if (ArrayBuffer.isView(gradMode)) rawCovers('cudnnGetCTCLossDescriptor_v8', 'gradMode', gradMode, 4, 4);
-  if (ArrayBuffer.isView(maxLabelLength)) rawCovers('cudnnGetCTCLossDescriptor_v8', 'maxLabelLength', maxLabelLength, 4, 4);
+  if (ArrayBuffer.isView(compType) && (compType.byteLength < 4 || (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v8', 'compType', compType, 4, 4);
+  if (ArrayBuffer.isView(normMode) && (normMode.byteLength < 4 || (((normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v8', 'normMode', normMode, 4, 4);
+  if (ArrayBuffer.isView(gradMode) && (gradMode.byteLength < 4 || (((gradMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gradMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v8', 'gradMode', gradMode, 4, 4);
+  if (ArrayBuffer.isView(maxLabelLength) && (maxLabelLength.byteLength < 4 || (((maxLabelLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxLabelLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v8', 'maxLabelLength', maxLabelLength, 4, 4);
   return (cudnnGetCTCLossDescriptor_v8$ ??= binder.native('cudnnGetCTCLossDescriptor_v8'))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
 }
 let cudnnGetCTCLossDescriptor_v9$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctcLossDesc, cudnnDataType_t *compType, cudnnLossNormalizationMode_t *normMode, cudnnCTCGradMode_t *ctcGradMode, int *maxLabelLength)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t, compType: T.Pointer, normMode: T.Pointer, ctcGradMode: T.Pointer, maxLabelLength: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(compType)) rawCovers('cudnnGetCTCLossDescriptor_v9', 'compType', compType, 4, 4);
-  if (ArrayBuffer.isView(normMode)) rawCovers('cudnnGetCTCLossDescriptor_v9', 'normMode', normMode, 4, 4);
-  if (ArrayBuffer.isView(ctcGradMode)) rawCovers('cudnnGetCTCLossDescriptor_v9', 'ctcGradMode', ctcGradMode, 4, 4);
-  if (ArrayBuffer.isView(maxLabelLength)) rawCovers('cudnnGetCTCLossDescriptor_v9', 'maxLabelLength', maxLabelLength, 4, 4);
+  if (ArrayBuffer.isView(compType) && (compType.byteLength < 4 || (((compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (compType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v9', 'compType', compType, 4, 4);
+  if (ArrayBuffer.isView(normMode) && (normMode.byteLength < 4 || (((normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (normMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v9', 'normMode', normMode, 4, 4);
+  if (ArrayBuffer.isView(ctcGradMode) && (ctcGradMode.byteLength < 4 || (((ctcGradMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ctcGradMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v9', 'ctcGradMode', ctcGradMode, 4, 4);
+  if (ArrayBuffer.isView(maxLabelLength) && (maxLabelLength.byteLength < 4 || (((maxLabelLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxLabelLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCTCLossDescriptor_v9', 'maxLabelLength', maxLabelLength, 4, 4);
   return (cudnnGetCTCLossDescriptor_v9$ ??= binder.native('cudnnGetCTCLossDescriptor_v9'))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
 }
 let cudnnGetCTCLossWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, const int *labels, const int *labelLengths, const int *inputLengths, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t, probsDesc: T.cudnnTensorDescriptor_t, gradientsDesc: T.cudnnTensorDescriptor_t, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetCTCLossWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetCTCLossWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetCTCLossWorkspaceSize$ ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
 }
 let cudnnGetCTCLossWorkspaceSize_v8$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctcLossDesc, const cudnnTensorDescriptor_t probsDesc, const cudnnTensorDescriptor_t gradientsDesc, size_t *sizeInBytes)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t, probsDesc: T.cudnnTensorDescriptor_t, gradientsDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetCTCLossWorkspaceSize_v8', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetCTCLossWorkspaceSize_v8', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetCTCLossWorkspaceSize_v8$ ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
 }
 let cudnnGetCallback$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnCallback_t *fptr)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetCallback(mask: T.Pointer, udata: T.Pointer, fptr: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(mask)) rawCovers('cudnnGetCallback', 'mask', mask, 4, 4);
-  if (ArrayBuffer.isView(udata)) rawCovers('cudnnGetCallback', 'udata', udata, 8, 8);
+  if (ArrayBuffer.isView(mask) && (mask.byteLength < 4 || (((mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetCallback', 'mask', mask, 4, 4);
+  if (ArrayBuffer.isView(udata) && (udata.byteLength < 8 || (((udata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (udata as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetCallback', 'udata', udata, 8, 8);
   return (cudnnGetCallback$ ??= binder.native('cudnnGetCallback'))(mask, udata, fptr);
 }
 let cudnnGetConvolution2dDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w, int *u, int *v, int *dilation_h, int *dilation_w, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, pad_h: T.Pointer, pad_w: T.Pointer, u: T.Pointer, v: T.Pointer, dilation_h: T.Pointer, dilation_w: T.Pointer, mode: T.Pointer, computeType: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(pad_h)) rawCovers('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, 4, 4);
-  if (ArrayBuffer.isView(pad_w)) rawCovers('cudnnGetConvolution2dDescriptor', 'pad_w', pad_w, 4, 4);
-  if (ArrayBuffer.isView(u)) rawCovers('cudnnGetConvolution2dDescriptor', 'u', u, 4, 4);
-  if (ArrayBuffer.isView(v)) rawCovers('cudnnGetConvolution2dDescriptor', 'v', v, 4, 4);
-  if (ArrayBuffer.isView(dilation_h)) rawCovers('cudnnGetConvolution2dDescriptor', 'dilation_h', dilation_h, 4, 4);
-  if (ArrayBuffer.isView(dilation_w)) rawCovers('cudnnGetConvolution2dDescriptor', 'dilation_w', dilation_w, 4, 4);
-  if (ArrayBuffer.isView(mode)) rawCovers('cudnnGetConvolution2dDescriptor', 'mode', mode, 4, 4);
-  if (ArrayBuffer.isView(computeType)) rawCovers('cudnnGetConvolution2dDescriptor', 'computeType', computeType, 4, 4);
+  if (ArrayBuffer.isView(pad_h) && (pad_h.byteLength < 4 || (((pad_h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pad_h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, 4, 4);
+  if (ArrayBuffer.isView(pad_w) && (pad_w.byteLength < 4 || (((pad_w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pad_w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'pad_w', pad_w, 4, 4);
+  if (ArrayBuffer.isView(u) && (u.byteLength < 4 || (((u as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (u as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'u', u, 4, 4);
+  if (ArrayBuffer.isView(v) && (v.byteLength < 4 || (((v as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (v as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'v', v, 4, 4);
+  if (ArrayBuffer.isView(dilation_h) && (dilation_h.byteLength < 4 || (((dilation_h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dilation_h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'dilation_h', dilation_h, 4, 4);
+  if (ArrayBuffer.isView(dilation_w) && (dilation_w.byteLength < 4 || (((dilation_w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dilation_w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'dilation_w', dilation_w, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(computeType) && (computeType.byteLength < 4 || (((computeType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computeType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dDescriptor', 'computeType', computeType, 4, 4);
   return (cudnnGetConvolution2dDescriptor$ ??= binder.native('cudnnGetConvolution2dDescriptor'))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
 }
 let cudnnGetConvolution2dForwardOutputDim$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h, int *w)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(n)) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(c)) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'c', c, 4, 4);
-  if (ArrayBuffer.isView(h)) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'h', h, 4, 4);
-  if (ArrayBuffer.isView(w)) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'w', w, 4, 4);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 4 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'c', c, 4, 4);
+  if (ArrayBuffer.isView(h) && (h.byteLength < 4 || (((h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'h', h, 4, 4);
+  if (ArrayBuffer.isView(w) && (w.byteLength < 4 || (((w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolution2dForwardOutputDim', 'w', w, 4, 4);
   return (cudnnGetConvolution2dForwardOutputDim$ ??= binder.native('cudnnGetConvolution2dForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
 }
 let cudnnGetConvolutionBackwardDataAlgorithmMaxCount$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle: T.cudnnHandle_t, count: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(count)) rawCovers('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'count', count, 4, 4);
   return (cudnnGetConvolutionBackwardDataAlgorithmMaxCount$ ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, count);
 }
 let cudnnGetConvolutionBackwardDataAlgorithm_v7$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle: T.cudnnHandle_t, filterDesc: T.cudnnFilterDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'perfResults', perfResults, 48, 1);
   return (cudnnGetConvolutionBackwardDataAlgorithm_v7$ ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithm_v7'))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 let cudnnGetConvolutionBackwardDataWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t, wDesc: T.cudnnFilterDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, algo: T.cudnnConvolutionBwdDataAlgo_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetConvolutionBackwardDataWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetConvolutionBackwardDataWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
 }
 let cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle: T.cudnnHandle_t, count: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(count)) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'count', count, 4, 4);
   return (cudnnGetConvolutionBackwardFilterAlgorithmMaxCount$ ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, count);
 }
 let cudnnGetConvolutionBackwardFilterAlgorithm_v7$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnTensorDescriptor_t diffDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, diffDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'perfResults', perfResults, 48, 1);
   return (cudnnGetConvolutionBackwardFilterAlgorithm_v7$ ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithm_v7'))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 let cudnnGetConvolutionBackwardFilterWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, cudnnConvolutionBwdFilterAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, gradDesc: T.cudnnFilterDescriptor_t, algo: T.cudnnConvolutionBwdFilterAlgo_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
 }
 let cudnnGetConvolutionForwardAlgorithmMaxCount$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionForwardAlgorithmMaxCount(handle: T.cudnnHandle_t, count: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(count)) rawCovers('cudnnGetConvolutionForwardAlgorithmMaxCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionForwardAlgorithmMaxCount', 'count', count, 4, 4);
   return (cudnnGetConvolutionForwardAlgorithmMaxCount$ ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, count);
 }
 let cudnnGetConvolutionForwardAlgorithm_v7$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc, const cudnnFilterDescriptor_t filterDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionForwardAlgorithm_v7(handle: T.cudnnHandle_t, srcDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, destDesc: T.cudnnTensorDescriptor_t, requestedAlgoCount: number, returnedAlgoCount: T.Pointer, perfResults: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(returnedAlgoCount)) rawCovers('cudnnGetConvolutionForwardAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
-  if (ArrayBuffer.isView(perfResults)) rawCovers('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, 48, 1);
+  if (ArrayBuffer.isView(returnedAlgoCount) && (returnedAlgoCount.byteLength < 4 || (((returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (returnedAlgoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionForwardAlgorithm_v7', 'returnedAlgoCount', returnedAlgoCount, 4, 4);
+  if (ArrayBuffer.isView(perfResults) && (perfResults.byteLength < 48)) rawCovers('cudnnGetConvolutionForwardAlgorithm_v7', 'perfResults', perfResults, 48, 1);
   return (cudnnGetConvolutionForwardAlgorithm_v7$ ??= binder.native('cudnnGetConvolutionForwardAlgorithm_v7'))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 let cudnnGetConvolutionForwardWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescriptor_t, wDesc: T.cudnnFilterDescriptor_t, convDesc: T.cudnnConvolutionDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, algo: T.cudnnConvolutionFwdAlgo_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetConvolutionForwardWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetConvolutionForwardWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetConvolutionForwardWorkspaceSize$ ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
 }
 let cudnnGetConvolutionGroupCount$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t, groupCount: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(groupCount)) rawCovers('cudnnGetConvolutionGroupCount', 'groupCount', groupCount, 4, 4);
+  if (ArrayBuffer.isView(groupCount) && (groupCount.byteLength < 4 || (((groupCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (groupCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionGroupCount', 'groupCount', groupCount, 4, 4);
   return (cudnnGetConvolutionGroupCount$ ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, groupCount);
 }
 let cudnnGetConvolutionMathType$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t, mathType: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(mathType)) rawCovers('cudnnGetConvolutionMathType', 'mathType', mathType, 4, 4);
+  if (ArrayBuffer.isView(mathType) && (mathType.byteLength < 4 || (((mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionMathType', 'mathType', mathType, 4, 4);
   return (cudnnGetConvolutionMathType$ ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, mathType);
 }
 let cudnnGetConvolutionNdDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested, int *arrayLength, int *padA, int *strideA, int *dilationA, cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t, arrayLengthRequested: number, arrayLength: T.Pointer, padA: T.Pointer, strideA: T.Pointer, dilationA: T.Pointer, mode: T.Pointer, computeType: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(arrayLength)) rawCovers('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, 4, 4);
-  if (ArrayBuffer.isView(padA)) rawCovers('cudnnGetConvolutionNdDescriptor', 'padA', padA, 4, 4);
-  if (ArrayBuffer.isView(strideA)) rawCovers('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, 4, 4);
-  if (ArrayBuffer.isView(dilationA)) rawCovers('cudnnGetConvolutionNdDescriptor', 'dilationA', dilationA, 4, 4);
-  if (ArrayBuffer.isView(mode)) rawCovers('cudnnGetConvolutionNdDescriptor', 'mode', mode, 4, 4);
-  if (ArrayBuffer.isView(computeType)) rawCovers('cudnnGetConvolutionNdDescriptor', 'computeType', computeType, 4, 4);
+  if (ArrayBuffer.isView(arrayLength) && (arrayLength.byteLength < 4 || (((arrayLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arrayLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, 4, 4);
+  if (ArrayBuffer.isView(padA) && (padA.byteLength < 4 || (((padA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (padA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdDescriptor', 'padA', padA, 4, 4);
+  if (ArrayBuffer.isView(strideA) && (strideA.byteLength < 4 || (((strideA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (strideA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdDescriptor', 'strideA', strideA, 4, 4);
+  if (ArrayBuffer.isView(dilationA) && (dilationA.byteLength < 4 || (((dilationA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dilationA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdDescriptor', 'dilationA', dilationA, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdDescriptor', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(computeType) && (computeType.byteLength < 4 || (((computeType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computeType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdDescriptor', 'computeType', computeType, 4, 4);
   return (cudnnGetConvolutionNdDescriptor$ ??= binder.native('cudnnGetConvolutionNdDescriptor'))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
 }
 let cudnnGetConvolutionNdForwardOutputDim$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t inputTensorDesc, const cudnnFilterDescriptor_t filterDesc, int nbDims, int *tensorOuputDimA)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, filterDesc: T.cudnnFilterDescriptor_t, nbDims: number, tensorOuputDimA: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(tensorOuputDimA)) rawCovers('cudnnGetConvolutionNdForwardOutputDim', 'tensorOuputDimA', tensorOuputDimA, 4, 4);
+  if (ArrayBuffer.isView(tensorOuputDimA) && (tensorOuputDimA.byteLength < 4 || (((tensorOuputDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tensorOuputDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionNdForwardOutputDim', 'tensorOuputDimA', tensorOuputDimA, 4, 4);
   return (cudnnGetConvolutionNdForwardOutputDim$ ??= binder.native('cudnnGetConvolutionNdForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
 }
 let cudnnGetConvolutionReorderType$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t, reorderType: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(reorderType)) rawCovers('cudnnGetConvolutionReorderType', 'reorderType', reorderType, 4, 4);
+  if (ArrayBuffer.isView(reorderType) && (reorderType.byteLength < 4 || (((reorderType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reorderType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetConvolutionReorderType', 'reorderType', reorderType, 4, 4);
   return (cudnnGetConvolutionReorderType$ ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, reorderType);
 }
 let cudnnGetCudartVersion$: NativeFunction | undefined;
@@ -683,9 +683,9 @@ export function cudnnGetCudartVersion(): number {
 let cudnnGetDropoutDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc, cudnnHandle_t handle, float *dropout, void **states, unsigned long long *seed)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t, handle: T.cudnnHandle_t, dropout: T.Pointer, states: T.Pointer, seed: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dropout)) rawCovers('cudnnGetDropoutDescriptor', 'dropout', dropout, 4, 4);
-  if (ArrayBuffer.isView(states)) rawCovers('cudnnGetDropoutDescriptor', 'states', states, 8, 8);
-  if (ArrayBuffer.isView(seed)) rawCovers('cudnnGetDropoutDescriptor', 'seed', seed, 8, 8);
+  if (ArrayBuffer.isView(dropout) && (dropout.byteLength < 4 || (((dropout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dropout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetDropoutDescriptor', 'dropout', dropout, 4, 4);
+  if (ArrayBuffer.isView(states) && (states.byteLength < 8 || (((states as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (states as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetDropoutDescriptor', 'states', states, 8, 8);
+  if (ArrayBuffer.isView(seed) && (seed.byteLength < 8 || (((seed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (seed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetDropoutDescriptor', 'seed', seed, 8, 8);
   return (cudnnGetDropoutDescriptor$ ??= binder.native('cudnnGetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, seed);
 }
 let cudnnGetErrorString$: NativeFunction | undefined;
@@ -696,27 +696,27 @@ export function cudnnGetErrorString(status: T.cudnnStatus_t): string | null {
 let cudnnGetFilter4dDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t, dataType: T.Pointer, format: T.Pointer, k: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetFilter4dDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(format)) rawCovers('cudnnGetFilter4dDescriptor', 'format', format, 4, 4);
-  if (ArrayBuffer.isView(k)) rawCovers('cudnnGetFilter4dDescriptor', 'k', k, 4, 4);
-  if (ArrayBuffer.isView(c)) rawCovers('cudnnGetFilter4dDescriptor', 'c', c, 4, 4);
-  if (ArrayBuffer.isView(h)) rawCovers('cudnnGetFilter4dDescriptor', 'h', h, 4, 4);
-  if (ArrayBuffer.isView(w)) rawCovers('cudnnGetFilter4dDescriptor', 'w', w, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilter4dDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(format) && (format.byteLength < 4 || (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilter4dDescriptor', 'format', format, 4, 4);
+  if (ArrayBuffer.isView(k) && (k.byteLength < 4 || (((k as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (k as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilter4dDescriptor', 'k', k, 4, 4);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 4 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilter4dDescriptor', 'c', c, 4, 4);
+  if (ArrayBuffer.isView(h) && (h.byteLength < 4 || (((h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilter4dDescriptor', 'h', h, 4, 4);
+  if (ArrayBuffer.isView(w) && (w.byteLength < 4 || (((w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilter4dDescriptor', 'w', w, 4, 4);
   return (cudnnGetFilter4dDescriptor$ ??= binder.native('cudnnGetFilter4dDescriptor'))(filterDesc, dataType, format, k, c, h, w);
 }
 let cudnnGetFilterNdDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested, cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims, int *filterDimA)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t, nbDimsRequested: number, dataType: T.Pointer, format: T.Pointer, nbDims: T.Pointer, filterDimA: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetFilterNdDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(format)) rawCovers('cudnnGetFilterNdDescriptor', 'format', format, 4, 4);
-  if (ArrayBuffer.isView(nbDims)) rawCovers('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, 4, 4);
-  if (ArrayBuffer.isView(filterDimA)) rawCovers('cudnnGetFilterNdDescriptor', 'filterDimA', filterDimA, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilterNdDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(format) && (format.byteLength < 4 || (((format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (format as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilterNdDescriptor', 'format', format, 4, 4);
+  if (ArrayBuffer.isView(nbDims) && (nbDims.byteLength < 4 || (((nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilterNdDescriptor', 'nbDims', nbDims, 4, 4);
+  if (ArrayBuffer.isView(filterDimA) && (filterDimA.byteLength < 4 || (((filterDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (filterDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFilterNdDescriptor', 'filterDimA', filterDimA, 4, 4);
   return (cudnnGetFilterNdDescriptor$ ??= binder.native('cudnnGetFilterNdDescriptor'))(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
 }
 let cudnnGetFilterSizeInBytes$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetFilterSizeInBytes(filterDesc: T.cudnnFilterDescriptor_t, size: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(size)) rawCovers('cudnnGetFilterSizeInBytes', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetFilterSizeInBytes', 'size', size, 8, 8);
   return (cudnnGetFilterSizeInBytes$ ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, size);
 }
 let cudnnGetFoldedConvBackwardDataDescriptors$: NativeFunction | undefined;
@@ -727,7 +727,7 @@ export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_
 let cudnnGetFusedOpsConstParamPackAttribute$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedOpsConstParamPack_t constPack, cudnnFusedOpsConstParamLabel_t paramLabel, void *param, int *isNULL)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(isNULL)) rawCovers('cudnnGetFusedOpsConstParamPackAttribute', 'isNULL', isNULL, 4, 4);
+  if (ArrayBuffer.isView(isNULL) && (isNULL.byteLength < 4 || (((isNULL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isNULL as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetFusedOpsConstParamPackAttribute', 'isNULL', isNULL, 4, 4);
   return (cudnnGetFusedOpsConstParamPackAttribute$ ??= binder.native('cudnnGetFusedOpsConstParamPackAttribute'))(constPack, paramLabel, param, isNULL);
 }
 let cudnnGetFusedOpsVariantParamPackAttribute$: NativeFunction | undefined;
@@ -738,10 +738,10 @@ export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedO
 let cudnnGetLRNDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned int *lrnN, double *lrnAlpha, double *lrnBeta, double *lrnK)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(lrnN)) rawCovers('cudnnGetLRNDescriptor', 'lrnN', lrnN, 4, 4);
-  if (ArrayBuffer.isView(lrnAlpha)) rawCovers('cudnnGetLRNDescriptor', 'lrnAlpha', lrnAlpha, 8, 8);
-  if (ArrayBuffer.isView(lrnBeta)) rawCovers('cudnnGetLRNDescriptor', 'lrnBeta', lrnBeta, 8, 8);
-  if (ArrayBuffer.isView(lrnK)) rawCovers('cudnnGetLRNDescriptor', 'lrnK', lrnK, 8, 8);
+  if (ArrayBuffer.isView(lrnN) && (lrnN.byteLength < 4 || (((lrnN as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lrnN as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetLRNDescriptor', 'lrnN', lrnN, 4, 4);
+  if (ArrayBuffer.isView(lrnAlpha) && (lrnAlpha.byteLength < 8 || (((lrnAlpha as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lrnAlpha as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetLRNDescriptor', 'lrnAlpha', lrnAlpha, 8, 8);
+  if (ArrayBuffer.isView(lrnBeta) && (lrnBeta.byteLength < 8 || (((lrnBeta as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lrnBeta as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetLRNDescriptor', 'lrnBeta', lrnBeta, 8, 8);
+  if (ArrayBuffer.isView(lrnK) && (lrnK.byteLength < 8 || (((lrnK as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lrnK as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetLRNDescriptor', 'lrnK', lrnK, 8, 8);
   return (cudnnGetLRNDescriptor$ ??= binder.native('cudnnGetLRNDescriptor'))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
 }
 let cudnnGetLastErrorString$: NativeFunction | undefined;
@@ -757,214 +757,214 @@ export function cudnnGetMaxDeviceVersion(): number {
 let cudnnGetMultiHeadAttnBuffers$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, weightSizeInBytes: T.Pointer, workSpaceSizeInBytes: T.Pointer, reserveSpaceSizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(weightSizeInBytes)) rawCovers('cudnnGetMultiHeadAttnBuffers', 'weightSizeInBytes', weightSizeInBytes, 8, 8);
-  if (ArrayBuffer.isView(workSpaceSizeInBytes)) rawCovers('cudnnGetMultiHeadAttnBuffers', 'workSpaceSizeInBytes', workSpaceSizeInBytes, 8, 8);
-  if (ArrayBuffer.isView(reserveSpaceSizeInBytes)) rawCovers('cudnnGetMultiHeadAttnBuffers', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(weightSizeInBytes) && (weightSizeInBytes.byteLength < 8 || (((weightSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (weightSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetMultiHeadAttnBuffers', 'weightSizeInBytes', weightSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(workSpaceSizeInBytes) && (workSpaceSizeInBytes.byteLength < 8 || (((workSpaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSpaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetMultiHeadAttnBuffers', 'workSpaceSizeInBytes', workSpaceSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(reserveSpaceSizeInBytes) && (reserveSpaceSizeInBytes.byteLength < 8 || (((reserveSpaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reserveSpaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetMultiHeadAttnBuffers', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, 8, 8);
   return (cudnnGetMultiHeadAttnBuffers$ ??= binder.native('cudnnGetMultiHeadAttnBuffers'))(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
 }
 let cudnnGetMultiHeadAttnWeights$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, cudnnMultiHeadAttnWeightKind_t wKind, size_t weightSizeInBytes, const void *weights, cudnnTensorDescriptor_t wDesc, void **wAddr)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetMultiHeadAttnWeights(handle: T.cudnnHandle_t, attnDesc: T.cudnnAttnDescriptor_t, wKind: T.cudnnMultiHeadAttnWeightKind_t, weightSizeInBytes: T.Int64, weights: T.Pointer, wDesc: T.cudnnTensorDescriptor_t, wAddr: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(wAddr)) rawCovers('cudnnGetMultiHeadAttnWeights', 'wAddr', wAddr, 8, 8);
+  if (ArrayBuffer.isView(wAddr) && (wAddr.byteLength < 8 || (((wAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (wAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetMultiHeadAttnWeights', 'wAddr', wAddr, 8, 8);
   return (cudnnGetMultiHeadAttnWeights$ ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
 }
 let cudnnGetNormalizationBackwardWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t dyDesc, const cudnnTensorDescriptor_t dzDesc, const cudnnTensorDescriptor_t dxDesc, const cudnnTensorDescriptor_t dNormScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, dyDesc: T.cudnnTensorDescriptor_t, dzDesc: T.cudnnTensorDescriptor_t, dxDesc: T.cudnnTensorDescriptor_t, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, normMeanVarDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer, groupCnt: number): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetNormalizationBackwardWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetNormalizationBackwardWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetNormalizationBackwardWorkspaceSize$ ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
 }
 let cudnnGetNormalizationForwardTrainingWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t zDesc, const cudnnTensorDescriptor_t yDesc, const cudnnTensorDescriptor_t normScaleBiasDesc, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t, zDesc: T.cudnnTensorDescriptor_t, yDesc: T.cudnnTensorDescriptor_t, normScaleBiasDesc: T.cudnnTensorDescriptor_t, activationDesc: T.cudnnActivationDescriptor_t, normMeanVarDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer, groupCnt: number): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
 }
 let cudnnGetNormalizationTrainingReserveSpaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t normOps, cudnnNormAlgo_t algo, const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes, int groupCnt)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t, xDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer, groupCnt: number): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetNormalizationTrainingReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetNormalizationTrainingReserveSpaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
 }
 let cudnnGetOpTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t, opTensorOp: T.Pointer, opTensorCompType: T.Pointer, opTensorNanOpt: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(opTensorOp)) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorOp', opTensorOp, 4, 4);
-  if (ArrayBuffer.isView(opTensorCompType)) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorCompType', opTensorCompType, 4, 4);
-  if (ArrayBuffer.isView(opTensorNanOpt)) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorNanOpt', opTensorNanOpt, 4, 4);
+  if (ArrayBuffer.isView(opTensorOp) && (opTensorOp.byteLength < 4 || (((opTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (opTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorOp', opTensorOp, 4, 4);
+  if (ArrayBuffer.isView(opTensorCompType) && (opTensorCompType.byteLength < 4 || (((opTensorCompType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (opTensorCompType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorCompType', opTensorCompType, 4, 4);
+  if (ArrayBuffer.isView(opTensorNanOpt) && (opTensorNanOpt.byteLength < 4 || (((opTensorNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (opTensorNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetOpTensorDescriptor', 'opTensorNanOpt', opTensorNanOpt, 4, 4);
   return (cudnnGetOpTensorDescriptor$ ??= binder.native('cudnnGetOpTensorDescriptor'))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
 }
 let cudnnGetPooling2dDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight, int *windowWidth, int *verticalPadding, int *horizontalPadding, int *verticalStride, int *horizontalStride)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, mode: T.Pointer, maxpoolingNanOpt: T.Pointer, windowHeight: T.Pointer, windowWidth: T.Pointer, verticalPadding: T.Pointer, horizontalPadding: T.Pointer, verticalStride: T.Pointer, horizontalStride: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cudnnGetPooling2dDescriptor', 'mode', mode, 4, 4);
-  if (ArrayBuffer.isView(maxpoolingNanOpt)) rawCovers('cudnnGetPooling2dDescriptor', 'maxpoolingNanOpt', maxpoolingNanOpt, 4, 4);
-  if (ArrayBuffer.isView(windowHeight)) rawCovers('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, 4, 4);
-  if (ArrayBuffer.isView(windowWidth)) rawCovers('cudnnGetPooling2dDescriptor', 'windowWidth', windowWidth, 4, 4);
-  if (ArrayBuffer.isView(verticalPadding)) rawCovers('cudnnGetPooling2dDescriptor', 'verticalPadding', verticalPadding, 4, 4);
-  if (ArrayBuffer.isView(horizontalPadding)) rawCovers('cudnnGetPooling2dDescriptor', 'horizontalPadding', horizontalPadding, 4, 4);
-  if (ArrayBuffer.isView(verticalStride)) rawCovers('cudnnGetPooling2dDescriptor', 'verticalStride', verticalStride, 4, 4);
-  if (ArrayBuffer.isView(horizontalStride)) rawCovers('cudnnGetPooling2dDescriptor', 'horizontalStride', horizontalStride, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(maxpoolingNanOpt) && (maxpoolingNanOpt.byteLength < 4 || (((maxpoolingNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxpoolingNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'maxpoolingNanOpt', maxpoolingNanOpt, 4, 4);
+  if (ArrayBuffer.isView(windowHeight) && (windowHeight.byteLength < 4 || (((windowHeight as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (windowHeight as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, 4, 4);
+  if (ArrayBuffer.isView(windowWidth) && (windowWidth.byteLength < 4 || (((windowWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (windowWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'windowWidth', windowWidth, 4, 4);
+  if (ArrayBuffer.isView(verticalPadding) && (verticalPadding.byteLength < 4 || (((verticalPadding as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (verticalPadding as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'verticalPadding', verticalPadding, 4, 4);
+  if (ArrayBuffer.isView(horizontalPadding) && (horizontalPadding.byteLength < 4 || (((horizontalPadding as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (horizontalPadding as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'horizontalPadding', horizontalPadding, 4, 4);
+  if (ArrayBuffer.isView(verticalStride) && (verticalStride.byteLength < 4 || (((verticalStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (verticalStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'verticalStride', verticalStride, 4, 4);
+  if (ArrayBuffer.isView(horizontalStride) && (horizontalStride.byteLength < 4 || (((horizontalStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (horizontalStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dDescriptor', 'horizontalStride', horizontalStride, 4, 4);
   return (cudnnGetPooling2dDescriptor$ ??= binder.native('cudnnGetPooling2dDescriptor'))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
 }
 let cudnnGetPooling2dForwardOutputDim$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c, int *h, int *w)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(n)) rawCovers('cudnnGetPooling2dForwardOutputDim', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(c)) rawCovers('cudnnGetPooling2dForwardOutputDim', 'c', c, 4, 4);
-  if (ArrayBuffer.isView(h)) rawCovers('cudnnGetPooling2dForwardOutputDim', 'h', h, 4, 4);
-  if (ArrayBuffer.isView(w)) rawCovers('cudnnGetPooling2dForwardOutputDim', 'w', w, 4, 4);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dForwardOutputDim', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 4 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dForwardOutputDim', 'c', c, 4, 4);
+  if (ArrayBuffer.isView(h) && (h.byteLength < 4 || (((h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dForwardOutputDim', 'h', h, 4, 4);
+  if (ArrayBuffer.isView(w) && (w.byteLength < 4 || (((w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPooling2dForwardOutputDim', 'w', w, 4, 4);
   return (cudnnGetPooling2dForwardOutputDim$ ??= binder.native('cudnnGetPooling2dForwardOutputDim'))(poolingDesc, inputTensorDesc, n, c, h, w);
 }
 let cudnnGetPoolingNdDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested, cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt, int *nbDims, int *windowDimA, int *paddingA, int *strideA)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t, nbDimsRequested: number, mode: T.Pointer, maxpoolingNanOpt: T.Pointer, nbDims: T.Pointer, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cudnnGetPoolingNdDescriptor', 'mode', mode, 4, 4);
-  if (ArrayBuffer.isView(maxpoolingNanOpt)) rawCovers('cudnnGetPoolingNdDescriptor', 'maxpoolingNanOpt', maxpoolingNanOpt, 4, 4);
-  if (ArrayBuffer.isView(nbDims)) rawCovers('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, 4, 4);
-  if (ArrayBuffer.isView(windowDimA)) rawCovers('cudnnGetPoolingNdDescriptor', 'windowDimA', windowDimA, 4, 4);
-  if (ArrayBuffer.isView(paddingA)) rawCovers('cudnnGetPoolingNdDescriptor', 'paddingA', paddingA, 4, 4);
-  if (ArrayBuffer.isView(strideA)) rawCovers('cudnnGetPoolingNdDescriptor', 'strideA', strideA, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdDescriptor', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(maxpoolingNanOpt) && (maxpoolingNanOpt.byteLength < 4 || (((maxpoolingNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxpoolingNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdDescriptor', 'maxpoolingNanOpt', maxpoolingNanOpt, 4, 4);
+  if (ArrayBuffer.isView(nbDims) && (nbDims.byteLength < 4 || (((nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdDescriptor', 'nbDims', nbDims, 4, 4);
+  if (ArrayBuffer.isView(windowDimA) && (windowDimA.byteLength < 4 || (((windowDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (windowDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdDescriptor', 'windowDimA', windowDimA, 4, 4);
+  if (ArrayBuffer.isView(paddingA) && (paddingA.byteLength < 4 || (((paddingA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paddingA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdDescriptor', 'paddingA', paddingA, 4, 4);
+  if (ArrayBuffer.isView(strideA) && (strideA.byteLength < 4 || (((strideA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (strideA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdDescriptor', 'strideA', strideA, 4, 4);
   return (cudnnGetPoolingNdDescriptor$ ??= binder.native('cudnnGetPoolingNdDescriptor'))(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
 }
 let cudnnGetPoolingNdForwardOutputDim$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc, const cudnnTensorDescriptor_t inputTensorDesc, int nbDims, int *outputTensorDimA)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t, inputTensorDesc: T.cudnnTensorDescriptor_t, nbDims: number, outputTensorDimA: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(outputTensorDimA)) rawCovers('cudnnGetPoolingNdForwardOutputDim', 'outputTensorDimA', outputTensorDimA, 4, 4);
+  if (ArrayBuffer.isView(outputTensorDimA) && (outputTensorDimA.byteLength < 4 || (((outputTensorDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (outputTensorDimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetPoolingNdForwardOutputDim', 'outputTensorDimA', outputTensorDimA, 4, 4);
   return (cudnnGetPoolingNdForwardOutputDim$ ??= binder.native('cudnnGetPoolingNdForwardOutputDim'))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
 }
 let cudnnGetProperty$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetProperty(type: T.libraryPropertyType, value: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cudnnGetProperty', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetProperty', 'value', value, 4, 4);
   return (cudnnGetProperty$ ??= binder.native('cudnnGetProperty'))(type, value);
 }
 let cudnnGetRNNDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t *dataType, cudnnRNNDataLayout_t *layout, int *maxSeqLength, int *batchSize, int *vectorSize, int arrayLengthRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t, dataType: T.Pointer, layout: T.Pointer, maxSeqLength: T.Pointer, batchSize: T.Pointer, vectorSize: T.Pointer, arrayLengthRequested: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetRNNDataDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(layout)) rawCovers('cudnnGetRNNDataDescriptor', 'layout', layout, 4, 4);
-  if (ArrayBuffer.isView(maxSeqLength)) rawCovers('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, 4, 4);
-  if (ArrayBuffer.isView(batchSize)) rawCovers('cudnnGetRNNDataDescriptor', 'batchSize', batchSize, 4, 4);
-  if (ArrayBuffer.isView(vectorSize)) rawCovers('cudnnGetRNNDataDescriptor', 'vectorSize', vectorSize, 4, 4);
-  if (ArrayBuffer.isView(seqLengthArray)) rawCovers('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDataDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(layout) && (layout.byteLength < 4 || (((layout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (layout as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDataDescriptor', 'layout', layout, 4, 4);
+  if (ArrayBuffer.isView(maxSeqLength) && (maxSeqLength.byteLength < 4 || (((maxSeqLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxSeqLength as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, 4, 4);
+  if (ArrayBuffer.isView(batchSize) && (batchSize.byteLength < 4 || (((batchSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (batchSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDataDescriptor', 'batchSize', batchSize, 4, 4);
+  if (ArrayBuffer.isView(vectorSize) && (vectorSize.byteLength < 4 || (((vectorSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vectorSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDataDescriptor', 'vectorSize', vectorSize, 4, 4);
+  if (ArrayBuffer.isView(seqLengthArray) && (seqLengthArray.byteLength < 4 || (((seqLengthArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (seqLengthArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDataDescriptor', 'seqLengthArray', seqLengthArray, 4, 4);
   return (cudnnGetRNNDataDescriptor$ ??= binder.native('cudnnGetRNNDataDescriptor'))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
 }
 let cudnnGetRNNDescriptor_v8$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t *algo, cudnnRNNMode_t *cellMode, cudnnRNNBiasMode_t *biasMode, cudnnDirectionMode_t *dirMode, cudnnRNNInputMode_t *inputMode, cudnnDataType_t *dataType, cudnnDataType_t *mathPrec, cudnnMathType_t *mathType, int32_t *inputSize, int32_t *hiddenSize, int32_t *projSize, int32_t *numLayers, cudnnDropoutDescriptor_t *dropoutDesc, uint32_t *auxFlags)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t, algo: T.Pointer, cellMode: T.Pointer, biasMode: T.Pointer, dirMode: T.Pointer, inputMode: T.Pointer, dataType: T.Pointer, mathPrec: T.Pointer, mathType: T.Pointer, inputSize: T.Pointer, hiddenSize: T.Pointer, projSize: T.Pointer, numLayers: T.Pointer, dropoutDesc: T.Pointer, auxFlags: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(algo)) rawCovers('cudnnGetRNNDescriptor_v8', 'algo', algo, 4, 4);
-  if (ArrayBuffer.isView(cellMode)) rawCovers('cudnnGetRNNDescriptor_v8', 'cellMode', cellMode, 4, 4);
-  if (ArrayBuffer.isView(biasMode)) rawCovers('cudnnGetRNNDescriptor_v8', 'biasMode', biasMode, 4, 4);
-  if (ArrayBuffer.isView(dirMode)) rawCovers('cudnnGetRNNDescriptor_v8', 'dirMode', dirMode, 4, 4);
-  if (ArrayBuffer.isView(inputMode)) rawCovers('cudnnGetRNNDescriptor_v8', 'inputMode', inputMode, 4, 4);
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetRNNDescriptor_v8', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(mathPrec)) rawCovers('cudnnGetRNNDescriptor_v8', 'mathPrec', mathPrec, 4, 4);
-  if (ArrayBuffer.isView(mathType)) rawCovers('cudnnGetRNNDescriptor_v8', 'mathType', mathType, 4, 4);
-  if (ArrayBuffer.isView(inputSize)) rawCovers('cudnnGetRNNDescriptor_v8', 'inputSize', inputSize, 4, 4);
-  if (ArrayBuffer.isView(hiddenSize)) rawCovers('cudnnGetRNNDescriptor_v8', 'hiddenSize', hiddenSize, 4, 4);
-  if (ArrayBuffer.isView(projSize)) rawCovers('cudnnGetRNNDescriptor_v8', 'projSize', projSize, 4, 4);
-  if (ArrayBuffer.isView(numLayers)) rawCovers('cudnnGetRNNDescriptor_v8', 'numLayers', numLayers, 4, 4);
-  if (ArrayBuffer.isView(dropoutDesc)) rawCovers('cudnnGetRNNDescriptor_v8', 'dropoutDesc', dropoutDesc, 8, 8);
-  if (ArrayBuffer.isView(auxFlags)) rawCovers('cudnnGetRNNDescriptor_v8', 'auxFlags', auxFlags, 4, 4);
+  if (ArrayBuffer.isView(algo) && (algo.byteLength < 4 || (((algo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (algo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'algo', algo, 4, 4);
+  if (ArrayBuffer.isView(cellMode) && (cellMode.byteLength < 4 || (((cellMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cellMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'cellMode', cellMode, 4, 4);
+  if (ArrayBuffer.isView(biasMode) && (biasMode.byteLength < 4 || (((biasMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (biasMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'biasMode', biasMode, 4, 4);
+  if (ArrayBuffer.isView(dirMode) && (dirMode.byteLength < 4 || (((dirMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dirMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'dirMode', dirMode, 4, 4);
+  if (ArrayBuffer.isView(inputMode) && (inputMode.byteLength < 4 || (((inputMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inputMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'inputMode', inputMode, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(mathPrec) && (mathPrec.byteLength < 4 || (((mathPrec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mathPrec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'mathPrec', mathPrec, 4, 4);
+  if (ArrayBuffer.isView(mathType) && (mathType.byteLength < 4 || (((mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mathType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'mathType', mathType, 4, 4);
+  if (ArrayBuffer.isView(inputSize) && (inputSize.byteLength < 4 || (((inputSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (inputSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'inputSize', inputSize, 4, 4);
+  if (ArrayBuffer.isView(hiddenSize) && (hiddenSize.byteLength < 4 || (((hiddenSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (hiddenSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'hiddenSize', hiddenSize, 4, 4);
+  if (ArrayBuffer.isView(projSize) && (projSize.byteLength < 4 || (((projSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (projSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'projSize', projSize, 4, 4);
+  if (ArrayBuffer.isView(numLayers) && (numLayers.byteLength < 4 || (((numLayers as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numLayers as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'numLayers', numLayers, 4, 4);
+  if (ArrayBuffer.isView(dropoutDesc) && (dropoutDesc.byteLength < 8 || (((dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dropoutDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetRNNDescriptor_v8', 'dropoutDesc', dropoutDesc, 8, 8);
+  if (ArrayBuffer.isView(auxFlags) && (auxFlags.byteLength < 4 || (((auxFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (auxFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetRNNDescriptor_v8', 'auxFlags', auxFlags, 4, 4);
   return (cudnnGetRNNDescriptor_v8$ ??= binder.native('cudnnGetRNNDescriptor_v8'))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
 }
 let cudnnGetRNNTempSpaceSizes$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode, cudnnRNNDataDescriptor_t xDesc, size_t *workSpaceSize, size_t *reserveSpaceSize)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetRNNTempSpaceSizes(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, fwdMode: T.cudnnForwardMode_t, xDesc: T.cudnnRNNDataDescriptor_t, workSpaceSize: T.Pointer, reserveSpaceSize: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(workSpaceSize)) rawCovers('cudnnGetRNNTempSpaceSizes', 'workSpaceSize', workSpaceSize, 8, 8);
-  if (ArrayBuffer.isView(reserveSpaceSize)) rawCovers('cudnnGetRNNTempSpaceSizes', 'reserveSpaceSize', reserveSpaceSize, 8, 8);
+  if (ArrayBuffer.isView(workSpaceSize) && (workSpaceSize.byteLength < 8 || (((workSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetRNNTempSpaceSizes', 'workSpaceSize', workSpaceSize, 8, 8);
+  if (ArrayBuffer.isView(reserveSpaceSize) && (reserveSpaceSize.byteLength < 8 || (((reserveSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reserveSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetRNNTempSpaceSizes', 'reserveSpaceSize', reserveSpaceSize, 8, 8);
   return (cudnnGetRNNTempSpaceSizes$ ??= binder.native('cudnnGetRNNTempSpaceSizes'))(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
 }
 let cudnnGetRNNWeightParams$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, int32_t pseudoLayer, size_t weightSpaceSize, const void *weightSpace, int32_t linLayerID, cudnnTensorDescriptor_t mDesc, void **mAddr, cudnnTensorDescriptor_t bDesc, void **bAddr)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetRNNWeightParams(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, pseudoLayer: number, weightSpaceSize: T.Int64, weightSpace: T.Pointer, linLayerID: number, mDesc: T.cudnnTensorDescriptor_t, mAddr: T.Pointer, bDesc: T.cudnnTensorDescriptor_t, bAddr: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(mAddr)) rawCovers('cudnnGetRNNWeightParams', 'mAddr', mAddr, 8, 8);
-  if (ArrayBuffer.isView(bAddr)) rawCovers('cudnnGetRNNWeightParams', 'bAddr', bAddr, 8, 8);
+  if (ArrayBuffer.isView(mAddr) && (mAddr.byteLength < 8 || (((mAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetRNNWeightParams', 'mAddr', mAddr, 8, 8);
+  if (ArrayBuffer.isView(bAddr) && (bAddr.byteLength < 8 || (((bAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bAddr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetRNNWeightParams', 'bAddr', bAddr, 8, 8);
   return (cudnnGetRNNWeightParams$ ??= binder.native('cudnnGetRNNWeightParams'))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
 }
 let cudnnGetRNNWeightSpaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t *weightSpaceSize)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetRNNWeightSpaceSize(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDescriptor_t, weightSpaceSize: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(weightSpaceSize)) rawCovers('cudnnGetRNNWeightSpaceSize', 'weightSpaceSize', weightSpaceSize, 8, 8);
+  if (ArrayBuffer.isView(weightSpaceSize) && (weightSpaceSize.byteLength < 8 || (((weightSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (weightSpaceSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetRNNWeightSpaceSize', 'weightSpaceSize', weightSpaceSize, 8, 8);
   return (cudnnGetRNNWeightSpaceSize$ ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, weightSpaceSize);
 }
 let cudnnGetReduceTensorDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t reduceTensorDesc, cudnnReduceTensorOp_t *reduceTensorOp, cudnnDataType_t *reduceTensorCompType, cudnnNanPropagation_t *reduceTensorNanOpt, cudnnReduceTensorIndices_t *reduceTensorIndices, cudnnIndicesType_t *reduceTensorIndicesType)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, reduceTensorOp: T.Pointer, reduceTensorCompType: T.Pointer, reduceTensorNanOpt: T.Pointer, reduceTensorIndices: T.Pointer, reduceTensorIndicesType: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(reduceTensorOp)) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorOp', reduceTensorOp, 4, 4);
-  if (ArrayBuffer.isView(reduceTensorCompType)) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorCompType', reduceTensorCompType, 4, 4);
-  if (ArrayBuffer.isView(reduceTensorNanOpt)) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorNanOpt', reduceTensorNanOpt, 4, 4);
-  if (ArrayBuffer.isView(reduceTensorIndices)) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorIndices', reduceTensorIndices, 4, 4);
-  if (ArrayBuffer.isView(reduceTensorIndicesType)) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorIndicesType', reduceTensorIndicesType, 4, 4);
+  if (ArrayBuffer.isView(reduceTensorOp) && (reduceTensorOp.byteLength < 4 || (((reduceTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reduceTensorOp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorOp', reduceTensorOp, 4, 4);
+  if (ArrayBuffer.isView(reduceTensorCompType) && (reduceTensorCompType.byteLength < 4 || (((reduceTensorCompType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reduceTensorCompType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorCompType', reduceTensorCompType, 4, 4);
+  if (ArrayBuffer.isView(reduceTensorNanOpt) && (reduceTensorNanOpt.byteLength < 4 || (((reduceTensorNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reduceTensorNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorNanOpt', reduceTensorNanOpt, 4, 4);
+  if (ArrayBuffer.isView(reduceTensorIndices) && (reduceTensorIndices.byteLength < 4 || (((reduceTensorIndices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reduceTensorIndices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorIndices', reduceTensorIndices, 4, 4);
+  if (ArrayBuffer.isView(reduceTensorIndicesType) && (reduceTensorIndicesType.byteLength < 4 || (((reduceTensorIndicesType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (reduceTensorIndicesType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetReduceTensorDescriptor', 'reduceTensorIndicesType', reduceTensorIndicesType, 4, 4);
   return (cudnnGetReduceTensorDescriptor$ ??= binder.native('cudnnGetReduceTensorDescriptor'))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
 }
 let cudnnGetReductionIndicesSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, aDesc: T.cudnnTensorDescriptor_t, cDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetReductionIndicesSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetReductionIndicesSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetReductionIndicesSize$ ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
 }
 let cudnnGetReductionWorkspaceSize$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t reduceTensorDesc, const cudnnTensorDescriptor_t aDesc, const cudnnTensorDescriptor_t cDesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t, aDesc: T.cudnnTensorDescriptor_t, cDesc: T.cudnnTensorDescriptor_t, sizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(sizeInBytes)) rawCovers('cudnnGetReductionWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(sizeInBytes) && (sizeInBytes.byteLength < 8 || (((sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetReductionWorkspaceSize', 'sizeInBytes', sizeInBytes, 8, 8);
   return (cudnnGetReductionWorkspaceSize$ ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
 }
 let cudnnGetSeqDataDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t seqDataDesc, cudnnDataType_t *dataType, int *nbDims, int nbDimsRequested, int *dimA, cudnnSeqDataAxis_t *axes, size_t *seqLengthArraySize, size_t seqLengthSizeRequested, int *seqLengthArray, void *paddingFill)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnGetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t, dataType: T.Pointer, nbDims: T.Pointer, nbDimsRequested: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Pointer, seqLengthSizeRequested: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetSeqDataDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(nbDims)) rawCovers('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, 4, 4);
-  if (ArrayBuffer.isView(dimA)) rawCovers('cudnnGetSeqDataDescriptor', 'dimA', dimA, 4, 4);
-  if (ArrayBuffer.isView(axes)) rawCovers('cudnnGetSeqDataDescriptor', 'axes', axes, 4, 4);
-  if (ArrayBuffer.isView(seqLengthArraySize)) rawCovers('cudnnGetSeqDataDescriptor', 'seqLengthArraySize', seqLengthArraySize, 8, 8);
-  if (ArrayBuffer.isView(seqLengthArray)) rawCovers('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetSeqDataDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(nbDims) && (nbDims.byteLength < 4 || (((nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, 4, 4);
+  if (ArrayBuffer.isView(dimA) && (dimA.byteLength < 4 || (((dimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetSeqDataDescriptor', 'dimA', dimA, 4, 4);
+  if (ArrayBuffer.isView(axes) && (axes.byteLength < 4 || (((axes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (axes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetSeqDataDescriptor', 'axes', axes, 4, 4);
+  if (ArrayBuffer.isView(seqLengthArraySize) && (seqLengthArraySize.byteLength < 8 || (((seqLengthArraySize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (seqLengthArraySize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetSeqDataDescriptor', 'seqLengthArraySize', seqLengthArraySize, 8, 8);
+  if (ArrayBuffer.isView(seqLengthArray) && (seqLengthArray.byteLength < 4 || (((seqLengthArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (seqLengthArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, 4, 4);
   return (cudnnGetSeqDataDescriptor$ ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
 }
 let cudnnGetStream$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnGetStream(handle: T.cudnnHandle_t, streamId: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cudnnGetStream', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetStream', 'streamId', streamId, 8, 8);
   return (cudnnGetStream$ ??= binder.native('cudnnGetStream'))(handle, streamId);
 }
 let cudnnGetTensor4dDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n, int *c, int *h, int *w, int *nStride, int *cStride, int *hStride, int *wStride)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, dataType: T.Pointer, n: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.Pointer, nStride: T.Pointer, cStride: T.Pointer, hStride: T.Pointer, wStride: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetTensor4dDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(n)) rawCovers('cudnnGetTensor4dDescriptor', 'n', n, 4, 4);
-  if (ArrayBuffer.isView(c)) rawCovers('cudnnGetTensor4dDescriptor', 'c', c, 4, 4);
-  if (ArrayBuffer.isView(h)) rawCovers('cudnnGetTensor4dDescriptor', 'h', h, 4, 4);
-  if (ArrayBuffer.isView(w)) rawCovers('cudnnGetTensor4dDescriptor', 'w', w, 4, 4);
-  if (ArrayBuffer.isView(nStride)) rawCovers('cudnnGetTensor4dDescriptor', 'nStride', nStride, 4, 4);
-  if (ArrayBuffer.isView(cStride)) rawCovers('cudnnGetTensor4dDescriptor', 'cStride', cStride, 4, 4);
-  if (ArrayBuffer.isView(hStride)) rawCovers('cudnnGetTensor4dDescriptor', 'hStride', hStride, 4, 4);
-  if (ArrayBuffer.isView(wStride)) rawCovers('cudnnGetTensor4dDescriptor', 'wStride', wStride, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(n) && (n.byteLength < 4 || (((n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (n as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'n', n, 4, 4);
+  if (ArrayBuffer.isView(c) && (c.byteLength < 4 || (((c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (c as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'c', c, 4, 4);
+  if (ArrayBuffer.isView(h) && (h.byteLength < 4 || (((h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (h as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'h', h, 4, 4);
+  if (ArrayBuffer.isView(w) && (w.byteLength < 4 || (((w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (w as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'w', w, 4, 4);
+  if (ArrayBuffer.isView(nStride) && (nStride.byteLength < 4 || (((nStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'nStride', nStride, 4, 4);
+  if (ArrayBuffer.isView(cStride) && (cStride.byteLength < 4 || (((cStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'cStride', cStride, 4, 4);
+  if (ArrayBuffer.isView(hStride) && (hStride.byteLength < 4 || (((hStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (hStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'hStride', hStride, 4, 4);
+  if (ArrayBuffer.isView(wStride) && (wStride.byteLength < 4 || (((wStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (wStride as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensor4dDescriptor', 'wStride', wStride, 4, 4);
   return (cudnnGetTensor4dDescriptor$ ??= binder.native('cudnnGetTensor4dDescriptor'))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
 }
 let cudnnGetTensorNdDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested, cudnnDataType_t *dataType, int *nbDims, int *dimA, int *strideA)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t, nbDimsRequested: number, dataType: T.Pointer, nbDims: T.Pointer, dimA: T.Pointer, strideA: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(dataType)) rawCovers('cudnnGetTensorNdDescriptor', 'dataType', dataType, 4, 4);
-  if (ArrayBuffer.isView(nbDims)) rawCovers('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, 4, 4);
-  if (ArrayBuffer.isView(dimA)) rawCovers('cudnnGetTensorNdDescriptor', 'dimA', dimA, 4, 4);
-  if (ArrayBuffer.isView(strideA)) rawCovers('cudnnGetTensorNdDescriptor', 'strideA', strideA, 4, 4);
+  if (ArrayBuffer.isView(dataType) && (dataType.byteLength < 4 || (((dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorNdDescriptor', 'dataType', dataType, 4, 4);
+  if (ArrayBuffer.isView(nbDims) && (nbDims.byteLength < 4 || (((nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nbDims as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, 4, 4);
+  if (ArrayBuffer.isView(dimA) && (dimA.byteLength < 4 || (((dimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dimA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorNdDescriptor', 'dimA', dimA, 4, 4);
+  if (ArrayBuffer.isView(strideA) && (strideA.byteLength < 4 || (((strideA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (strideA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorNdDescriptor', 'strideA', strideA, 4, 4);
   return (cudnnGetTensorNdDescriptor$ ??= binder.native('cudnnGetTensorNdDescriptor'))(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
 }
 let cudnnGetTensorSizeInBytes$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetTensorSizeInBytes(tensorDesc: T.cudnnTensorDescriptor_t, size: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(size)) rawCovers('cudnnGetTensorSizeInBytes', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnGetTensorSizeInBytes', 'size', size, 8, 8);
   return (cudnnGetTensorSizeInBytes$ ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, size);
 }
 let cudnnGetTensorTransformDescriptor$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc, uint32_t nbDimsRequested, cudnnTensorFormat_t *destFormat, int32_t *padBeforeA, int32_t *padAfterA, uint32_t *foldA, cudnnFoldingDirection_t *direction)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnGetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t, nbDimsRequested: number, destFormat: T.Pointer, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(destFormat)) rawCovers('cudnnGetTensorTransformDescriptor', 'destFormat', destFormat, 4, 4);
-  if (ArrayBuffer.isView(padBeforeA)) rawCovers('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, 4, 4);
-  if (ArrayBuffer.isView(padAfterA)) rawCovers('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, 4, 4);
-  if (ArrayBuffer.isView(foldA)) rawCovers('cudnnGetTensorTransformDescriptor', 'foldA', foldA, 4, 4);
-  if (ArrayBuffer.isView(direction)) rawCovers('cudnnGetTensorTransformDescriptor', 'direction', direction, 4, 4);
+  if (ArrayBuffer.isView(destFormat) && (destFormat.byteLength < 4 || (((destFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (destFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorTransformDescriptor', 'destFormat', destFormat, 4, 4);
+  if (ArrayBuffer.isView(padBeforeA) && (padBeforeA.byteLength < 4 || (((padBeforeA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (padBeforeA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, 4, 4);
+  if (ArrayBuffer.isView(padAfterA) && (padAfterA.byteLength < 4 || (((padAfterA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (padAfterA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorTransformDescriptor', 'padAfterA', padAfterA, 4, 4);
+  if (ArrayBuffer.isView(foldA) && (foldA.byteLength < 4 || (((foldA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (foldA as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorTransformDescriptor', 'foldA', foldA, 4, 4);
+  if (ArrayBuffer.isView(direction) && (direction.byteLength < 4 || (((direction as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (direction as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnGetTensorTransformDescriptor', 'direction', direction, 4, 4);
   return (cudnnGetTensorTransformDescriptor$ ??= binder.native('cudnnGetTensorTransformDescriptor'))(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
 }
 let cudnnGetVersion$: NativeFunction | undefined;
@@ -985,7 +985,7 @@ export function cudnnIm2Col(handle: T.cudnnHandle_t, xDesc: T.cudnnTensorDescrip
 let cudnnInitTransformDest$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescriptor_t transformDesc, const cudnnTensorDescriptor_t srcDesc, cudnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)` · cudnn_ops.h · CUDA 13.0 */
 export function cudnnInitTransformDest(transformDesc: T.cudnnTensorTransformDescriptor_t, srcDesc: T.cudnnTensorDescriptor_t, destDesc: T.cudnnTensorDescriptor_t, destSizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(destSizeInBytes)) rawCovers('cudnnInitTransformDest', 'destSizeInBytes', destSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(destSizeInBytes) && (destSizeInBytes.byteLength < 8 || (((destSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (destSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnInitTransformDest', 'destSizeInBytes', destSizeInBytes, 8, 8);
   return (cudnnInitTransformDest$ ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, destSizeInBytes);
 }
 let cudnnLRNCrossChannelBackward$: NativeFunction | undefined;
@@ -1001,7 +1001,7 @@ export function cudnnLRNCrossChannelForward(handle: T.cudnnHandle_t, normDesc: T
 let cudnnMakeFusedOpsPlan$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOpsPlan_t plan, const cudnnFusedOpsConstParamPack_t constPack, size_t *workspaceSizeInBytes)` · cudnn_cnn.h · CUDA 13.0 */
 export function cudnnMakeFusedOpsPlan(handle: T.cudnnHandle_t, plan: T.cudnnFusedOpsPlan_t, constPack: T.cudnnFusedOpsConstParamPack_t, workspaceSizeInBytes: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(workspaceSizeInBytes)) rawCovers('cudnnMakeFusedOpsPlan', 'workspaceSizeInBytes', workspaceSizeInBytes, 8, 8);
+  if (ArrayBuffer.isView(workspaceSizeInBytes) && (workspaceSizeInBytes.byteLength < 8 || (((workspaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (workspaceSizeInBytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnMakeFusedOpsPlan', 'workspaceSizeInBytes', workspaceSizeInBytes, 8, 8);
   return (cudnnMakeFusedOpsPlan$ ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, workspaceSizeInBytes);
 }
 let cudnnMultiHeadAttnBackwardData$: NativeFunction | undefined;
@@ -1057,7 +1057,7 @@ export function cudnnPoolingForward(handle: T.cudnnHandle_t, poolingDesc: T.cudn
 let cudnnQueryRuntimeError$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, cudnnErrQueryMode_t mode, cudnnRuntimeTag_t *tag)` · cudnn_graph.h · CUDA 13.0 */
 export function cudnnQueryRuntimeError(handle: T.cudnnHandle_t, rstatus: T.Pointer, mode: T.cudnnErrQueryMode_t, tag: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(rstatus)) rawCovers('cudnnQueryRuntimeError', 'rstatus', rstatus, 4, 4);
+  if (ArrayBuffer.isView(rstatus) && (rstatus.byteLength < 4 || (((rstatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rstatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnQueryRuntimeError', 'rstatus', rstatus, 4, 4);
   return (cudnnQueryRuntimeError$ ??= binder.native('cudnnQueryRuntimeError'))(handle, rstatus, mode, tag);
 }
 let cudnnRNNBackwardData_v8$: NativeFunction | undefined;
@@ -1078,18 +1078,18 @@ export function cudnnRNNForward(handle: T.cudnnHandle_t, rnnDesc: T.cudnnRNNDesc
 let cudnnRNNGetClip_v8$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, cudnnNanPropagation_t *clipNanOpt, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnRNNGetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.Pointer, clipNanOpt: T.Pointer, lclip: T.Pointer, rclip: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(clipMode)) rawCovers('cudnnRNNGetClip_v8', 'clipMode', clipMode, 4, 4);
-  if (ArrayBuffer.isView(clipNanOpt)) rawCovers('cudnnRNNGetClip_v8', 'clipNanOpt', clipNanOpt, 4, 4);
-  if (ArrayBuffer.isView(lclip)) rawCovers('cudnnRNNGetClip_v8', 'lclip', lclip, 8, 8);
-  if (ArrayBuffer.isView(rclip)) rawCovers('cudnnRNNGetClip_v8', 'rclip', rclip, 8, 8);
+  if (ArrayBuffer.isView(clipMode) && (clipMode.byteLength < 4 || (((clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnRNNGetClip_v8', 'clipMode', clipMode, 4, 4);
+  if (ArrayBuffer.isView(clipNanOpt) && (clipNanOpt.byteLength < 4 || (((clipNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clipNanOpt as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnRNNGetClip_v8', 'clipNanOpt', clipNanOpt, 4, 4);
+  if (ArrayBuffer.isView(lclip) && (lclip.byteLength < 8 || (((lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnRNNGetClip_v8', 'lclip', lclip, 8, 8);
+  if (ArrayBuffer.isView(rclip) && (rclip.byteLength < 8 || (((rclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnRNNGetClip_v8', 'rclip', rclip, 8, 8);
   return (cudnnRNNGetClip_v8$ ??= binder.native('cudnnRNNGetClip_v8'))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
 }
 let cudnnRNNGetClip_v9$: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNNClipMode_t *clipMode, double *lclip, double *rclip)` · cudnn_adv.h · CUDA 13.0 */
 export function cudnnRNNGetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t, clipMode: T.Pointer, lclip: T.Pointer, rclip: T.Pointer): T.cudnnStatus_t {
-  if (ArrayBuffer.isView(clipMode)) rawCovers('cudnnRNNGetClip_v9', 'clipMode', clipMode, 4, 4);
-  if (ArrayBuffer.isView(lclip)) rawCovers('cudnnRNNGetClip_v9', 'lclip', lclip, 8, 8);
-  if (ArrayBuffer.isView(rclip)) rawCovers('cudnnRNNGetClip_v9', 'rclip', rclip, 8, 8);
+  if (ArrayBuffer.isView(clipMode) && (clipMode.byteLength < 4 || (((clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clipMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudnnRNNGetClip_v9', 'clipMode', clipMode, 4, 4);
+  if (ArrayBuffer.isView(lclip) && (lclip.byteLength < 8 || (((lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnRNNGetClip_v9', 'lclip', lclip, 8, 8);
+  if (ArrayBuffer.isView(rclip) && (rclip.byteLength < 8 || (((rclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rclip as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudnnRNNGetClip_v9', 'rclip', rclip, 8, 8);
   return (cudnnRNNGetClip_v9$ ??= binder.native('cudnnRNNGetClip_v9'))(rnnDesc, clipMode, lclip, rclip);
 }
 let cudnnRNNSetClip_v8$: NativeFunction | undefined;

@@ -21,21 +21,21 @@ export function cuFileBatchIODestroy(batch_idp: T.Pointer): void {
 let cuFileBatchIOGetStatus$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOGetStatus(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout)` · cufile.h · CUDA 13.0 */
 export function cuFileBatchIOGetStatus(batch_idp: T.Pointer, min_nr: number, nr: T.Pointer, iocbp: T.Pointer, timeout: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(nr)) rawCovers('cuFileBatchIOGetStatus', 'nr', nr, 4, 4);
-  if (ArrayBuffer.isView(iocbp)) rawCovers('cuFileBatchIOGetStatus', 'iocbp', iocbp, 24, 1);
-  if (ArrayBuffer.isView(timeout)) rawCovers('cuFileBatchIOGetStatus', 'timeout', timeout, 16, 1);
+  if (ArrayBuffer.isView(nr) && (nr.byteLength < 4 || (((nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuFileBatchIOGetStatus', 'nr', nr, 4, 4);
+  if (ArrayBuffer.isView(iocbp) && (iocbp.byteLength < 24)) rawCovers('cuFileBatchIOGetStatus', 'iocbp', iocbp, 24, 1);
+  if (ArrayBuffer.isView(timeout) && (timeout.byteLength < 16)) rawCovers('cuFileBatchIOGetStatus', 'timeout', timeout, 16, 1);
   return (cuFileBatchIOGetStatus$ ??= binder.native('cuFileBatchIOGetStatus'))(batch_idp, min_nr, nr, iocbp, timeout);
 }
 let cuFileBatchIOSetUp$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSetUp(CUfileBatchHandle_t *batch_idp, unsigned int nr)` · cufile.h · CUDA 13.0 */
 export function cuFileBatchIOSetUp(batch_idp: T.Pointer, nr: number): T.CUfileError {
-  if (ArrayBuffer.isView(batch_idp)) rawCovers('cuFileBatchIOSetUp', 'batch_idp', batch_idp, 8, 8);
+  if (ArrayBuffer.isView(batch_idp) && (batch_idp.byteLength < 8 || (((batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (batch_idp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileBatchIOSetUp', 'batch_idp', batch_idp, 8, 8);
   return (cuFileBatchIOSetUp$ ??= binder.native('cuFileBatchIOSetUp'))(batch_idp, nr);
 }
 let cuFileBatchIOSubmit$: NativeFunction | undefined;
 /** `CUfileError_t cuFileBatchIOSubmit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags)` · cufile.h · CUDA 13.0 */
 export function cuFileBatchIOSubmit(batch_idp: T.Pointer, nr: number, iocbp: T.Pointer, flags: number): T.CUfileError {
-  if (ArrayBuffer.isView(iocbp)) rawCovers('cuFileBatchIOSubmit', 'iocbp', iocbp, 64, 1);
+  if (ArrayBuffer.isView(iocbp) && (iocbp.byteLength < 64)) rawCovers('cuFileBatchIOSubmit', 'iocbp', iocbp, 64, 1);
   return (cuFileBatchIOSubmit$ ??= binder.native('cuFileBatchIOSubmit'))(batch_idp, nr, iocbp, flags);
 }
 let cuFileBufDeregister$: NativeFunction | undefined;
@@ -56,7 +56,7 @@ export function cuFileDriverClose(): T.CUfileError {
 let cuFileDriverGetProperties$: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props)` · cufile.h · CUDA 13.0 */
 export function cuFileDriverGetProperties(props: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(props)) rawCovers('cuFileDriverGetProperties', 'props', props, 56, 1);
+  if (ArrayBuffer.isView(props) && (props.byteLength < 56)) rawCovers('cuFileDriverGetProperties', 'props', props, 56, 1);
   return (cuFileDriverGetProperties$ ??= binder.native('cuFileDriverGetProperties'))(props);
 }
 let cuFileDriverOpen$: NativeFunction | undefined;
@@ -87,33 +87,33 @@ export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.In
 let cuFileGetBARSizeInKB$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetBARSizeInKB(int gpuIndex, size_t *barSize)` · cufile.h · CUDA 13.0 */
 export function cuFileGetBARSizeInKB(gpuIndex: number, barSize: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(barSize)) rawCovers('cuFileGetBARSizeInKB', 'barSize', barSize, 8, 8);
+  if (ArrayBuffer.isView(barSize) && (barSize.byteLength < 8 || (((barSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (barSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileGetBARSizeInKB', 'barSize', barSize, 8, 8);
   return (cuFileGetBARSizeInKB$ ??= binder.native('cuFileGetBARSizeInKB'))(gpuIndex, barSize);
 }
 let cuFileGetParameterBool$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterBool(CUFileBoolConfigParameter_t param, _Bool *value)` · cufile.h · CUDA 13.0 */
 export function cuFileGetParameterBool(param: T.CUFileBoolConfigParameter_t, value: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(value)) rawCovers('cuFileGetParameterBool', 'value', value, 1, 1);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 1)) rawCovers('cuFileGetParameterBool', 'value', value, 1, 1);
   return (cuFileGetParameterBool$ ??= binder.native('cuFileGetParameterBool'))(param, value);
 }
 let cuFileGetParameterMinMaxValue$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterMinMaxValue(CUFileSizeTConfigParameter_t param, size_t *min_value, size_t *max_value)` · cufile.h · CUDA 13.0 */
 export function cuFileGetParameterMinMaxValue(param: T.CUFileSizeTConfigParameter_t, min_value: T.Pointer, max_value: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(min_value)) rawCovers('cuFileGetParameterMinMaxValue', 'min_value', min_value, 8, 8);
-  if (ArrayBuffer.isView(max_value)) rawCovers('cuFileGetParameterMinMaxValue', 'max_value', max_value, 8, 8);
+  if (ArrayBuffer.isView(min_value) && (min_value.byteLength < 8 || (((min_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (min_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileGetParameterMinMaxValue', 'min_value', min_value, 8, 8);
+  if (ArrayBuffer.isView(max_value) && (max_value.byteLength < 8 || (((max_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (max_value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileGetParameterMinMaxValue', 'max_value', max_value, 8, 8);
   return (cuFileGetParameterMinMaxValue$ ??= binder.native('cuFileGetParameterMinMaxValue'))(param, min_value, max_value);
 }
 let cuFileGetParameterPosixPoolSlabArray$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterPosixPoolSlabArray(size_t *size_values, size_t *count_values, int len)` · cufile.h · CUDA 13.0 */
 export function cuFileGetParameterPosixPoolSlabArray(size_values: T.Pointer, count_values: T.Pointer, len: number): T.CUfileError {
-  if (ArrayBuffer.isView(size_values)) rawCovers('cuFileGetParameterPosixPoolSlabArray', 'size_values', size_values, 8, 8);
-  if (ArrayBuffer.isView(count_values)) rawCovers('cuFileGetParameterPosixPoolSlabArray', 'count_values', count_values, 8, 8);
+  if (ArrayBuffer.isView(size_values) && (size_values.byteLength < 8 || (((size_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileGetParameterPosixPoolSlabArray', 'size_values', size_values, 8, 8);
+  if (ArrayBuffer.isView(count_values) && (count_values.byteLength < 8 || (((count_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count_values as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileGetParameterPosixPoolSlabArray', 'count_values', count_values, 8, 8);
   return (cuFileGetParameterPosixPoolSlabArray$ ??= binder.native('cuFileGetParameterPosixPoolSlabArray'))(size_values, count_values, len);
 }
 let cuFileGetParameterSizeT$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetParameterSizeT(CUFileSizeTConfigParameter_t param, size_t *value)` · cufile.h · CUDA 13.0 */
 export function cuFileGetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(value)) rawCovers('cuFileGetParameterSizeT', 'value', value, 8, 8);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 8 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileGetParameterSizeT', 'value', value, 8, 8);
   return (cuFileGetParameterSizeT$ ??= binder.native('cuFileGetParameterSizeT'))(param, value);
 }
 let cuFileGetParameterString$: NativeFunction | undefined;
@@ -124,31 +124,31 @@ export function cuFileGetParameterString(param: T.CUFileStringConfigParameter_t,
 let cuFileGetStatsL1$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL1(CUfileStatsLevel1_t *stats)` · cufile.h · CUDA 13.0 */
 export function cuFileGetStatsL1(stats: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(stats)) rawCovers('cuFileGetStatsL1', 'stats', stats, 512, 1);
+  if (ArrayBuffer.isView(stats) && (stats.byteLength < 512)) rawCovers('cuFileGetStatsL1', 'stats', stats, 512, 1);
   return (cuFileGetStatsL1$ ??= binder.native('cuFileGetStatsL1'))(stats);
 }
 let cuFileGetStatsL2$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL2(CUfileStatsLevel2_t *stats)` · cufile.h · CUDA 13.0 */
 export function cuFileGetStatsL2(stats: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(stats)) rawCovers('cuFileGetStatsL2', 'stats', stats, 1024, 1);
+  if (ArrayBuffer.isView(stats) && (stats.byteLength < 1024)) rawCovers('cuFileGetStatsL2', 'stats', stats, 1024, 1);
   return (cuFileGetStatsL2$ ??= binder.native('cuFileGetStatsL2'))(stats);
 }
 let cuFileGetStatsL3$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsL3(CUfileStatsLevel3_t *stats)` · cufile.h · CUDA 13.0 */
 export function cuFileGetStatsL3(stats: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(stats)) rawCovers('cuFileGetStatsL3', 'stats', stats, 5000, 1);
+  if (ArrayBuffer.isView(stats) && (stats.byteLength < 5000)) rawCovers('cuFileGetStatsL3', 'stats', stats, 5000, 1);
   return (cuFileGetStatsL3$ ??= binder.native('cuFileGetStatsL3'))(stats);
 }
 let cuFileGetStatsLevel$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetStatsLevel(int *level)` · cufile.h · CUDA 13.0 */
 export function cuFileGetStatsLevel(level: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(level)) rawCovers('cuFileGetStatsLevel', 'level', level, 4, 4);
+  if (ArrayBuffer.isView(level) && (level.byteLength < 4 || (((level as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (level as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuFileGetStatsLevel', 'level', level, 4, 4);
   return (cuFileGetStatsLevel$ ??= binder.native('cuFileGetStatsLevel'))(level);
 }
 let cuFileGetVersion$: NativeFunction | undefined;
 /** `CUfileError_t cuFileGetVersion(int *version)` · cufile.h · CUDA 13.0 */
 export function cuFileGetVersion(version: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(version)) rawCovers('cuFileGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuFileGetVersion', 'version', version, 4, 4);
   return (cuFileGetVersion$ ??= binder.native('cuFileGetVersion'))(version);
 }
 let cuFileHandleDeregister$: NativeFunction | undefined;
@@ -159,8 +159,8 @@ export function cuFileHandleDeregister(fh: T.Pointer): void {
 let cuFileHandleRegister$: NativeFunction | undefined;
 /** `CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr)` · cufile.h · CUDA 13.0 */
 export function cuFileHandleRegister(fh: T.Pointer, descr: T.Pointer): T.CUfileError {
-  if (ArrayBuffer.isView(fh)) rawCovers('cuFileHandleRegister', 'fh', fh, 8, 8);
-  if (ArrayBuffer.isView(descr)) rawCovers('cuFileHandleRegister', 'descr', descr, 24, 1);
+  if (ArrayBuffer.isView(fh) && (fh.byteLength < 8 || (((fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fh as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileHandleRegister', 'fh', fh, 8, 8);
+  if (ArrayBuffer.isView(descr) && (descr.byteLength < 24)) rawCovers('cuFileHandleRegister', 'descr', descr, 24, 1);
   return (cuFileHandleRegister$ ??= binder.native('cuFileHandleRegister'))(fh, descr);
 }
 let cuFileRead$: NativeFunction | undefined;
@@ -171,10 +171,10 @@ export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64,
 let cuFileReadAsync$: NativeFunction | undefined;
 /** `CUfileError_t cuFileReadAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream)` · cufile.h · CUDA 13.0 */
 export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_read_p: T.Pointer, stream: T.CUstream): T.CUfileError {
-  if (ArrayBuffer.isView(size_p)) rawCovers('cuFileReadAsync', 'size_p', size_p, 8, 8);
-  if (ArrayBuffer.isView(file_offset_p)) rawCovers('cuFileReadAsync', 'file_offset_p', file_offset_p, 8, 8);
-  if (ArrayBuffer.isView(bufPtr_offset_p)) rawCovers('cuFileReadAsync', 'bufPtr_offset_p', bufPtr_offset_p, 8, 8);
-  if (ArrayBuffer.isView(bytes_read_p)) rawCovers('cuFileReadAsync', 'bytes_read_p', bytes_read_p, 8, 8);
+  if (ArrayBuffer.isView(size_p) && (size_p.byteLength < 8 || (((size_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileReadAsync', 'size_p', size_p, 8, 8);
+  if (ArrayBuffer.isView(file_offset_p) && (file_offset_p.byteLength < 8 || (((file_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (file_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileReadAsync', 'file_offset_p', file_offset_p, 8, 8);
+  if (ArrayBuffer.isView(bufPtr_offset_p) && (bufPtr_offset_p.byteLength < 8 || (((bufPtr_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufPtr_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileReadAsync', 'bufPtr_offset_p', bufPtr_offset_p, 8, 8);
+  if (ArrayBuffer.isView(bytes_read_p) && (bytes_read_p.byteLength < 8 || (((bytes_read_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes_read_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileReadAsync', 'bytes_read_p', bytes_read_p, 8, 8);
   return (cuFileReadAsync$ ??= binder.native('cuFileReadAsync'))(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_read_p, stream);
 }
 let cuFileSetParameterBool$: NativeFunction | undefined;
@@ -240,9 +240,9 @@ export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64
 let cuFileWriteAsync$: NativeFunction | undefined;
 /** `CUfileError_t cuFileWriteAsync(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream)` · cufile.h · CUDA 13.0 */
 export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T.Pointer, file_offset_p: T.Pointer, bufPtr_offset_p: T.Pointer, bytes_written_p: T.Pointer, stream: T.CUstream): T.CUfileError {
-  if (ArrayBuffer.isView(size_p)) rawCovers('cuFileWriteAsync', 'size_p', size_p, 8, 8);
-  if (ArrayBuffer.isView(file_offset_p)) rawCovers('cuFileWriteAsync', 'file_offset_p', file_offset_p, 8, 8);
-  if (ArrayBuffer.isView(bufPtr_offset_p)) rawCovers('cuFileWriteAsync', 'bufPtr_offset_p', bufPtr_offset_p, 8, 8);
-  if (ArrayBuffer.isView(bytes_written_p)) rawCovers('cuFileWriteAsync', 'bytes_written_p', bytes_written_p, 8, 8);
+  if (ArrayBuffer.isView(size_p) && (size_p.byteLength < 8 || (((size_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileWriteAsync', 'size_p', size_p, 8, 8);
+  if (ArrayBuffer.isView(file_offset_p) && (file_offset_p.byteLength < 8 || (((file_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (file_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileWriteAsync', 'file_offset_p', file_offset_p, 8, 8);
+  if (ArrayBuffer.isView(bufPtr_offset_p) && (bufPtr_offset_p.byteLength < 8 || (((bufPtr_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufPtr_offset_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileWriteAsync', 'bufPtr_offset_p', bufPtr_offset_p, 8, 8);
+  if (ArrayBuffer.isView(bytes_written_p) && (bytes_written_p.byteLength < 8 || (((bytes_written_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes_written_p as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFileWriteAsync', 'bytes_written_p', bytes_written_p, 8, 8);
   return (cuFileWriteAsync$ ??= binder.native('cuFileWriteAsync'))(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_written_p, stream);
 }

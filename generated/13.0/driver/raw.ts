@@ -12,19 +12,19 @@ export { binder, configure } from './binding';
 let cuArray3DCreate$: NativeFunction | undefined;
 /** `CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 */
 export function cuArray3DCreate(pHandle: T.Pointer, pAllocateArray: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pHandle)) rawCovers('cuArray3DCreate', 'pHandle', pHandle, 8, 8);
+  if (ArrayBuffer.isView(pHandle) && (pHandle.byteLength < 8 || (((pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuArray3DCreate', 'pHandle', pHandle, 8, 8);
   return (cuArray3DCreate$ ??= binder.native('cuArray3DCreate'))(pHandle, pAllocateArray);
 }
 let cuArray3DGetDescriptor$: NativeFunction | undefined;
 /** `CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 */
 export function cuArray3DGetDescriptor(pArrayDescriptor: T.Pointer, hArray: T.CUarray): T.CUresult {
-  if (ArrayBuffer.isView(pArrayDescriptor)) rawCovers('cuArray3DGetDescriptor', 'pArrayDescriptor', pArrayDescriptor, 40, 1);
+  if (ArrayBuffer.isView(pArrayDescriptor) && (pArrayDescriptor.byteLength < 40)) rawCovers('cuArray3DGetDescriptor', 'pArrayDescriptor', pArrayDescriptor, 40, 1);
   return (cuArray3DGetDescriptor$ ??= binder.native('cuArray3DGetDescriptor'))(pArrayDescriptor, hArray);
 }
 let cuArrayCreate$: NativeFunction | undefined;
 /** `CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)` · cuda.h · CUDA 13.0 */
 export function cuArrayCreate(pHandle: T.Pointer, pAllocateArray: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pHandle)) rawCovers('cuArrayCreate', 'pHandle', pHandle, 8, 8);
+  if (ArrayBuffer.isView(pHandle) && (pHandle.byteLength < 8 || (((pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuArrayCreate', 'pHandle', pHandle, 8, 8);
   return (cuArrayCreate$ ??= binder.native('cuArrayCreate'))(pHandle, pAllocateArray);
 }
 let cuArrayDestroy$: NativeFunction | undefined;
@@ -35,98 +35,98 @@ export function cuArrayDestroy(hArray: T.CUarray): T.CUresult {
 let cuArrayGetDescriptor$: NativeFunction | undefined;
 /** `CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)` · cuda.h · CUDA 13.0 */
 export function cuArrayGetDescriptor(pArrayDescriptor: T.Pointer, hArray: T.CUarray): T.CUresult {
-  if (ArrayBuffer.isView(pArrayDescriptor)) rawCovers('cuArrayGetDescriptor', 'pArrayDescriptor', pArrayDescriptor, 24, 1);
+  if (ArrayBuffer.isView(pArrayDescriptor) && (pArrayDescriptor.byteLength < 24)) rawCovers('cuArrayGetDescriptor', 'pArrayDescriptor', pArrayDescriptor, 24, 1);
   return (cuArrayGetDescriptor$ ??= binder.native('cuArrayGetDescriptor'))(pArrayDescriptor, hArray);
 }
 let cuArrayGetMemoryRequirements$: NativeFunction | undefined;
 /** `CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)` · cuda.h · CUDA 13.0 */
 export function cuArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.CUarray, device: number): T.CUresult {
-  if (ArrayBuffer.isView(memoryRequirements)) rawCovers('cuArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
+  if (ArrayBuffer.isView(memoryRequirements) && (memoryRequirements.byteLength < 32)) rawCovers('cuArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cuArrayGetMemoryRequirements$ ??= binder.native('cuArrayGetMemoryRequirements'))(memoryRequirements, array, device);
 }
 let cuArrayGetPlane$: NativeFunction | undefined;
 /** `CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)` · cuda.h · CUDA 13.0 */
 export function cuArrayGetPlane(pPlaneArray: T.Pointer, hArray: T.CUarray, planeIdx: number): T.CUresult {
-  if (ArrayBuffer.isView(pPlaneArray)) rawCovers('cuArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
+  if (ArrayBuffer.isView(pPlaneArray) && (pPlaneArray.byteLength < 8 || (((pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
   return (cuArrayGetPlane$ ??= binder.native('cuArrayGetPlane'))(pPlaneArray, hArray, planeIdx);
 }
 let cuArrayGetSparseProperties$: NativeFunction | undefined;
 /** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 13.0 */
 export function cuArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.CUarray): T.CUresult {
-  if (ArrayBuffer.isView(sparseProperties)) rawCovers('cuArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
+  if (ArrayBuffer.isView(sparseProperties) && (sparseProperties.byteLength < 48)) rawCovers('cuArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cuArrayGetSparseProperties$ ??= binder.native('cuArrayGetSparseProperties'))(sparseProperties, array);
 }
 let cuCheckpointProcessCheckpoint$: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCheckpointProcessCheckpoint(pid: number, args: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(args)) rawCovers('cuCheckpointProcessCheckpoint', 'args', args, 64, 1);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 64)) rawCovers('cuCheckpointProcessCheckpoint', 'args', args, 64, 1);
   return (cuCheckpointProcessCheckpoint$ ??= binder.native('cuCheckpointProcessCheckpoint'))(pid, args);
 }
 let cuCheckpointProcessGetRestoreThreadId$: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCheckpointProcessGetRestoreThreadId(pid: number, tid: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(tid)) rawCovers('cuCheckpointProcessGetRestoreThreadId', 'tid', tid, 4, 4);
+  if (ArrayBuffer.isView(tid) && (tid.byteLength < 4 || (((tid as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (tid as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCheckpointProcessGetRestoreThreadId', 'tid', tid, 4, 4);
   return (cuCheckpointProcessGetRestoreThreadId$ ??= binder.native('cuCheckpointProcessGetRestoreThreadId'))(pid, tid);
 }
 let cuCheckpointProcessGetState$: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCheckpointProcessGetState(pid: number, state: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(state)) rawCovers('cuCheckpointProcessGetState', 'state', state, 4, 4);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 4 || (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCheckpointProcessGetState', 'state', state, 4, 4);
   return (cuCheckpointProcessGetState$ ??= binder.native('cuCheckpointProcessGetState'))(pid, state);
 }
 let cuCheckpointProcessLock$: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCheckpointProcessLock(pid: number, args: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(args)) rawCovers('cuCheckpointProcessLock', 'args', args, 64, 1);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 64)) rawCovers('cuCheckpointProcessLock', 'args', args, 64, 1);
   return (cuCheckpointProcessLock$ ??= binder.native('cuCheckpointProcessLock'))(pid, args);
 }
 let cuCheckpointProcessRestore$: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCheckpointProcessRestore(pid: number, args: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(args)) rawCovers('cuCheckpointProcessRestore', 'args', args, 64, 1);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 64)) rawCovers('cuCheckpointProcessRestore', 'args', args, 64, 1);
   return (cuCheckpointProcessRestore$ ??= binder.native('cuCheckpointProcessRestore'))(pid, args);
 }
 let cuCheckpointProcessUnlock$: NativeFunction | undefined;
 /** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCheckpointProcessUnlock(pid: number, args: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(args)) rawCovers('cuCheckpointProcessUnlock', 'args', args, 64, 1);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 64)) rawCovers('cuCheckpointProcessUnlock', 'args', args, 64, 1);
   return (cuCheckpointProcessUnlock$ ??= binder.native('cuCheckpointProcessUnlock'))(pid, args);
 }
 let cuCoredumpGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 */
 export function cuCoredumpGetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(size)) rawCovers('cuCoredumpGetAttribute', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCoredumpGetAttribute', 'size', size, 8, 8);
   return (cuCoredumpGetAttribute$ ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, size);
 }
 let cuCoredumpGetAttributeGlobal$: NativeFunction | undefined;
 /** `CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 */
 export function cuCoredumpGetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(size)) rawCovers('cuCoredumpGetAttributeGlobal', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCoredumpGetAttributeGlobal', 'size', size, 8, 8);
   return (cuCoredumpGetAttributeGlobal$ ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, size);
 }
 let cuCoredumpSetAttribute$: NativeFunction | undefined;
 /** `CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 */
 export function cuCoredumpSetAttribute(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(size)) rawCovers('cuCoredumpSetAttribute', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCoredumpSetAttribute', 'size', size, 8, 8);
   return (cuCoredumpSetAttribute$ ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, size);
 }
 let cuCoredumpSetAttributeGlobal$: NativeFunction | undefined;
 /** `CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0 */
 export function cuCoredumpSetAttributeGlobal(attrib: T.CUcoredumpSettings, value: T.Pointer, size: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(size)) rawCovers('cuCoredumpSetAttributeGlobal', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCoredumpSetAttributeGlobal', 'size', size, 8, 8);
   return (cuCoredumpSetAttributeGlobal$ ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, size);
 }
 let cuCtxAttach$: NativeFunction | undefined;
 /** `CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuCtxAttach(pctx: T.Pointer, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(pctx)) rawCovers('cuCtxAttach', 'pctx', pctx, 8, 8);
+  if (ArrayBuffer.isView(pctx) && (pctx.byteLength < 8 || (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxAttach', 'pctx', pctx, 8, 8);
   return (cuCtxAttach$ ??= binder.native('cuCtxAttach'))(pctx, flags);
 }
 let cuCtxCreate$: NativeFunction | undefined;
 /** `CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuCtxCreate(pctx: T.Pointer, ctxCreateParams: T.Pointer, flags: number, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pctx)) rawCovers('cuCtxCreate', 'pctx', pctx, 8, 8);
-  if (ArrayBuffer.isView(ctxCreateParams)) rawCovers('cuCtxCreate', 'ctxCreateParams', ctxCreateParams, 24, 1);
+  if (ArrayBuffer.isView(pctx) && (pctx.byteLength < 8 || (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxCreate', 'pctx', pctx, 8, 8);
+  if (ArrayBuffer.isView(ctxCreateParams) && (ctxCreateParams.byteLength < 24)) rawCovers('cuCtxCreate', 'ctxCreateParams', ctxCreateParams, 24, 1);
   return (cuCtxCreate$ ??= binder.native('cuCtxCreate'))(pctx, ctxCreateParams, flags, dev);
 }
 let cuCtxDestroy$: NativeFunction | undefined;
@@ -152,86 +152,86 @@ export function cuCtxEnablePeerAccess(peerContext: T.CUcontext, Flags: number): 
 let cuCtxFromGreenCtx$: NativeFunction | undefined;
 /** `CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)` · cuda.h · CUDA 13.0 */
 export function cuCtxFromGreenCtx(pContext: T.Pointer, hCtx: T.CUgreenCtx): T.CUresult {
-  if (ArrayBuffer.isView(pContext)) rawCovers('cuCtxFromGreenCtx', 'pContext', pContext, 8, 8);
+  if (ArrayBuffer.isView(pContext) && (pContext.byteLength < 8 || (((pContext as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pContext as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxFromGreenCtx', 'pContext', pContext, 8, 8);
   return (cuCtxFromGreenCtx$ ??= binder.native('cuCtxFromGreenCtx'))(pContext, hCtx);
 }
 let cuCtxGetApiVersion$: NativeFunction | undefined;
 /** `CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetApiVersion(ctx: T.CUcontext, version: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(version)) rawCovers('cuCtxGetApiVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetApiVersion', 'version', version, 4, 4);
   return (cuCtxGetApiVersion$ ??= binder.native('cuCtxGetApiVersion'))(ctx, version);
 }
 let cuCtxGetCacheConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetCacheConfig(pconfig: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pconfig)) rawCovers('cuCtxGetCacheConfig', 'pconfig', pconfig, 4, 4);
+  if (ArrayBuffer.isView(pconfig) && (pconfig.byteLength < 4 || (((pconfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pconfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetCacheConfig', 'pconfig', pconfig, 4, 4);
   return (cuCtxGetCacheConfig$ ??= binder.native('cuCtxGetCacheConfig'))(pconfig);
 }
 let cuCtxGetCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxGetCurrent(CUcontext *pctx)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetCurrent(pctx: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pctx)) rawCovers('cuCtxGetCurrent', 'pctx', pctx, 8, 8);
+  if (ArrayBuffer.isView(pctx) && (pctx.byteLength < 8 || (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxGetCurrent', 'pctx', pctx, 8, 8);
   return (cuCtxGetCurrent$ ??= binder.native('cuCtxGetCurrent'))(pctx);
 }
 let cuCtxGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetDevResource(hCtx: T.CUcontext, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
-  if (ArrayBuffer.isView(resource)) rawCovers('cuCtxGetDevResource', 'resource', resource, 144, 1);
+  if (ArrayBuffer.isView(resource) && (resource.byteLength < 144)) rawCovers('cuCtxGetDevResource', 'resource', resource, 144, 1);
   return (cuCtxGetDevResource$ ??= binder.native('cuCtxGetDevResource'))(hCtx, resource, type);
 }
 let cuCtxGetDevice$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevice(CUdevice *device)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetDevice(device: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(device)) rawCovers('cuCtxGetDevice', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetDevice', 'device', device, 4, 4);
   return (cuCtxGetDevice$ ??= binder.native('cuCtxGetDevice'))(device);
 }
 let cuCtxGetDevice_v2$: NativeFunction | undefined;
 /** `CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuCtxGetDevice_v2(device: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  if (ArrayBuffer.isView(device)) rawCovers('cuCtxGetDevice_v2', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetDevice_v2', 'device', device, 4, 4);
   return (cuCtxGetDevice_v2$ ??= binder.native('cuCtxGetDevice_v2'))(device, ctx);
 }
 let cuCtxGetExecAffinity$: NativeFunction | undefined;
 /** `CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetExecAffinity(pExecAffinity: T.Pointer, type: T.CUexecAffinityType): T.CUresult {
-  if (ArrayBuffer.isView(pExecAffinity)) rawCovers('cuCtxGetExecAffinity', 'pExecAffinity', pExecAffinity, 8, 1);
+  if (ArrayBuffer.isView(pExecAffinity) && (pExecAffinity.byteLength < 8)) rawCovers('cuCtxGetExecAffinity', 'pExecAffinity', pExecAffinity, 8, 1);
   return (cuCtxGetExecAffinity$ ??= binder.native('cuCtxGetExecAffinity'))(pExecAffinity, type);
 }
 let cuCtxGetFlags$: NativeFunction | undefined;
 /** `CUresult cuCtxGetFlags(unsigned int *flags)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetFlags(flags: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(flags)) rawCovers('cuCtxGetFlags', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetFlags', 'flags', flags, 4, 4);
   return (cuCtxGetFlags$ ??= binder.native('cuCtxGetFlags'))(flags);
 }
 let cuCtxGetId$: NativeFunction | undefined;
 /** `CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetId(ctx: T.CUcontext, ctxId: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(ctxId)) rawCovers('cuCtxGetId', 'ctxId', ctxId, 8, 8);
+  if (ArrayBuffer.isView(ctxId) && (ctxId.byteLength < 8 || (((ctxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ctxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxGetId', 'ctxId', ctxId, 8, 8);
   return (cuCtxGetId$ ??= binder.native('cuCtxGetId'))(ctx, ctxId);
 }
 let cuCtxGetLimit$: NativeFunction | undefined;
 /** `CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetLimit(pvalue: T.Pointer, limit: T.CUlimit): T.CUresult {
-  if (ArrayBuffer.isView(pvalue)) rawCovers('cuCtxGetLimit', 'pvalue', pvalue, 8, 8);
+  if (ArrayBuffer.isView(pvalue) && (pvalue.byteLength < 8 || (((pvalue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pvalue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxGetLimit', 'pvalue', pvalue, 8, 8);
   return (cuCtxGetLimit$ ??= binder.native('cuCtxGetLimit'))(pvalue, limit);
 }
 let cuCtxGetSharedMemConfig$: NativeFunction | undefined;
 /** `CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetSharedMemConfig(pConfig: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pConfig)) rawCovers('cuCtxGetSharedMemConfig', 'pConfig', pConfig, 4, 4);
+  if (ArrayBuffer.isView(pConfig) && (pConfig.byteLength < 4 || (((pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetSharedMemConfig', 'pConfig', pConfig, 4, 4);
   return (cuCtxGetSharedMemConfig$ ??= binder.native('cuCtxGetSharedMemConfig'))(pConfig);
 }
 let cuCtxGetStreamPriorityRange$: NativeFunction | undefined;
 /** `CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda.h · CUDA 13.0 */
 export function cuCtxGetStreamPriorityRange(leastPriority: T.Pointer, greatestPriority: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(leastPriority)) rawCovers('cuCtxGetStreamPriorityRange', 'leastPriority', leastPriority, 4, 4);
-  if (ArrayBuffer.isView(greatestPriority)) rawCovers('cuCtxGetStreamPriorityRange', 'greatestPriority', greatestPriority, 4, 4);
+  if (ArrayBuffer.isView(leastPriority) && (leastPriority.byteLength < 4 || (((leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetStreamPriorityRange', 'leastPriority', leastPriority, 4, 4);
+  if (ArrayBuffer.isView(greatestPriority) && (greatestPriority.byteLength < 4 || (((greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuCtxGetStreamPriorityRange', 'greatestPriority', greatestPriority, 4, 4);
   return (cuCtxGetStreamPriorityRange$ ??= binder.native('cuCtxGetStreamPriorityRange'))(leastPriority, greatestPriority);
 }
 let cuCtxPopCurrent$: NativeFunction | undefined;
 /** `CUresult cuCtxPopCurrent_v2(CUcontext *pctx)` · cuda.h · CUDA 13.0 */
 export function cuCtxPopCurrent(pctx: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pctx)) rawCovers('cuCtxPopCurrent', 'pctx', pctx, 8, 8);
+  if (ArrayBuffer.isView(pctx) && (pctx.byteLength < 8 || (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuCtxPopCurrent', 'pctx', pctx, 8, 8);
   return (cuCtxPopCurrent$ ??= binder.native('cuCtxPopCurrent'))(pctx);
 }
 let cuCtxPushCurrent$: NativeFunction | undefined;
@@ -302,71 +302,71 @@ export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore): T.CUr
 let cuDevResourceGenerateDesc$: NativeFunction | undefined;
 /** `CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)` · cuda.h · CUDA 13.0 */
 export function cuDevResourceGenerateDesc(phDesc: T.Pointer, resources: T.Pointer, nbResources: number): T.CUresult {
-  if (ArrayBuffer.isView(phDesc)) rawCovers('cuDevResourceGenerateDesc', 'phDesc', phDesc, 8, 8);
-  if (ArrayBuffer.isView(resources)) rawCovers('cuDevResourceGenerateDesc', 'resources', resources, 144, 1);
+  if (ArrayBuffer.isView(phDesc) && (phDesc.byteLength < 8 || (((phDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phDesc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDevResourceGenerateDesc', 'phDesc', phDesc, 8, 8);
+  if (ArrayBuffer.isView(resources) && (resources.byteLength < 144)) rawCovers('cuDevResourceGenerateDesc', 'resources', resources, 144, 1);
   return (cuDevResourceGenerateDesc$ ??= binder.native('cuDevResourceGenerateDesc'))(phDesc, resources, nbResources);
 }
 let cuDevSmResourceSplitByCount$: NativeFunction | undefined;
 /** `CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)` · cuda.h · CUDA 13.0 */
 export function cuDevSmResourceSplitByCount(result: T.Pointer, nbGroups: T.Pointer, input: T.Pointer, remaining: T.Pointer, useFlags: number, minCount: number): T.CUresult {
-  if (ArrayBuffer.isView(result)) rawCovers('cuDevSmResourceSplitByCount', 'result', result, 144, 1);
-  if (ArrayBuffer.isView(nbGroups)) rawCovers('cuDevSmResourceSplitByCount', 'nbGroups', nbGroups, 4, 4);
-  if (ArrayBuffer.isView(remaining)) rawCovers('cuDevSmResourceSplitByCount', 'remaining', remaining, 144, 1);
+  if (ArrayBuffer.isView(result) && (result.byteLength < 144)) rawCovers('cuDevSmResourceSplitByCount', 'result', result, 144, 1);
+  if (ArrayBuffer.isView(nbGroups) && (nbGroups.byteLength < 4 || (((nbGroups as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nbGroups as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDevSmResourceSplitByCount', 'nbGroups', nbGroups, 4, 4);
+  if (ArrayBuffer.isView(remaining) && (remaining.byteLength < 144)) rawCovers('cuDevSmResourceSplitByCount', 'remaining', remaining, 144, 1);
   return (cuDevSmResourceSplitByCount$ ??= binder.native('cuDevSmResourceSplitByCount'))(result, nbGroups, input, remaining, useFlags, minCount);
 }
 let cuDeviceCanAccessPeer$: NativeFunction | undefined;
 /** `CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceCanAccessPeer(canAccessPeer: T.Pointer, dev: number, peerDev: number): T.CUresult {
-  if (ArrayBuffer.isView(canAccessPeer)) rawCovers('cuDeviceCanAccessPeer', 'canAccessPeer', canAccessPeer, 4, 4);
+  if (ArrayBuffer.isView(canAccessPeer) && (canAccessPeer.byteLength < 4 || (((canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceCanAccessPeer', 'canAccessPeer', canAccessPeer, 4, 4);
   return (cuDeviceCanAccessPeer$ ??= binder.native('cuDeviceCanAccessPeer'))(canAccessPeer, dev, peerDev);
 }
 let cuDeviceComputeCapability$: NativeFunction | undefined;
 /** `CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceComputeCapability(major: T.Pointer, minor: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(major)) rawCovers('cuDeviceComputeCapability', 'major', major, 4, 4);
-  if (ArrayBuffer.isView(minor)) rawCovers('cuDeviceComputeCapability', 'minor', minor, 4, 4);
+  if (ArrayBuffer.isView(major) && (major.byteLength < 4 || (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceComputeCapability', 'major', major, 4, 4);
+  if (ArrayBuffer.isView(minor) && (minor.byteLength < 4 || (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceComputeCapability', 'minor', minor, 4, 4);
   return (cuDeviceComputeCapability$ ??= binder.native('cuDeviceComputeCapability'))(major, minor, dev);
 }
 let cuDeviceGet$: NativeFunction | undefined;
 /** `CUresult cuDeviceGet(CUdevice *device, int ordinal)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGet(device: T.Pointer, ordinal: number): T.CUresult {
-  if (ArrayBuffer.isView(device)) rawCovers('cuDeviceGet', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGet', 'device', device, 4, 4);
   return (cuDeviceGet$ ??= binder.native('cuDeviceGet'))(device, ordinal);
 }
 let cuDeviceGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetAttribute(pi: T.Pointer, attrib: T.CUdevice_attribute, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pi)) rawCovers('cuDeviceGetAttribute', 'pi', pi, 4, 4);
+  if (ArrayBuffer.isView(pi) && (pi.byteLength < 4 || (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetAttribute', 'pi', pi, 4, 4);
   return (cuDeviceGetAttribute$ ??= binder.native('cuDeviceGetAttribute'))(pi, attrib, dev);
 }
 let cuDeviceGetByPCIBusId$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetByPCIBusId(dev: T.Pointer, pciBusId: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dev)) rawCovers('cuDeviceGetByPCIBusId', 'dev', dev, 4, 4);
+  if (ArrayBuffer.isView(dev) && (dev.byteLength < 4 || (((dev as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dev as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetByPCIBusId', 'dev', dev, 4, 4);
   return (cuDeviceGetByPCIBusId$ ??= binder.native('cuDeviceGetByPCIBusId'))(dev, pciBusId);
 }
 let cuDeviceGetCount$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetCount(int *count)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetCount(count: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(count)) rawCovers('cuDeviceGetCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetCount', 'count', count, 4, 4);
   return (cuDeviceGetCount$ ??= binder.native('cuDeviceGetCount'))(count);
 }
 let cuDeviceGetDefaultMemPool$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetDefaultMemPool(pool_out: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pool_out)) rawCovers('cuDeviceGetDefaultMemPool', 'pool_out', pool_out, 8, 8);
+  if (ArrayBuffer.isView(pool_out) && (pool_out.byteLength < 8 || (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDeviceGetDefaultMemPool', 'pool_out', pool_out, 8, 8);
   return (cuDeviceGetDefaultMemPool$ ??= binder.native('cuDeviceGetDefaultMemPool'))(pool_out, dev);
 }
 let cuDeviceGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetDevResource(device: number, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
-  if (ArrayBuffer.isView(resource)) rawCovers('cuDeviceGetDevResource', 'resource', resource, 144, 1);
+  if (ArrayBuffer.isView(resource) && (resource.byteLength < 144)) rawCovers('cuDeviceGetDevResource', 'resource', resource, 144, 1);
   return (cuDeviceGetDevResource$ ??= binder.native('cuDeviceGetDevResource'))(device, resource, type);
 }
 let cuDeviceGetExecAffinitySupport$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetExecAffinitySupport(pi: T.Pointer, type: T.CUexecAffinityType, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pi)) rawCovers('cuDeviceGetExecAffinitySupport', 'pi', pi, 4, 4);
+  if (ArrayBuffer.isView(pi) && (pi.byteLength < 4 || (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetExecAffinitySupport', 'pi', pi, 4, 4);
   return (cuDeviceGetExecAffinitySupport$ ??= binder.native('cuDeviceGetExecAffinitySupport'))(pi, type, dev);
 }
 let cuDeviceGetGraphMemAttribute$: NativeFunction | undefined;
@@ -377,19 +377,19 @@ export function cuDeviceGetGraphMemAttribute(device: number, attr: T.CUgraphMem_
 let cuDeviceGetHostAtomicCapabilities$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuDeviceGetHostAtomicCapabilities(capabilities: T.Pointer, operations: T.Pointer, count: number, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(capabilities)) rawCovers('cuDeviceGetHostAtomicCapabilities', 'capabilities', capabilities, 4, 4);
+  if (ArrayBuffer.isView(capabilities) && (capabilities.byteLength < 4 || (((capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetHostAtomicCapabilities', 'capabilities', capabilities, 4, 4);
   return (cuDeviceGetHostAtomicCapabilities$ ??= binder.native('cuDeviceGetHostAtomicCapabilities'))(capabilities, operations, count, dev);
 }
 let cuDeviceGetLuid$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetLuid(luid: T.Pointer, deviceNodeMask: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(deviceNodeMask)) rawCovers('cuDeviceGetLuid', 'deviceNodeMask', deviceNodeMask, 4, 4);
+  if (ArrayBuffer.isView(deviceNodeMask) && (deviceNodeMask.byteLength < 4 || (((deviceNodeMask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceNodeMask as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetLuid', 'deviceNodeMask', deviceNodeMask, 4, 4);
   return (cuDeviceGetLuid$ ??= binder.native('cuDeviceGetLuid'))(luid, deviceNodeMask, dev);
 }
 let cuDeviceGetMemPool$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetMemPool(pool: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pool)) rawCovers('cuDeviceGetMemPool', 'pool', pool, 8, 8);
+  if (ArrayBuffer.isView(pool) && (pool.byteLength < 8 || (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDeviceGetMemPool', 'pool', pool, 8, 8);
   return (cuDeviceGetMemPool$ ??= binder.native('cuDeviceGetMemPool'))(pool, dev);
 }
 let cuDeviceGetName$: NativeFunction | undefined;
@@ -405,13 +405,13 @@ export function cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, dev
 let cuDeviceGetP2PAtomicCapabilities$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuDeviceGetP2PAtomicCapabilities(capabilities: T.Pointer, operations: T.Pointer, count: number, srcDevice: number, dstDevice: number): T.CUresult {
-  if (ArrayBuffer.isView(capabilities)) rawCovers('cuDeviceGetP2PAtomicCapabilities', 'capabilities', capabilities, 4, 4);
+  if (ArrayBuffer.isView(capabilities) && (capabilities.byteLength < 4 || (((capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetP2PAtomicCapabilities', 'capabilities', capabilities, 4, 4);
   return (cuDeviceGetP2PAtomicCapabilities$ ??= binder.native('cuDeviceGetP2PAtomicCapabilities'))(capabilities, operations, count, srcDevice, dstDevice);
 }
 let cuDeviceGetP2PAttribute$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetP2PAttribute(value: T.Pointer, attrib: T.CUdevice_P2PAttribute, srcDevice: number, dstDevice: number): T.CUresult {
-  if (ArrayBuffer.isView(value)) rawCovers('cuDeviceGetP2PAttribute', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDeviceGetP2PAttribute', 'value', value, 4, 4);
   return (cuDeviceGetP2PAttribute$ ??= binder.native('cuDeviceGetP2PAttribute'))(value, attrib, srcDevice, dstDevice);
 }
 let cuDeviceGetPCIBusId$: NativeFunction | undefined;
@@ -422,19 +422,19 @@ export function cuDeviceGetPCIBusId(pciBusId: T.Pointer, len: number, dev: numbe
 let cuDeviceGetProperties$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetProperties(prop: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(prop)) rawCovers('cuDeviceGetProperties', 'prop', prop, 56, 1);
+  if (ArrayBuffer.isView(prop) && (prop.byteLength < 56)) rawCovers('cuDeviceGetProperties', 'prop', prop, 56, 1);
   return (cuDeviceGetProperties$ ??= binder.native('cuDeviceGetProperties'))(prop, dev);
 }
 let cuDeviceGetTexture1DLinearMaxWidth$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, format: T.CUarray_format, numChannels: number, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(maxWidthInElements)) rawCovers('cuDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, 8, 8);
+  if (ArrayBuffer.isView(maxWidthInElements) && (maxWidthInElements.byteLength < 8 || (((maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, 8, 8);
   return (cuDeviceGetTexture1DLinearMaxWidth$ ??= binder.native('cuDeviceGetTexture1DLinearMaxWidth'))(maxWidthInElements, format, numChannels, dev);
 }
 let cuDeviceGetUuid$: NativeFunction | undefined;
 /** `CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceGetUuid(uuid: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(uuid)) rawCovers('cuDeviceGetUuid', 'uuid', uuid, 16, 1);
+  if (ArrayBuffer.isView(uuid) && (uuid.byteLength < 16)) rawCovers('cuDeviceGetUuid', 'uuid', uuid, 16, 1);
   return (cuDeviceGetUuid$ ??= binder.native('cuDeviceGetUuid'))(uuid, dev);
 }
 let cuDeviceGraphMemTrim$: NativeFunction | undefined;
@@ -445,8 +445,8 @@ export function cuDeviceGraphMemTrim(device: number): T.CUresult {
 let cuDevicePrimaryCtxGetState$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)` · cuda.h · CUDA 13.0 */
 export function cuDevicePrimaryCtxGetState(dev: number, flags: T.Pointer, active: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(flags)) rawCovers('cuDevicePrimaryCtxGetState', 'flags', flags, 4, 4);
-  if (ArrayBuffer.isView(active)) rawCovers('cuDevicePrimaryCtxGetState', 'active', active, 4, 4);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDevicePrimaryCtxGetState', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(active) && (active.byteLength < 4 || (((active as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (active as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDevicePrimaryCtxGetState', 'active', active, 4, 4);
   return (cuDevicePrimaryCtxGetState$ ??= binder.native('cuDevicePrimaryCtxGetState'))(dev, flags, active);
 }
 let cuDevicePrimaryCtxRelease$: NativeFunction | undefined;
@@ -462,7 +462,7 @@ export function cuDevicePrimaryCtxReset(dev: number): T.CUresult {
 let cuDevicePrimaryCtxRetain$: NativeFunction | undefined;
 /** `CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDevicePrimaryCtxRetain(pctx: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pctx)) rawCovers('cuDevicePrimaryCtxRetain', 'pctx', pctx, 8, 8);
+  if (ArrayBuffer.isView(pctx) && (pctx.byteLength < 8 || (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDevicePrimaryCtxRetain', 'pctx', pctx, 8, 8);
   return (cuDevicePrimaryCtxRetain$ ??= binder.native('cuDevicePrimaryCtxRetain'))(pctx, dev);
 }
 let cuDevicePrimaryCtxSetFlags$: NativeFunction | undefined;
@@ -473,7 +473,7 @@ export function cuDevicePrimaryCtxSetFlags(dev: number, flags: number): T.CUresu
 let cuDeviceRegisterAsyncNotification$: NativeFunction | undefined;
 /** `CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)` · cuda.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.CUasyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer, callback: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(callback)) rawCovers('cuDeviceRegisterAsyncNotification', 'callback', callback, 8, 8);
+  if (ArrayBuffer.isView(callback) && (callback.byteLength < 8 || (((callback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (callback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDeviceRegisterAsyncNotification', 'callback', callback, 8, 8);
   return (cuDeviceRegisterAsyncNotification$ ??= binder.native('cuDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, callback);
 }
 let cuDeviceSetGraphMemAttribute$: NativeFunction | undefined;
@@ -489,7 +489,7 @@ export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool): T.CUresul
 let cuDeviceTotalMem$: NativeFunction | undefined;
 /** `CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuDeviceTotalMem(bytes: T.Pointer, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(bytes)) rawCovers('cuDeviceTotalMem', 'bytes', bytes, 8, 8);
+  if (ArrayBuffer.isView(bytes) && (bytes.byteLength < 8 || (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuDeviceTotalMem', 'bytes', bytes, 8, 8);
   return (cuDeviceTotalMem$ ??= binder.native('cuDeviceTotalMem'))(bytes, dev);
 }
 let cuDeviceUnregisterAsyncNotification$: NativeFunction | undefined;
@@ -500,13 +500,13 @@ export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.
 let cuDriverGetVersion$: NativeFunction | undefined;
 /** `CUresult cuDriverGetVersion(int *driverVersion)` · cuda.h · CUDA 13.0 */
 export function cuDriverGetVersion(driverVersion: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(driverVersion)) rawCovers('cuDriverGetVersion', 'driverVersion', driverVersion, 4, 4);
+  if (ArrayBuffer.isView(driverVersion) && (driverVersion.byteLength < 4 || (((driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuDriverGetVersion', 'driverVersion', driverVersion, 4, 4);
   return (cuDriverGetVersion$ ??= binder.native('cuDriverGetVersion'))(driverVersion);
 }
 let cuEventCreate$: NativeFunction | undefined;
 /** `CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)` · cuda.h · CUDA 13.0 */
 export function cuEventCreate(phEvent: T.Pointer, Flags: number): T.CUresult {
-  if (ArrayBuffer.isView(phEvent)) rawCovers('cuEventCreate', 'phEvent', phEvent, 8, 8);
+  if (ArrayBuffer.isView(phEvent) && (phEvent.byteLength < 8 || (((phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuEventCreate', 'phEvent', phEvent, 8, 8);
   return (cuEventCreate$ ??= binder.native('cuEventCreate'))(phEvent, Flags);
 }
 let cuEventDestroy$: NativeFunction | undefined;
@@ -517,7 +517,7 @@ export function cuEventDestroy(hEvent: T.CUevent): T.CUresult {
 let cuEventElapsedTime$: NativeFunction | undefined;
 /** `CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)` · cuda.h · CUDA 13.0 */
 export function cuEventElapsedTime(pMilliseconds: T.Pointer, hStart: T.CUevent, hEnd: T.CUevent): T.CUresult {
-  if (ArrayBuffer.isView(pMilliseconds)) rawCovers('cuEventElapsedTime', 'pMilliseconds', pMilliseconds, 4, 4);
+  if (ArrayBuffer.isView(pMilliseconds) && (pMilliseconds.byteLength < 4 || (((pMilliseconds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pMilliseconds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuEventElapsedTime', 'pMilliseconds', pMilliseconds, 4, 4);
   return (cuEventElapsedTime$ ??= binder.native('cuEventElapsedTime'))(pMilliseconds, hStart, hEnd);
 }
 let cuEventQuery$: NativeFunction | undefined;
@@ -543,13 +543,13 @@ export function cuEventSynchronize(hEvent: T.CUevent): T.CUresult {
 let cuExternalMemoryGetMappedBuffer$: NativeFunction | undefined;
 /** `CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)` · cuda.h · CUDA 13.0 */
 export function cuExternalMemoryGetMappedBuffer(devPtr: T.Pointer, extMem: T.CUexternalMemory, bufferDesc: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cuExternalMemoryGetMappedBuffer', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuExternalMemoryGetMappedBuffer', 'devPtr', devPtr, 8, 8);
   return (cuExternalMemoryGetMappedBuffer$ ??= binder.native('cuExternalMemoryGetMappedBuffer'))(devPtr, extMem, bufferDesc);
 }
 let cuExternalMemoryGetMappedMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)` · cuda.h · CUDA 13.0 */
 export function cuExternalMemoryGetMappedMipmappedArray(mipmap: T.Pointer, extMem: T.CUexternalMemory, mipmapDesc: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(mipmap)) rawCovers('cuExternalMemoryGetMappedMipmappedArray', 'mipmap', mipmap, 8, 8);
+  if (ArrayBuffer.isView(mipmap) && (mipmap.byteLength < 8 || (((mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuExternalMemoryGetMappedMipmappedArray', 'mipmap', mipmap, 8, 8);
   return (cuExternalMemoryGetMappedMipmappedArray$ ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(mipmap, extMem, mipmapDesc);
 }
 let cuFlushGPUDirectRDMAWrites$: NativeFunction | undefined;
@@ -560,32 +560,32 @@ export function cuFlushGPUDirectRDMAWrites(target: T.CUflushGPUDirectRDMAWritesT
 let cuFuncGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)` · cuda.h · CUDA 13.0 */
 export function cuFuncGetAttribute(pi: T.Pointer, attrib: T.CUfunction_attribute, hfunc: T.CUfunction): T.CUresult {
-  if (ArrayBuffer.isView(pi)) rawCovers('cuFuncGetAttribute', 'pi', pi, 4, 4);
+  if (ArrayBuffer.isView(pi) && (pi.byteLength < 4 || (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuFuncGetAttribute', 'pi', pi, 4, 4);
   return (cuFuncGetAttribute$ ??= binder.native('cuFuncGetAttribute'))(pi, attrib, hfunc);
 }
 let cuFuncGetModule$: NativeFunction | undefined;
 /** `CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)` · cuda.h · CUDA 13.0 */
 export function cuFuncGetModule(hmod: T.Pointer, hfunc: T.CUfunction): T.CUresult {
-  if (ArrayBuffer.isView(hmod)) rawCovers('cuFuncGetModule', 'hmod', hmod, 8, 8);
+  if (ArrayBuffer.isView(hmod) && (hmod.byteLength < 8 || (((hmod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (hmod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFuncGetModule', 'hmod', hmod, 8, 8);
   return (cuFuncGetModule$ ??= binder.native('cuFuncGetModule'))(hmod, hfunc);
 }
 let cuFuncGetName$: NativeFunction | undefined;
 /** `CUresult cuFuncGetName(const char **name, CUfunction hfunc)` · cuda.h · CUDA 13.0 */
 export function cuFuncGetName(name: T.Pointer, hfunc: T.CUfunction): T.CUresult {
-  if (ArrayBuffer.isView(name)) rawCovers('cuFuncGetName', 'name', name, 8, 8);
+  if (ArrayBuffer.isView(name) && (name.byteLength < 8 || (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFuncGetName', 'name', name, 8, 8);
   return (cuFuncGetName$ ??= binder.native('cuFuncGetName'))(name, hfunc);
 }
 let cuFuncGetParamInfo$: NativeFunction | undefined;
 /** `CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 */
 export function cuFuncGetParamInfo(func: T.CUfunction, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(paramOffset)) rawCovers('cuFuncGetParamInfo', 'paramOffset', paramOffset, 8, 8);
-  if (ArrayBuffer.isView(paramSize)) rawCovers('cuFuncGetParamInfo', 'paramSize', paramSize, 8, 8);
+  if (ArrayBuffer.isView(paramOffset) && (paramOffset.byteLength < 8 || (((paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFuncGetParamInfo', 'paramOffset', paramOffset, 8, 8);
+  if (ArrayBuffer.isView(paramSize) && (paramSize.byteLength < 8 || (((paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuFuncGetParamInfo', 'paramSize', paramSize, 8, 8);
   return (cuFuncGetParamInfo$ ??= binder.native('cuFuncGetParamInfo'))(func, paramIndex, paramOffset, paramSize);
 }
 let cuFuncIsLoaded$: NativeFunction | undefined;
 /** `CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)` · cuda.h · CUDA 13.0 */
 export function cuFuncIsLoaded(state: T.Pointer, function_: T.CUfunction): T.CUresult {
-  if (ArrayBuffer.isView(state)) rawCovers('cuFuncIsLoaded', 'state', state, 4, 4);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 4 || (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuFuncIsLoaded', 'state', state, 4, 4);
   return (cuFuncIsLoaded$ ??= binder.native('cuFuncIsLoaded'))(state, function_);
 }
 let cuFuncLoad$: NativeFunction | undefined;
@@ -621,38 +621,38 @@ export function cuFuncSetSharedSize(hfunc: T.CUfunction, bytes: number): T.CUres
 let cuGetErrorName$: NativeFunction | undefined;
 /** `CUresult cuGetErrorName(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 */
 export function cuGetErrorName(error: T.CUresult, pStr: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pStr)) rawCovers('cuGetErrorName', 'pStr', pStr, 8, 8);
+  if (ArrayBuffer.isView(pStr) && (pStr.byteLength < 8 || (((pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGetErrorName', 'pStr', pStr, 8, 8);
   return (cuGetErrorName$ ??= binder.native('cuGetErrorName'))(error, pStr);
 }
 let cuGetErrorString$: NativeFunction | undefined;
 /** `CUresult cuGetErrorString(CUresult error, const char **pStr)` · cuda.h · CUDA 13.0 */
 export function cuGetErrorString(error: T.CUresult, pStr: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pStr)) rawCovers('cuGetErrorString', 'pStr', pStr, 8, 8);
+  if (ArrayBuffer.isView(pStr) && (pStr.byteLength < 8 || (((pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pStr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGetErrorString', 'pStr', pStr, 8, 8);
   return (cuGetErrorString$ ??= binder.native('cuGetErrorString'))(error, pStr);
 }
 let cuGetExportTable$: NativeFunction | undefined;
 /** `CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)` · cuda.h · CUDA 13.0 */
 export function cuGetExportTable(ppExportTable: T.Pointer, pExportTableId: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(ppExportTable)) rawCovers('cuGetExportTable', 'ppExportTable', ppExportTable, 8, 8);
+  if (ArrayBuffer.isView(ppExportTable) && (ppExportTable.byteLength < 8 || (((ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGetExportTable', 'ppExportTable', ppExportTable, 8, 8);
   return (cuGetExportTable$ ??= binder.native('cuGetExportTable'))(ppExportTable, pExportTableId);
 }
 let cuGetProcAddress$: NativeFunction | undefined;
 /** `CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)` · cuda.h · CUDA 13.0 */
 export function cuGetProcAddress(symbol: string | T.Pointer, pfn: T.Pointer, cudaVersion: number, flags: T.Int64, symbolStatus: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pfn)) rawCovers('cuGetProcAddress', 'pfn', pfn, 8, 8);
-  if (ArrayBuffer.isView(symbolStatus)) rawCovers('cuGetProcAddress', 'symbolStatus', symbolStatus, 4, 4);
+  if (ArrayBuffer.isView(pfn) && (pfn.byteLength < 8 || (((pfn as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pfn as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGetProcAddress', 'pfn', pfn, 8, 8);
+  if (ArrayBuffer.isView(symbolStatus) && (symbolStatus.byteLength < 4 || (((symbolStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (symbolStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuGetProcAddress', 'symbolStatus', symbolStatus, 4, 4);
   return (cuGetProcAddress$ ??= binder.native('cuGetProcAddress'))(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 let cuGraphAddBatchMemOpNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddBatchMemOpNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddBatchMemOpNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddBatchMemOpNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddBatchMemOpNode$ ??= binder.native('cuGraphAddBatchMemOpNode'))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddChildGraphNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddChildGraphNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.CUgraph): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddChildGraphNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddChildGraphNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddChildGraphNode$ ??= binder.native('cuGraphAddChildGraphNode'))(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
 let cuGraphAddDependencies$: NativeFunction | undefined;
@@ -663,81 +663,81 @@ export function cuGraphAddDependencies(hGraph: T.CUgraph, from: T.Pointer, to: T
 let cuGraphAddEmptyNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddEmptyNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddEmptyNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddEmptyNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddEmptyNode$ ??= binder.native('cuGraphAddEmptyNode'))(phGraphNode, hGraph, dependencies, numDependencies);
 }
 let cuGraphAddEventRecordNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddEventRecordNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddEventRecordNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddEventRecordNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddEventRecordNode$ ??= binder.native('cuGraphAddEventRecordNode'))(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
 let cuGraphAddEventWaitNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddEventWaitNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, event: T.CUevent): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddEventWaitNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddEventWaitNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddEventWaitNode$ ??= binder.native('cuGraphAddEventWaitNode'))(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
 let cuGraphAddExternalSemaphoresSignalNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddExternalSemaphoresSignalNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddExternalSemaphoresSignalNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddExternalSemaphoresSignalNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddExternalSemaphoresSignalNode$ ??= binder.native('cuGraphAddExternalSemaphoresSignalNode'))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddExternalSemaphoresWaitNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddExternalSemaphoresWaitNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddExternalSemaphoresWaitNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddExternalSemaphoresWaitNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddExternalSemaphoresWaitNode$ ??= binder.native('cuGraphAddExternalSemaphoresWaitNode'))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddHostNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddHostNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddHostNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddHostNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddHostNode$ ??= binder.native('cuGraphAddHostNode'))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddKernelNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddKernelNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddKernelNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddKernelNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddKernelNode$ ??= binder.native('cuGraphAddKernelNode'))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddMemAllocNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddMemAllocNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddMemAllocNode', 'phGraphNode', phGraphNode, 8, 8);
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphAddMemAllocNode', 'nodeParams', nodeParams, 120, 1);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddMemAllocNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 120)) rawCovers('cuGraphAddMemAllocNode', 'nodeParams', nodeParams, 120, 1);
   return (cuGraphAddMemAllocNode$ ??= binder.native('cuGraphAddMemAllocNode'))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
 let cuGraphAddMemFreeNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddMemFreeNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, dptr: T.CUdeviceptr): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddMemFreeNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddMemFreeNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddMemFreeNode$ ??= binder.native('cuGraphAddMemFreeNode'))(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
 let cuGraphAddMemcpyNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddMemcpyNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, copyParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddMemcpyNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddMemcpyNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddMemcpyNode$ ??= binder.native('cuGraphAddMemcpyNode'))(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
 }
 let cuGraphAddMemsetNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddMemsetNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, numDependencies: T.Int64, memsetParams: T.Pointer, ctx: T.CUcontext): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddMemsetNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddMemsetNode', 'phGraphNode', phGraphNode, 8, 8);
   return (cuGraphAddMemsetNode$ ??= binder.native('cuGraphAddMemsetNode'))(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
 }
 let cuGraphAddNode$: NativeFunction | undefined;
 /** `CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphAddNode(phGraphNode: T.Pointer, hGraph: T.CUgraph, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphNode)) rawCovers('cuGraphAddNode', 'phGraphNode', phGraphNode, 8, 8);
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphAddNode', 'nodeParams', nodeParams, 256, 1);
+  if (ArrayBuffer.isView(phGraphNode) && (phGraphNode.byteLength < 8 || (((phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphAddNode', 'phGraphNode', phGraphNode, 8, 8);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 256)) rawCovers('cuGraphAddNode', 'nodeParams', nodeParams, 256, 1);
   return (cuGraphAddNode$ ??= binder.native('cuGraphAddNode'))(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
 let cuGraphBatchMemOpNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode, nodeParams_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams_out)) rawCovers('cuGraphBatchMemOpNodeGetParams', 'nodeParams_out', nodeParams_out, 32, 1);
+  if (ArrayBuffer.isView(nodeParams_out) && (nodeParams_out.byteLength < 32)) rawCovers('cuGraphBatchMemOpNodeGetParams', 'nodeParams_out', nodeParams_out, 32, 1);
   return (cuGraphBatchMemOpNodeGetParams$ ??= binder.native('cuGraphBatchMemOpNodeGetParams'))(hNode, nodeParams_out);
 }
 let cuGraphBatchMemOpNodeSetParams$: NativeFunction | undefined;
@@ -748,25 +748,25 @@ export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode, nodeParams:
 let cuGraphChildGraphNodeGetGraph$: NativeFunction | undefined;
 /** `CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)` · cuda.h · CUDA 13.0 */
 export function cuGraphChildGraphNodeGetGraph(hNode: T.CUgraphNode, phGraph: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraph)) rawCovers('cuGraphChildGraphNodeGetGraph', 'phGraph', phGraph, 8, 8);
+  if (ArrayBuffer.isView(phGraph) && (phGraph.byteLength < 8 || (((phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphChildGraphNodeGetGraph', 'phGraph', phGraph, 8, 8);
   return (cuGraphChildGraphNodeGetGraph$ ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, phGraph);
 }
 let cuGraphClone$: NativeFunction | undefined;
 /** `CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)` · cuda.h · CUDA 13.0 */
 export function cuGraphClone(phGraphClone: T.Pointer, originalGraph: T.CUgraph): T.CUresult {
-  if (ArrayBuffer.isView(phGraphClone)) rawCovers('cuGraphClone', 'phGraphClone', phGraphClone, 8, 8);
+  if (ArrayBuffer.isView(phGraphClone) && (phGraphClone.byteLength < 8 || (((phGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphClone', 'phGraphClone', phGraphClone, 8, 8);
   return (cuGraphClone$ ??= binder.native('cuGraphClone'))(phGraphClone, originalGraph);
 }
 let cuGraphConditionalHandleCreate$: NativeFunction | undefined;
 /** `CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuGraphConditionalHandleCreate(pHandle_out: T.Pointer, hGraph: T.CUgraph, ctx: T.CUcontext, defaultLaunchValue: number, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(pHandle_out)) rawCovers('cuGraphConditionalHandleCreate', 'pHandle_out', pHandle_out, 8, 8);
+  if (ArrayBuffer.isView(pHandle_out) && (pHandle_out.byteLength < 8 || (((pHandle_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHandle_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphConditionalHandleCreate', 'pHandle_out', pHandle_out, 8, 8);
   return (cuGraphConditionalHandleCreate$ ??= binder.native('cuGraphConditionalHandleCreate'))(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
 }
 let cuGraphCreate$: NativeFunction | undefined;
 /** `CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuGraphCreate(phGraph: T.Pointer, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(phGraph)) rawCovers('cuGraphCreate', 'phGraph', phGraph, 8, 8);
+  if (ArrayBuffer.isView(phGraph) && (phGraph.byteLength < 8 || (((phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphCreate', 'phGraph', phGraph, 8, 8);
   return (cuGraphCreate$ ??= binder.native('cuGraphCreate'))(phGraph, flags);
 }
 let cuGraphDebugDotPrint$: NativeFunction | undefined;
@@ -787,7 +787,7 @@ export function cuGraphDestroyNode(hNode: T.CUgraphNode): T.CUresult {
 let cuGraphEventRecordNodeGetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphEventRecordNodeGetEvent(hNode: T.CUgraphNode, event_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(event_out)) rawCovers('cuGraphEventRecordNodeGetEvent', 'event_out', event_out, 8, 8);
+  if (ArrayBuffer.isView(event_out) && (event_out.byteLength < 8 || (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphEventRecordNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cuGraphEventRecordNodeGetEvent$ ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, event_out);
 }
 let cuGraphEventRecordNodeSetEvent$: NativeFunction | undefined;
@@ -798,7 +798,7 @@ export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode, event: T.CU
 let cuGraphEventWaitNodeGetEvent$: NativeFunction | undefined;
 /** `CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphEventWaitNodeGetEvent(hNode: T.CUgraphNode, event_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(event_out)) rawCovers('cuGraphEventWaitNodeGetEvent', 'event_out', event_out, 8, 8);
+  if (ArrayBuffer.isView(event_out) && (event_out.byteLength < 8 || (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphEventWaitNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cuGraphEventWaitNodeGetEvent$ ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, event_out);
 }
 let cuGraphEventWaitNodeSetEvent$: NativeFunction | undefined;
@@ -844,7 +844,7 @@ export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUg
 let cuGraphExecGetFlags$: NativeFunction | undefined;
 /** `CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)` · cuda.h · CUDA 13.0 */
 export function cuGraphExecGetFlags(hGraphExec: T.CUgraphExec, flags: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(flags)) rawCovers('cuGraphExecGetFlags', 'flags', flags, 8, 8);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 8 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphExecGetFlags', 'flags', flags, 8, 8);
   return (cuGraphExecGetFlags$ ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, flags);
 }
 let cuGraphExecHostNodeSetParams$: NativeFunction | undefined;
@@ -870,19 +870,19 @@ export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec, hNode:
 let cuGraphExecNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphExecNodeSetParams', 'nodeParams', nodeParams, 256, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 256)) rawCovers('cuGraphExecNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cuGraphExecNodeSetParams$ ??= binder.native('cuGraphExecNodeSetParams'))(hGraphExec, hNode, nodeParams);
 }
 let cuGraphExecUpdate$: NativeFunction | undefined;
 /** `CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)` · cuda.h · CUDA 13.0 */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec, hGraph: T.CUgraph, resultInfo: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(resultInfo)) rawCovers('cuGraphExecUpdate', 'resultInfo', resultInfo, 24, 1);
+  if (ArrayBuffer.isView(resultInfo) && (resultInfo.byteLength < 24)) rawCovers('cuGraphExecUpdate', 'resultInfo', resultInfo, 24, 1);
   return (cuGraphExecUpdate$ ??= binder.native('cuGraphExecUpdate'))(hGraphExec, hGraph, resultInfo);
 }
 let cuGraphExternalSemaphoresSignalNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(params_out)) rawCovers('cuGraphExternalSemaphoresSignalNodeGetParams', 'params_out', params_out, 24, 1);
+  if (ArrayBuffer.isView(params_out) && (params_out.byteLength < 24)) rawCovers('cuGraphExternalSemaphoresSignalNodeGetParams', 'params_out', params_out, 24, 1);
   return (cuGraphExternalSemaphoresSignalNodeGetParams$ ??= binder.native('cuGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out);
 }
 let cuGraphExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefined;
@@ -893,7 +893,7 @@ export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNod
 let cuGraphExternalSemaphoresWaitNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(params_out)) rawCovers('cuGraphExternalSemaphoresWaitNodeGetParams', 'params_out', params_out, 24, 1);
+  if (ArrayBuffer.isView(params_out) && (params_out.byteLength < 24)) rawCovers('cuGraphExternalSemaphoresWaitNodeGetParams', 'params_out', params_out, 24, 1);
   return (cuGraphExternalSemaphoresWaitNodeGetParams$ ??= binder.native('cuGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out);
 }
 let cuGraphExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
@@ -904,30 +904,30 @@ export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode,
 let cuGraphGetEdges$: NativeFunction | undefined;
 /** `CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)` · cuda.h · CUDA 13.0 */
 export function cuGraphGetEdges(hGraph: T.CUgraph, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numEdges: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(from)) rawCovers('cuGraphGetEdges', 'from', from, 8, 8);
-  if (ArrayBuffer.isView(to)) rawCovers('cuGraphGetEdges', 'to', to, 8, 8);
-  if (ArrayBuffer.isView(edgeData)) rawCovers('cuGraphGetEdges', 'edgeData', edgeData, 8, 1);
-  if (ArrayBuffer.isView(numEdges)) rawCovers('cuGraphGetEdges', 'numEdges', numEdges, 8, 8);
+  if (ArrayBuffer.isView(from) && (from.byteLength < 8 || (((from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetEdges', 'from', from, 8, 8);
+  if (ArrayBuffer.isView(to) && (to.byteLength < 8 || (((to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetEdges', 'to', to, 8, 8);
+  if (ArrayBuffer.isView(edgeData) && (edgeData.byteLength < 8)) rawCovers('cuGraphGetEdges', 'edgeData', edgeData, 8, 1);
+  if (ArrayBuffer.isView(numEdges) && (numEdges.byteLength < 8 || (((numEdges as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numEdges as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetEdges', 'numEdges', numEdges, 8, 8);
   return (cuGraphGetEdges$ ??= binder.native('cuGraphGetEdges'))(hGraph, from, to, edgeData, numEdges);
 }
 let cuGraphGetNodes$: NativeFunction | undefined;
 /** `CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)` · cuda.h · CUDA 13.0 */
 export function cuGraphGetNodes(hGraph: T.CUgraph, nodes: T.Pointer, numNodes: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodes)) rawCovers('cuGraphGetNodes', 'nodes', nodes, 8, 8);
-  if (ArrayBuffer.isView(numNodes)) rawCovers('cuGraphGetNodes', 'numNodes', numNodes, 8, 8);
+  if (ArrayBuffer.isView(nodes) && (nodes.byteLength < 8 || (((nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetNodes', 'nodes', nodes, 8, 8);
+  if (ArrayBuffer.isView(numNodes) && (numNodes.byteLength < 8 || (((numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetNodes', 'numNodes', numNodes, 8, 8);
   return (cuGraphGetNodes$ ??= binder.native('cuGraphGetNodes'))(hGraph, nodes, numNodes);
 }
 let cuGraphGetRootNodes$: NativeFunction | undefined;
 /** `CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)` · cuda.h · CUDA 13.0 */
 export function cuGraphGetRootNodes(hGraph: T.CUgraph, rootNodes: T.Pointer, numRootNodes: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(rootNodes)) rawCovers('cuGraphGetRootNodes', 'rootNodes', rootNodes, 8, 8);
-  if (ArrayBuffer.isView(numRootNodes)) rawCovers('cuGraphGetRootNodes', 'numRootNodes', numRootNodes, 8, 8);
+  if (ArrayBuffer.isView(rootNodes) && (rootNodes.byteLength < 8 || (((rootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetRootNodes', 'rootNodes', rootNodes, 8, 8);
+  if (ArrayBuffer.isView(numRootNodes) && (numRootNodes.byteLength < 8 || (((numRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphGetRootNodes', 'numRootNodes', numRootNodes, 8, 8);
   return (cuGraphGetRootNodes$ ??= binder.native('cuGraphGetRootNodes'))(hGraph, rootNodes, numRootNodes);
 }
 let cuGraphHostNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphHostNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphHostNodeGetParams', 'nodeParams', nodeParams, 16, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 16)) rawCovers('cuGraphHostNodeGetParams', 'nodeParams', nodeParams, 16, 1);
   return (cuGraphHostNodeGetParams$ ??= binder.native('cuGraphHostNodeGetParams'))(hNode, nodeParams);
 }
 let cuGraphHostNodeSetParams$: NativeFunction | undefined;
@@ -938,14 +938,14 @@ export function cuGraphHostNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Poi
 let cuGraphInstantiateWithFlags$: NativeFunction | undefined;
 /** `CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)` · cuda.h · CUDA 13.0 */
 export function cuGraphInstantiateWithFlags(phGraphExec: T.Pointer, hGraph: T.CUgraph, flags: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(phGraphExec)) rawCovers('cuGraphInstantiateWithFlags', 'phGraphExec', phGraphExec, 8, 8);
+  if (ArrayBuffer.isView(phGraphExec) && (phGraphExec.byteLength < 8 || (((phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphInstantiateWithFlags', 'phGraphExec', phGraphExec, 8, 8);
   return (cuGraphInstantiateWithFlags$ ??= binder.native('cuGraphInstantiateWithFlags'))(phGraphExec, hGraph, flags);
 }
 let cuGraphInstantiateWithParams$: NativeFunction | undefined;
 /** `CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphInstantiateWithParams(phGraphExec: T.Pointer, hGraph: T.CUgraph, instantiateParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraphExec)) rawCovers('cuGraphInstantiateWithParams', 'phGraphExec', phGraphExec, 8, 8);
-  if (ArrayBuffer.isView(instantiateParams)) rawCovers('cuGraphInstantiateWithParams', 'instantiateParams', instantiateParams, 32, 1);
+  if (ArrayBuffer.isView(phGraphExec) && (phGraphExec.byteLength < 8 || (((phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphInstantiateWithParams', 'phGraphExec', phGraphExec, 8, 8);
+  if (ArrayBuffer.isView(instantiateParams) && (instantiateParams.byteLength < 32)) rawCovers('cuGraphInstantiateWithParams', 'instantiateParams', instantiateParams, 32, 1);
   return (cuGraphInstantiateWithParams$ ??= binder.native('cuGraphInstantiateWithParams'))(phGraphExec, hGraph, instantiateParams);
 }
 let cuGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
@@ -956,13 +956,13 @@ export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode, src: T.CUgra
 let cuGraphKernelNodeGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode, attr: T.CUkernelNodeAttrID, value_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(value_out)) rawCovers('cuGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
+  if (ArrayBuffer.isView(value_out) && (value_out.byteLength < 64)) rawCovers('cuGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
   return (cuGraphKernelNodeGetAttribute$ ??= binder.native('cuGraphKernelNodeGetAttribute'))(hNode, attr, value_out);
 }
 let cuGraphKernelNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphKernelNodeGetParams', 'nodeParams', nodeParams, 72, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 72)) rawCovers('cuGraphKernelNodeGetParams', 'nodeParams', nodeParams, 72, 1);
   return (cuGraphKernelNodeGetParams$ ??= binder.native('cuGraphKernelNodeGetParams'))(hNode, nodeParams);
 }
 let cuGraphKernelNodeSetAttribute$: NativeFunction | undefined;
@@ -983,19 +983,19 @@ export function cuGraphLaunch(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T
 let cuGraphMemAllocNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode, params_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(params_out)) rawCovers('cuGraphMemAllocNodeGetParams', 'params_out', params_out, 120, 1);
+  if (ArrayBuffer.isView(params_out) && (params_out.byteLength < 120)) rawCovers('cuGraphMemAllocNodeGetParams', 'params_out', params_out, 120, 1);
   return (cuGraphMemAllocNodeGetParams$ ??= binder.native('cuGraphMemAllocNodeGetParams'))(hNode, params_out);
 }
 let cuGraphMemFreeNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)` · cuda.h · CUDA 13.0 */
 export function cuGraphMemFreeNodeGetParams(hNode: T.CUgraphNode, dptr_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dptr_out)) rawCovers('cuGraphMemFreeNodeGetParams', 'dptr_out', dptr_out, 8, 8);
+  if (ArrayBuffer.isView(dptr_out) && (dptr_out.byteLength < 8 || (((dptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphMemFreeNodeGetParams', 'dptr_out', dptr_out, 8, 8);
   return (cuGraphMemFreeNodeGetParams$ ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, dptr_out);
 }
 let cuGraphMemcpyNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphMemcpyNodeGetParams', 'nodeParams', nodeParams, 200, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 200)) rawCovers('cuGraphMemcpyNodeGetParams', 'nodeParams', nodeParams, 200, 1);
   return (cuGraphMemcpyNodeGetParams$ ??= binder.native('cuGraphMemcpyNodeGetParams'))(hNode, nodeParams);
 }
 let cuGraphMemcpyNodeSetParams$: NativeFunction | undefined;
@@ -1006,7 +1006,7 @@ export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.P
 let cuGraphMemsetNodeGetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphMemsetNodeGetParams', 'nodeParams', nodeParams, 40, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 40)) rawCovers('cuGraphMemsetNodeGetParams', 'nodeParams', nodeParams, 40, 1);
   return (cuGraphMemsetNodeGetParams$ ??= binder.native('cuGraphMemsetNodeGetParams'))(hNode, nodeParams);
 }
 let cuGraphMemsetNodeSetParams$: NativeFunction | undefined;
@@ -1017,35 +1017,35 @@ export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.P
 let cuGraphNodeFindInClone$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)` · cuda.h · CUDA 13.0 */
 export function cuGraphNodeFindInClone(phNode: T.Pointer, hOriginalNode: T.CUgraphNode, hClonedGraph: T.CUgraph): T.CUresult {
-  if (ArrayBuffer.isView(phNode)) rawCovers('cuGraphNodeFindInClone', 'phNode', phNode, 8, 8);
+  if (ArrayBuffer.isView(phNode) && (phNode.byteLength < 8 || (((phNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphNodeFindInClone', 'phNode', phNode, 8, 8);
   return (cuGraphNodeFindInClone$ ??= binder.native('cuGraphNodeFindInClone'))(phNode, hOriginalNode, hClonedGraph);
 }
 let cuGraphNodeGetDependencies$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)` · cuda.h · CUDA 13.0 */
 export function cuGraphNodeGetDependencies(hNode: T.CUgraphNode, dependencies: T.Pointer, edgeData: T.Pointer, numDependencies: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dependencies)) rawCovers('cuGraphNodeGetDependencies', 'dependencies', dependencies, 8, 8);
-  if (ArrayBuffer.isView(edgeData)) rawCovers('cuGraphNodeGetDependencies', 'edgeData', edgeData, 8, 1);
-  if (ArrayBuffer.isView(numDependencies)) rawCovers('cuGraphNodeGetDependencies', 'numDependencies', numDependencies, 8, 8);
+  if (ArrayBuffer.isView(dependencies) && (dependencies.byteLength < 8 || (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphNodeGetDependencies', 'dependencies', dependencies, 8, 8);
+  if (ArrayBuffer.isView(edgeData) && (edgeData.byteLength < 8)) rawCovers('cuGraphNodeGetDependencies', 'edgeData', edgeData, 8, 1);
+  if (ArrayBuffer.isView(numDependencies) && (numDependencies.byteLength < 8 || (((numDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphNodeGetDependencies', 'numDependencies', numDependencies, 8, 8);
   return (cuGraphNodeGetDependencies$ ??= binder.native('cuGraphNodeGetDependencies'))(hNode, dependencies, edgeData, numDependencies);
 }
 let cuGraphNodeGetDependentNodes$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)` · cuda.h · CUDA 13.0 */
 export function cuGraphNodeGetDependentNodes(hNode: T.CUgraphNode, dependentNodes: T.Pointer, edgeData: T.Pointer, numDependentNodes: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dependentNodes)) rawCovers('cuGraphNodeGetDependentNodes', 'dependentNodes', dependentNodes, 8, 8);
-  if (ArrayBuffer.isView(edgeData)) rawCovers('cuGraphNodeGetDependentNodes', 'edgeData', edgeData, 8, 1);
-  if (ArrayBuffer.isView(numDependentNodes)) rawCovers('cuGraphNodeGetDependentNodes', 'numDependentNodes', numDependentNodes, 8, 8);
+  if (ArrayBuffer.isView(dependentNodes) && (dependentNodes.byteLength < 8 || (((dependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphNodeGetDependentNodes', 'dependentNodes', dependentNodes, 8, 8);
+  if (ArrayBuffer.isView(edgeData) && (edgeData.byteLength < 8)) rawCovers('cuGraphNodeGetDependentNodes', 'edgeData', edgeData, 8, 1);
+  if (ArrayBuffer.isView(numDependentNodes) && (numDependentNodes.byteLength < 8 || (((numDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphNodeGetDependentNodes', 'numDependentNodes', numDependentNodes, 8, 8);
   return (cuGraphNodeGetDependentNodes$ ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, dependentNodes, edgeData, numDependentNodes);
 }
 let cuGraphNodeGetEnabled$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)` · cuda.h · CUDA 13.0 */
 export function cuGraphNodeGetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgraphNode, isEnabled: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(isEnabled)) rawCovers('cuGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
+  if (ArrayBuffer.isView(isEnabled) && (isEnabled.byteLength < 4 || (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
   return (cuGraphNodeGetEnabled$ ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, isEnabled);
 }
 let cuGraphNodeGetType$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)` · cuda.h · CUDA 13.0 */
 export function cuGraphNodeGetType(hNode: T.CUgraphNode, type: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(type)) rawCovers('cuGraphNodeGetType', 'type', type, 4, 4);
+  if (ArrayBuffer.isView(type) && (type.byteLength < 4 || (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuGraphNodeGetType', 'type', type, 4, 4);
   return (cuGraphNodeGetType$ ??= binder.native('cuGraphNodeGetType'))(hNode, type);
 }
 let cuGraphNodeSetEnabled$: NativeFunction | undefined;
@@ -1056,7 +1056,7 @@ export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec, hNode: T.CUgrap
 let cuGraphNodeSetParams$: NativeFunction | undefined;
 /** `CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)` · cuda.h · CUDA 13.0 */
 export function cuGraphNodeSetParams(hNode: T.CUgraphNode, nodeParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cuGraphNodeSetParams', 'nodeParams', nodeParams, 256, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 256)) rawCovers('cuGraphNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cuGraphNodeSetParams$ ??= binder.native('cuGraphNodeSetParams'))(hNode, nodeParams);
 }
 let cuGraphReleaseUserObject$: NativeFunction | undefined;
@@ -1082,20 +1082,20 @@ export function cuGraphUpload(hGraphExec: T.CUgraphExec, hStream: T.CUstream): T
 let cuGraphicsMapResources$: NativeFunction | undefined;
 /** `CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 */
 export function cuGraphicsMapResources(count: number, resources: T.Pointer, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(resources)) rawCovers('cuGraphicsMapResources', 'resources', resources, 8, 8);
+  if (ArrayBuffer.isView(resources) && (resources.byteLength < 8 || (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphicsMapResources', 'resources', resources, 8, 8);
   return (cuGraphicsMapResources$ ??= binder.native('cuGraphicsMapResources'))(count, resources, hStream);
 }
 let cuGraphicsResourceGetMappedMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 */
 export function cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: T.Pointer, resource: T.CUgraphicsResource): T.CUresult {
-  if (ArrayBuffer.isView(pMipmappedArray)) rawCovers('cuGraphicsResourceGetMappedMipmappedArray', 'pMipmappedArray', pMipmappedArray, 8, 8);
+  if (ArrayBuffer.isView(pMipmappedArray) && (pMipmappedArray.byteLength < 8 || (((pMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphicsResourceGetMappedMipmappedArray', 'pMipmappedArray', pMipmappedArray, 8, 8);
   return (cuGraphicsResourceGetMappedMipmappedArray$ ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(pMipmappedArray, resource);
 }
 let cuGraphicsResourceGetMappedPointer$: NativeFunction | undefined;
 /** `CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)` · cuda.h · CUDA 13.0 */
 export function cuGraphicsResourceGetMappedPointer(pDevPtr: T.Pointer, pSize: T.Pointer, resource: T.CUgraphicsResource): T.CUresult {
-  if (ArrayBuffer.isView(pDevPtr)) rawCovers('cuGraphicsResourceGetMappedPointer', 'pDevPtr', pDevPtr, 8, 8);
-  if (ArrayBuffer.isView(pSize)) rawCovers('cuGraphicsResourceGetMappedPointer', 'pSize', pSize, 8, 8);
+  if (ArrayBuffer.isView(pDevPtr) && (pDevPtr.byteLength < 8 || (((pDevPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pDevPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphicsResourceGetMappedPointer', 'pDevPtr', pDevPtr, 8, 8);
+  if (ArrayBuffer.isView(pSize) && (pSize.byteLength < 8 || (((pSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphicsResourceGetMappedPointer', 'pSize', pSize, 8, 8);
   return (cuGraphicsResourceGetMappedPointer$ ??= binder.native('cuGraphicsResourceGetMappedPointer'))(pDevPtr, pSize, resource);
 }
 let cuGraphicsResourceSetMapFlags$: NativeFunction | undefined;
@@ -1106,13 +1106,13 @@ export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource, fl
 let cuGraphicsSubResourceGetMappedArray$: NativeFunction | undefined;
 /** `CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda.h · CUDA 13.0 */
 export function cuGraphicsSubResourceGetMappedArray(pArray: T.Pointer, resource: T.CUgraphicsResource, arrayIndex: number, mipLevel: number): T.CUresult {
-  if (ArrayBuffer.isView(pArray)) rawCovers('cuGraphicsSubResourceGetMappedArray', 'pArray', pArray, 8, 8);
+  if (ArrayBuffer.isView(pArray) && (pArray.byteLength < 8 || (((pArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphicsSubResourceGetMappedArray', 'pArray', pArray, 8, 8);
   return (cuGraphicsSubResourceGetMappedArray$ ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(pArray, resource, arrayIndex, mipLevel);
 }
 let cuGraphicsUnmapResources$: NativeFunction | undefined;
 /** `CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)` · cuda.h · CUDA 13.0 */
 export function cuGraphicsUnmapResources(count: number, resources: T.Pointer, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(resources)) rawCovers('cuGraphicsUnmapResources', 'resources', resources, 8, 8);
+  if (ArrayBuffer.isView(resources) && (resources.byteLength < 8 || (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGraphicsUnmapResources', 'resources', resources, 8, 8);
   return (cuGraphicsUnmapResources$ ??= binder.native('cuGraphicsUnmapResources'))(count, resources, hStream);
 }
 let cuGraphicsUnregisterResource$: NativeFunction | undefined;
@@ -1123,7 +1123,7 @@ export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource): T.
 let cuGreenCtxCreate$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuGreenCtxCreate(phCtx: T.Pointer, desc: T.CUdevResourceDesc, dev: number, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(phCtx)) rawCovers('cuGreenCtxCreate', 'phCtx', phCtx, 8, 8);
+  if (ArrayBuffer.isView(phCtx) && (phCtx.byteLength < 8 || (((phCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGreenCtxCreate', 'phCtx', phCtx, 8, 8);
   return (cuGreenCtxCreate$ ??= binder.native('cuGreenCtxCreate'))(phCtx, desc, dev, flags);
 }
 let cuGreenCtxDestroy$: NativeFunction | undefined;
@@ -1134,13 +1134,13 @@ export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx): T.CUresult {
 let cuGreenCtxGetDevResource$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0 */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx, resource: T.Pointer, type: T.CUdevResourceType): T.CUresult {
-  if (ArrayBuffer.isView(resource)) rawCovers('cuGreenCtxGetDevResource', 'resource', resource, 144, 1);
+  if (ArrayBuffer.isView(resource) && (resource.byteLength < 144)) rawCovers('cuGreenCtxGetDevResource', 'resource', resource, 144, 1);
   return (cuGreenCtxGetDevResource$ ??= binder.native('cuGreenCtxGetDevResource'))(hCtx, resource, type);
 }
 let cuGreenCtxGetId$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuGreenCtxGetId(greenCtx: T.CUgreenCtx, greenCtxId: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(greenCtxId)) rawCovers('cuGreenCtxGetId', 'greenCtxId', greenCtxId, 8, 8);
+  if (ArrayBuffer.isView(greenCtxId) && (greenCtxId.byteLength < 8 || (((greenCtxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (greenCtxId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGreenCtxGetId', 'greenCtxId', greenCtxId, 8, 8);
   return (cuGreenCtxGetId$ ??= binder.native('cuGreenCtxGetId'))(greenCtx, greenCtxId);
 }
 let cuGreenCtxRecordEvent$: NativeFunction | undefined;
@@ -1151,7 +1151,7 @@ export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): T.
 let cuGreenCtxStreamCreate$: NativeFunction | undefined;
 /** `CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 */
 export function cuGreenCtxStreamCreate(phStream: T.Pointer, greenCtx: T.CUgreenCtx, flags: number, priority: number): T.CUresult {
-  if (ArrayBuffer.isView(phStream)) rawCovers('cuGreenCtxStreamCreate', 'phStream', phStream, 8, 8);
+  if (ArrayBuffer.isView(phStream) && (phStream.byteLength < 8 || (((phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuGreenCtxStreamCreate', 'phStream', phStream, 8, 8);
   return (cuGreenCtxStreamCreate$ ??= binder.native('cuGreenCtxStreamCreate'))(phStream, greenCtx, flags, priority);
 }
 let cuGreenCtxWaitEvent$: NativeFunction | undefined;
@@ -1162,13 +1162,13 @@ export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx, hEvent: T.CUevent): T.CU
 let cuImportExternalMemory$: NativeFunction | undefined;
 /** `CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)` · cuda.h · CUDA 13.0 */
 export function cuImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(extMem_out)) rawCovers('cuImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
+  if (ArrayBuffer.isView(extMem_out) && (extMem_out.byteLength < 8 || (((extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
   return (cuImportExternalMemory$ ??= binder.native('cuImportExternalMemory'))(extMem_out, memHandleDesc);
 }
 let cuImportExternalSemaphore$: NativeFunction | undefined;
 /** `CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)` · cuda.h · CUDA 13.0 */
 export function cuImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(extSem_out)) rawCovers('cuImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
+  if (ArrayBuffer.isView(extSem_out) && (extSem_out.byteLength < 8 || (((extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
   return (cuImportExternalSemaphore$ ??= binder.native('cuImportExternalSemaphore'))(extSem_out, semHandleDesc);
 }
 let cuInit$: NativeFunction | undefined;
@@ -1184,58 +1184,58 @@ export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): T.CUresult {
 let cuIpcGetEventHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)` · cuda.h · CUDA 13.0 */
 export function cuIpcGetEventHandle(pHandle: T.Pointer, event: T.CUevent): T.CUresult {
-  if (ArrayBuffer.isView(pHandle)) rawCovers('cuIpcGetEventHandle', 'pHandle', pHandle, 64, 1);
+  if (ArrayBuffer.isView(pHandle) && (pHandle.byteLength < 64)) rawCovers('cuIpcGetEventHandle', 'pHandle', pHandle, 64, 1);
   return (cuIpcGetEventHandle$ ??= binder.native('cuIpcGetEventHandle'))(pHandle, event);
 }
 let cuIpcGetMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 */
 export function cuIpcGetMemHandle(pHandle: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
-  if (ArrayBuffer.isView(pHandle)) rawCovers('cuIpcGetMemHandle', 'pHandle', pHandle, 64, 1);
+  if (ArrayBuffer.isView(pHandle) && (pHandle.byteLength < 64)) rawCovers('cuIpcGetMemHandle', 'pHandle', pHandle, 64, 1);
   return (cuIpcGetMemHandle$ ??= binder.native('cuIpcGetMemHandle'))(pHandle, dptr);
 }
 let cuIpcOpenEventHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)` · cuda.h · CUDA 13.0 */
 export function cuIpcOpenEventHandle(phEvent: T.Pointer, handle: T.CUipcEventHandle_st): T.CUresult {
-  if (ArrayBuffer.isView(phEvent)) rawCovers('cuIpcOpenEventHandle', 'phEvent', phEvent, 8, 8);
+  if (ArrayBuffer.isView(phEvent) && (phEvent.byteLength < 8 || (((phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phEvent as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuIpcOpenEventHandle', 'phEvent', phEvent, 8, 8);
   checkRecord('cuIpcOpenEventHandle', 'handle', records.CUipcEventHandle_st(), handle);
   return (cuIpcOpenEventHandle$ ??= binder.native('cuIpcOpenEventHandle'))(phEvent, handle);
 }
 let cuIpcOpenMemHandle$: NativeFunction | undefined;
 /** `CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)` · cuda.h · CUDA 13.0 */
 export function cuIpcOpenMemHandle(pdptr: T.Pointer, handle: T.CUipcMemHandle_st, Flags: number): T.CUresult {
-  if (ArrayBuffer.isView(pdptr)) rawCovers('cuIpcOpenMemHandle', 'pdptr', pdptr, 8, 8);
+  if (ArrayBuffer.isView(pdptr) && (pdptr.byteLength < 8 || (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuIpcOpenMemHandle', 'pdptr', pdptr, 8, 8);
   checkRecord('cuIpcOpenMemHandle', 'handle', records.CUipcMemHandle_st(), handle);
   return (cuIpcOpenMemHandle$ ??= binder.native('cuIpcOpenMemHandle'))(pdptr, handle, Flags);
 }
 let cuKernelGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)` · cuda.h · CUDA 13.0 */
 export function cuKernelGetAttribute(pi: T.Pointer, attrib: T.CUfunction_attribute, kernel: T.CUkernel, dev: number): T.CUresult {
-  if (ArrayBuffer.isView(pi)) rawCovers('cuKernelGetAttribute', 'pi', pi, 4, 4);
+  if (ArrayBuffer.isView(pi) && (pi.byteLength < 4 || (((pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pi as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuKernelGetAttribute', 'pi', pi, 4, 4);
   return (cuKernelGetAttribute$ ??= binder.native('cuKernelGetAttribute'))(pi, attrib, kernel, dev);
 }
 let cuKernelGetFunction$: NativeFunction | undefined;
 /** `CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)` · cuda.h · CUDA 13.0 */
 export function cuKernelGetFunction(pFunc: T.Pointer, kernel: T.CUkernel): T.CUresult {
-  if (ArrayBuffer.isView(pFunc)) rawCovers('cuKernelGetFunction', 'pFunc', pFunc, 8, 8);
+  if (ArrayBuffer.isView(pFunc) && (pFunc.byteLength < 8 || (((pFunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pFunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuKernelGetFunction', 'pFunc', pFunc, 8, 8);
   return (cuKernelGetFunction$ ??= binder.native('cuKernelGetFunction'))(pFunc, kernel);
 }
 let cuKernelGetLibrary$: NativeFunction | undefined;
 /** `CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)` · cuda.h · CUDA 13.0 */
 export function cuKernelGetLibrary(pLib: T.Pointer, kernel: T.CUkernel): T.CUresult {
-  if (ArrayBuffer.isView(pLib)) rawCovers('cuKernelGetLibrary', 'pLib', pLib, 8, 8);
+  if (ArrayBuffer.isView(pLib) && (pLib.byteLength < 8 || (((pLib as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pLib as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuKernelGetLibrary', 'pLib', pLib, 8, 8);
   return (cuKernelGetLibrary$ ??= binder.native('cuKernelGetLibrary'))(pLib, kernel);
 }
 let cuKernelGetName$: NativeFunction | undefined;
 /** `CUresult cuKernelGetName(const char **name, CUkernel hfunc)` · cuda.h · CUDA 13.0 */
 export function cuKernelGetName(name: T.Pointer, hfunc: T.CUkernel): T.CUresult {
-  if (ArrayBuffer.isView(name)) rawCovers('cuKernelGetName', 'name', name, 8, 8);
+  if (ArrayBuffer.isView(name) && (name.byteLength < 8 || (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuKernelGetName', 'name', name, 8, 8);
   return (cuKernelGetName$ ??= binder.native('cuKernelGetName'))(name, hfunc);
 }
 let cuKernelGetParamInfo$: NativeFunction | undefined;
 /** `CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda.h · CUDA 13.0 */
 export function cuKernelGetParamInfo(kernel: T.CUkernel, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(paramOffset)) rawCovers('cuKernelGetParamInfo', 'paramOffset', paramOffset, 8, 8);
-  if (ArrayBuffer.isView(paramSize)) rawCovers('cuKernelGetParamInfo', 'paramSize', paramSize, 8, 8);
+  if (ArrayBuffer.isView(paramOffset) && (paramOffset.byteLength < 8 || (((paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuKernelGetParamInfo', 'paramOffset', paramOffset, 8, 8);
+  if (ArrayBuffer.isView(paramSize) && (paramSize.byteLength < 8 || (((paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuKernelGetParamInfo', 'paramSize', paramSize, 8, 8);
   return (cuKernelGetParamInfo$ ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, paramOffset, paramSize);
 }
 let cuKernelSetAttribute$: NativeFunction | undefined;
@@ -1256,13 +1256,13 @@ export function cuLaunch(f: T.CUfunction): T.CUresult {
 let cuLaunchCooperativeKernel$: NativeFunction | undefined;
 /** `CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)` · cuda.h · CUDA 13.0 */
 export function cuLaunchCooperativeKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(kernelParams)) rawCovers('cuLaunchCooperativeKernel', 'kernelParams', kernelParams, 8, 8);
+  if (ArrayBuffer.isView(kernelParams) && (kernelParams.byteLength < 8 || (((kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLaunchCooperativeKernel', 'kernelParams', kernelParams, 8, 8);
   return (cuLaunchCooperativeKernel$ ??= binder.native('cuLaunchCooperativeKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
 let cuLaunchCooperativeKernelMultiDevice$: NativeFunction | undefined;
 /** `CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuLaunchCooperativeKernelMultiDevice(launchParamsList: T.Pointer, numDevices: number, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(launchParamsList)) rawCovers('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, 56, 1);
+  if (ArrayBuffer.isView(launchParamsList) && (launchParamsList.byteLength < 56)) rawCovers('cuLaunchCooperativeKernelMultiDevice', 'launchParamsList', launchParamsList, 56, 1);
   return (cuLaunchCooperativeKernelMultiDevice$ ??= binder.native('cuLaunchCooperativeKernelMultiDevice'))(launchParamsList, numDevices, flags);
 }
 let cuLaunchGrid$: NativeFunction | undefined;
@@ -1283,79 +1283,79 @@ export function cuLaunchHostFunc(hStream: T.CUstream, fn: T.Pointer, userData: T
 let cuLaunchKernel$: NativeFunction | undefined;
 /** `CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 */
 export function cuLaunchKernel(f: T.CUfunction, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream, kernelParams: T.Pointer, extra: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(kernelParams)) rawCovers('cuLaunchKernel', 'kernelParams', kernelParams, 8, 8);
-  if (ArrayBuffer.isView(extra)) rawCovers('cuLaunchKernel', 'extra', extra, 8, 8);
+  if (ArrayBuffer.isView(kernelParams) && (kernelParams.byteLength < 8 || (((kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLaunchKernel', 'kernelParams', kernelParams, 8, 8);
+  if (ArrayBuffer.isView(extra) && (extra.byteLength < 8 || (((extra as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (extra as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLaunchKernel', 'extra', extra, 8, 8);
   return (cuLaunchKernel$ ??= binder.native('cuLaunchKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
 let cuLaunchKernelEx$: NativeFunction | undefined;
 /** `CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)` · cuda.h · CUDA 13.0 */
 export function cuLaunchKernelEx(config: T.Pointer, f: T.CUfunction, kernelParams: T.Pointer, extra: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(kernelParams)) rawCovers('cuLaunchKernelEx', 'kernelParams', kernelParams, 8, 8);
-  if (ArrayBuffer.isView(extra)) rawCovers('cuLaunchKernelEx', 'extra', extra, 8, 8);
+  if (ArrayBuffer.isView(kernelParams) && (kernelParams.byteLength < 8 || (((kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kernelParams as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLaunchKernelEx', 'kernelParams', kernelParams, 8, 8);
+  if (ArrayBuffer.isView(extra) && (extra.byteLength < 8 || (((extra as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (extra as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLaunchKernelEx', 'extra', extra, 8, 8);
   return (cuLaunchKernelEx$ ??= binder.native('cuLaunchKernelEx'))(config, f, kernelParams, extra);
 }
 let cuLibraryEnumerateKernels$: NativeFunction | undefined;
 /** `CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)` · cuda.h · CUDA 13.0 */
 export function cuLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.CUlibrary): T.CUresult {
-  if (ArrayBuffer.isView(kernels)) rawCovers('cuLibraryEnumerateKernels', 'kernels', kernels, 8, 8);
+  if (ArrayBuffer.isView(kernels) && (kernels.byteLength < 8 || (((kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryEnumerateKernels', 'kernels', kernels, 8, 8);
   return (cuLibraryEnumerateKernels$ ??= binder.native('cuLibraryEnumerateKernels'))(kernels, numKernels, lib);
 }
 let cuLibraryGetGlobal$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuLibraryGetGlobal(dptr: T.Pointer, bytes: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuLibraryGetGlobal', 'dptr', dptr, 8, 8);
-  if (ArrayBuffer.isView(bytes)) rawCovers('cuLibraryGetGlobal', 'bytes', bytes, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetGlobal', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(bytes) && (bytes.byteLength < 8 || (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetGlobal', 'bytes', bytes, 8, 8);
   return (cuLibraryGetGlobal$ ??= binder.native('cuLibraryGetGlobal'))(dptr, bytes, library, name);
 }
 let cuLibraryGetKernel$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuLibraryGetKernel(pKernel: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pKernel)) rawCovers('cuLibraryGetKernel', 'pKernel', pKernel, 8, 8);
+  if (ArrayBuffer.isView(pKernel) && (pKernel.byteLength < 8 || (((pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetKernel', 'pKernel', pKernel, 8, 8);
   return (cuLibraryGetKernel$ ??= binder.native('cuLibraryGetKernel'))(pKernel, library, name);
 }
 let cuLibraryGetKernelCount$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)` · cuda.h · CUDA 13.0 */
 export function cuLibraryGetKernelCount(count: T.Pointer, lib: T.CUlibrary): T.CUresult {
-  if (ArrayBuffer.isView(count)) rawCovers('cuLibraryGetKernelCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLibraryGetKernelCount', 'count', count, 4, 4);
   return (cuLibraryGetKernelCount$ ??= binder.native('cuLibraryGetKernelCount'))(count, lib);
 }
 let cuLibraryGetManaged$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuLibraryGetManaged(dptr: T.Pointer, bytes: T.Pointer, library: T.CUlibrary, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuLibraryGetManaged', 'dptr', dptr, 8, 8);
-  if (ArrayBuffer.isView(bytes)) rawCovers('cuLibraryGetManaged', 'bytes', bytes, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetManaged', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(bytes) && (bytes.byteLength < 8 || (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetManaged', 'bytes', bytes, 8, 8);
   return (cuLibraryGetManaged$ ??= binder.native('cuLibraryGetManaged'))(dptr, bytes, library, name);
 }
 let cuLibraryGetModule$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)` · cuda.h · CUDA 13.0 */
 export function cuLibraryGetModule(pMod: T.Pointer, library: T.CUlibrary): T.CUresult {
-  if (ArrayBuffer.isView(pMod)) rawCovers('cuLibraryGetModule', 'pMod', pMod, 8, 8);
+  if (ArrayBuffer.isView(pMod) && (pMod.byteLength < 8 || (((pMod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pMod as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetModule', 'pMod', pMod, 8, 8);
   return (cuLibraryGetModule$ ??= binder.native('cuLibraryGetModule'))(pMod, library);
 }
 let cuLibraryGetUnifiedFunction$: NativeFunction | undefined;
 /** `CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)` · cuda.h · CUDA 13.0 */
 export function cuLibraryGetUnifiedFunction(fptr: T.Pointer, library: T.CUlibrary, symbol: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(fptr)) rawCovers('cuLibraryGetUnifiedFunction', 'fptr', fptr, 8, 8);
+  if (ArrayBuffer.isView(fptr) && (fptr.byteLength < 8 || (((fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryGetUnifiedFunction', 'fptr', fptr, 8, 8);
   return (cuLibraryGetUnifiedFunction$ ??= binder.native('cuLibraryGetUnifiedFunction'))(fptr, library, symbol);
 }
 let cuLibraryLoadData$: NativeFunction | undefined;
 /** `CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 13.0 */
 export function cuLibraryLoadData(library: T.Pointer, code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUresult {
-  if (ArrayBuffer.isView(library)) rawCovers('cuLibraryLoadData', 'library', library, 8, 8);
-  if (ArrayBuffer.isView(jitOptions)) rawCovers('cuLibraryLoadData', 'jitOptions', jitOptions, 4, 4);
-  if (ArrayBuffer.isView(jitOptionsValues)) rawCovers('cuLibraryLoadData', 'jitOptionsValues', jitOptionsValues, 8, 8);
-  if (ArrayBuffer.isView(libraryOptions)) rawCovers('cuLibraryLoadData', 'libraryOptions', libraryOptions, 4, 4);
-  if (ArrayBuffer.isView(libraryOptionValues)) rawCovers('cuLibraryLoadData', 'libraryOptionValues', libraryOptionValues, 8, 8);
+  if (ArrayBuffer.isView(library) && (library.byteLength < 8 || (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryLoadData', 'library', library, 8, 8);
+  if (ArrayBuffer.isView(jitOptions) && (jitOptions.byteLength < 4 || (((jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLibraryLoadData', 'jitOptions', jitOptions, 4, 4);
+  if (ArrayBuffer.isView(jitOptionsValues) && (jitOptionsValues.byteLength < 8 || (((jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryLoadData', 'jitOptionsValues', jitOptionsValues, 8, 8);
+  if (ArrayBuffer.isView(libraryOptions) && (libraryOptions.byteLength < 4 || (((libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLibraryLoadData', 'libraryOptions', libraryOptions, 4, 4);
+  if (ArrayBuffer.isView(libraryOptionValues) && (libraryOptionValues.byteLength < 8 || (((libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryLoadData', 'libraryOptionValues', libraryOptionValues, 8, 8);
   return (cuLibraryLoadData$ ??= binder.native('cuLibraryLoadData'))(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 let cuLibraryLoadFromFile$: NativeFunction | undefined;
 /** `CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda.h · CUDA 13.0 */
 export function cuLibraryLoadFromFile(library: T.Pointer, fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.CUresult {
-  if (ArrayBuffer.isView(library)) rawCovers('cuLibraryLoadFromFile', 'library', library, 8, 8);
-  if (ArrayBuffer.isView(jitOptions)) rawCovers('cuLibraryLoadFromFile', 'jitOptions', jitOptions, 4, 4);
-  if (ArrayBuffer.isView(jitOptionsValues)) rawCovers('cuLibraryLoadFromFile', 'jitOptionsValues', jitOptionsValues, 8, 8);
-  if (ArrayBuffer.isView(libraryOptions)) rawCovers('cuLibraryLoadFromFile', 'libraryOptions', libraryOptions, 4, 4);
-  if (ArrayBuffer.isView(libraryOptionValues)) rawCovers('cuLibraryLoadFromFile', 'libraryOptionValues', libraryOptionValues, 8, 8);
+  if (ArrayBuffer.isView(library) && (library.byteLength < 8 || (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryLoadFromFile', 'library', library, 8, 8);
+  if (ArrayBuffer.isView(jitOptions) && (jitOptions.byteLength < 4 || (((jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLibraryLoadFromFile', 'jitOptions', jitOptions, 4, 4);
+  if (ArrayBuffer.isView(jitOptionsValues) && (jitOptionsValues.byteLength < 8 || (((jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryLoadFromFile', 'jitOptionsValues', jitOptionsValues, 8, 8);
+  if (ArrayBuffer.isView(libraryOptions) && (libraryOptions.byteLength < 4 || (((libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLibraryLoadFromFile', 'libraryOptions', libraryOptions, 4, 4);
+  if (ArrayBuffer.isView(libraryOptionValues) && (libraryOptionValues.byteLength < 8 || (((libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLibraryLoadFromFile', 'libraryOptionValues', libraryOptionValues, 8, 8);
   return (cuLibraryLoadFromFile$ ??= binder.native('cuLibraryLoadFromFile'))(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 let cuLibraryUnload$: NativeFunction | undefined;
@@ -1366,30 +1366,30 @@ export function cuLibraryUnload(library: T.CUlibrary): T.CUresult {
 let cuLinkAddData$: NativeFunction | undefined;
 /** `CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 */
 export function cuLinkAddData(state: T.CUlinkState, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(options)) rawCovers('cuLinkAddData', 'options', options, 4, 4);
-  if (ArrayBuffer.isView(optionValues)) rawCovers('cuLinkAddData', 'optionValues', optionValues, 8, 8);
+  if (ArrayBuffer.isView(options) && (options.byteLength < 4 || (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLinkAddData', 'options', options, 4, 4);
+  if (ArrayBuffer.isView(optionValues) && (optionValues.byteLength < 8 || (((optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLinkAddData', 'optionValues', optionValues, 8, 8);
   return (cuLinkAddData$ ??= binder.native('cuLinkAddData'))(state, type, data, size, name, numOptions, options, optionValues);
 }
 let cuLinkAddFile$: NativeFunction | undefined;
 /** `CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 */
 export function cuLinkAddFile(state: T.CUlinkState, type: T.CUjitInputType, path: string | T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(options)) rawCovers('cuLinkAddFile', 'options', options, 4, 4);
-  if (ArrayBuffer.isView(optionValues)) rawCovers('cuLinkAddFile', 'optionValues', optionValues, 8, 8);
+  if (ArrayBuffer.isView(options) && (options.byteLength < 4 || (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLinkAddFile', 'options', options, 4, 4);
+  if (ArrayBuffer.isView(optionValues) && (optionValues.byteLength < 8 || (((optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLinkAddFile', 'optionValues', optionValues, 8, 8);
   return (cuLinkAddFile$ ??= binder.native('cuLinkAddFile'))(state, type, path, numOptions, options, optionValues);
 }
 let cuLinkComplete$: NativeFunction | undefined;
 /** `CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)` · cuda.h · CUDA 13.0 */
 export function cuLinkComplete(state: T.CUlinkState, cubinOut: T.Pointer, sizeOut: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(cubinOut)) rawCovers('cuLinkComplete', 'cubinOut', cubinOut, 8, 8);
-  if (ArrayBuffer.isView(sizeOut)) rawCovers('cuLinkComplete', 'sizeOut', sizeOut, 8, 8);
+  if (ArrayBuffer.isView(cubinOut) && (cubinOut.byteLength < 8 || (((cubinOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cubinOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLinkComplete', 'cubinOut', cubinOut, 8, 8);
+  if (ArrayBuffer.isView(sizeOut) && (sizeOut.byteLength < 8 || (((sizeOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizeOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLinkComplete', 'sizeOut', sizeOut, 8, 8);
   return (cuLinkComplete$ ??= binder.native('cuLinkComplete'))(state, cubinOut, sizeOut);
 }
 let cuLinkCreate$: NativeFunction | undefined;
 /** `CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)` · cuda.h · CUDA 13.0 */
 export function cuLinkCreate(numOptions: number, options: T.Pointer, optionValues: T.Pointer, stateOut: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(options)) rawCovers('cuLinkCreate', 'options', options, 4, 4);
-  if (ArrayBuffer.isView(optionValues)) rawCovers('cuLinkCreate', 'optionValues', optionValues, 8, 8);
-  if (ArrayBuffer.isView(stateOut)) rawCovers('cuLinkCreate', 'stateOut', stateOut, 8, 8);
+  if (ArrayBuffer.isView(options) && (options.byteLength < 4 || (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLinkCreate', 'options', options, 4, 4);
+  if (ArrayBuffer.isView(optionValues) && (optionValues.byteLength < 8 || (((optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLinkCreate', 'optionValues', optionValues, 8, 8);
+  if (ArrayBuffer.isView(stateOut) && (stateOut.byteLength < 8 || (((stateOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (stateOut as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLinkCreate', 'stateOut', stateOut, 8, 8);
   return (cuLinkCreate$ ??= binder.native('cuLinkCreate'))(numOptions, options, optionValues, stateOut);
 }
 let cuLinkDestroy$: NativeFunction | undefined;
@@ -1400,26 +1400,26 @@ export function cuLinkDestroy(state: T.CUlinkState): T.CUresult {
 let cuLogsCurrent$: NativeFunction | undefined;
 /** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuLogsCurrent(iterator_out: T.Pointer, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(iterator_out)) rawCovers('cuLogsCurrent', 'iterator_out', iterator_out, 4, 4);
+  if (ArrayBuffer.isView(iterator_out) && (iterator_out.byteLength < 4 || (((iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLogsCurrent', 'iterator_out', iterator_out, 4, 4);
   return (cuLogsCurrent$ ??= binder.native('cuLogsCurrent'))(iterator_out, flags);
 }
 let cuLogsDumpToFile$: NativeFunction | undefined;
 /** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuLogsDumpToFile(iterator: T.Pointer, pathToFile: string | T.Pointer, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(iterator)) rawCovers('cuLogsDumpToFile', 'iterator', iterator, 4, 4);
+  if (ArrayBuffer.isView(iterator) && (iterator.byteLength < 4 || (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLogsDumpToFile', 'iterator', iterator, 4, 4);
   return (cuLogsDumpToFile$ ??= binder.native('cuLogsDumpToFile'))(iterator, pathToFile, flags);
 }
 let cuLogsDumpToMemory$: NativeFunction | undefined;
 /** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuLogsDumpToMemory(iterator: T.Pointer, buffer: T.Pointer, size: T.Pointer, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(iterator)) rawCovers('cuLogsDumpToMemory', 'iterator', iterator, 4, 4);
-  if (ArrayBuffer.isView(size)) rawCovers('cuLogsDumpToMemory', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(iterator) && (iterator.byteLength < 4 || (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuLogsDumpToMemory', 'iterator', iterator, 4, 4);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLogsDumpToMemory', 'size', size, 8, 8);
   return (cuLogsDumpToMemory$ ??= binder.native('cuLogsDumpToMemory'))(iterator, buffer, size, flags);
 }
 let cuLogsRegisterCallback$: NativeFunction | undefined;
 /** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 (since 13.0) Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer, callback_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(callback_out)) rawCovers('cuLogsRegisterCallback', 'callback_out', callback_out, 8, 8);
+  if (ArrayBuffer.isView(callback_out) && (callback_out.byteLength < 8 || (((callback_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (callback_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuLogsRegisterCallback', 'callback_out', callback_out, 8, 8);
   return (cuLogsRegisterCallback$ ??= binder.native('cuLogsRegisterCallback'))(callbackFunc, userData, callback_out);
 }
 let cuLogsUnregisterCallback$: NativeFunction | undefined;
@@ -1435,7 +1435,7 @@ export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): T.CUresult 
 let cuMemAddressReserve$: NativeFunction | undefined;
 /** `CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)` · cuda.h · CUDA 13.0 */
 export function cuMemAddressReserve(ptr: T.Pointer, size: T.Int64, alignment: T.Int64, addr: T.CUdeviceptr, flags: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(ptr)) rawCovers('cuMemAddressReserve', 'ptr', ptr, 8, 8);
+  if (ArrayBuffer.isView(ptr) && (ptr.byteLength < 8 || (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAddressReserve', 'ptr', ptr, 8, 8);
   return (cuMemAddressReserve$ ??= binder.native('cuMemAddressReserve'))(ptr, size, alignment, addr, flags);
 }
 let cuMemAdvise$: NativeFunction | undefined;
@@ -1447,67 +1447,67 @@ export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUm
 let cuMemAlloc$: NativeFunction | undefined;
 /** `CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)` · cuda.h · CUDA 13.0 */
 export function cuMemAlloc(dptr: T.Pointer, bytesize: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuMemAlloc', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAlloc', 'dptr', dptr, 8, 8);
   return (cuMemAlloc$ ??= binder.native('cuMemAlloc'))(dptr, bytesize);
 }
 let cuMemAllocAsync$: NativeFunction | undefined;
 /** `CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)` · cuda.h · CUDA 13.0 */
 export function cuMemAllocAsync(dptr: T.Pointer, bytesize: T.Int64, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuMemAllocAsync', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAllocAsync', 'dptr', dptr, 8, 8);
   return (cuMemAllocAsync$ ??= binder.native('cuMemAllocAsync'))(dptr, bytesize, hStream);
 }
 let cuMemAllocFromPoolAsync$: NativeFunction | undefined;
 /** `CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)` · cuda.h · CUDA 13.0 */
 export function cuMemAllocFromPoolAsync(dptr: T.Pointer, bytesize: T.Int64, pool: T.CUmemoryPool, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuMemAllocFromPoolAsync', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAllocFromPoolAsync', 'dptr', dptr, 8, 8);
   return (cuMemAllocFromPoolAsync$ ??= binder.native('cuMemAllocFromPoolAsync'))(dptr, bytesize, pool, hStream);
 }
 let cuMemAllocHost$: NativeFunction | undefined;
 /** `CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)` · cuda.h · CUDA 13.0 */
 export function cuMemAllocHost(pp: T.Pointer, bytesize: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(pp)) rawCovers('cuMemAllocHost', 'pp', pp, 8, 8);
+  if (ArrayBuffer.isView(pp) && (pp.byteLength < 8 || (((pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAllocHost', 'pp', pp, 8, 8);
   return (cuMemAllocHost$ ??= binder.native('cuMemAllocHost'))(pp, bytesize);
 }
 let cuMemAllocManaged$: NativeFunction | undefined;
 /** `CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuMemAllocManaged(dptr: T.Pointer, bytesize: T.Int64, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuMemAllocManaged', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAllocManaged', 'dptr', dptr, 8, 8);
   return (cuMemAllocManaged$ ??= binder.native('cuMemAllocManaged'))(dptr, bytesize, flags);
 }
 let cuMemAllocPitch$: NativeFunction | undefined;
 /** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0 */
 export function cuMemAllocPitch(dptr: T.Pointer, pPitch: T.Pointer, WidthInBytes: T.Int64, Height: T.Int64, ElementSizeBytes: number): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuMemAllocPitch', 'dptr', dptr, 8, 8);
-  if (ArrayBuffer.isView(pPitch)) rawCovers('cuMemAllocPitch', 'pPitch', pPitch, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAllocPitch', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(pPitch) && (pPitch.byteLength < 8 || (((pPitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pPitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemAllocPitch', 'pPitch', pPitch, 8, 8);
   return (cuMemAllocPitch$ ??= binder.native('cuMemAllocPitch'))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
 let cuMemBatchDecompressAsync$: NativeFunction | undefined;
 /** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemBatchDecompressAsync(paramsArray: T.Pointer, count: T.Int64, flags: number, errorIndex: T.Pointer, stream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(paramsArray)) rawCovers('cuMemBatchDecompressAsync', 'paramsArray', paramsArray, 64, 1);
-  if (ArrayBuffer.isView(errorIndex)) rawCovers('cuMemBatchDecompressAsync', 'errorIndex', errorIndex, 8, 8);
+  if (ArrayBuffer.isView(paramsArray) && (paramsArray.byteLength < 64)) rawCovers('cuMemBatchDecompressAsync', 'paramsArray', paramsArray, 64, 1);
+  if (ArrayBuffer.isView(errorIndex) && (errorIndex.byteLength < 8 || (((errorIndex as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (errorIndex as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemBatchDecompressAsync', 'errorIndex', errorIndex, 8, 8);
   return (cuMemBatchDecompressAsync$ ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray, count, flags, errorIndex, stream);
 }
 let cuMemCreate$: NativeFunction | undefined;
 /** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0 */
 export function cuMemCreate(handle: T.Pointer, size: T.Int64, prop: T.Pointer, flags: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(handle)) rawCovers('cuMemCreate', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemCreate', 'handle', handle, 8, 8);
   return (cuMemCreate$ ??= binder.native('cuMemCreate'))(handle, size, prop, flags);
 }
 let cuMemDiscardAndPrefetchBatchAsync$: NativeFunction | undefined;
 /** `CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemDiscardAndPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(dptrs)) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'sizes', sizes, 8, 8);
-  if (ArrayBuffer.isView(prefetchLocs)) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
-  if (ArrayBuffer.isView(prefetchLocIdxs)) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
+  if (ArrayBuffer.isView(dptrs) && (dptrs.byteLength < 8 || (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(prefetchLocs) && (prefetchLocs.byteLength < 8)) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
+  if (ArrayBuffer.isView(prefetchLocIdxs) && (prefetchLocIdxs.byteLength < 8 || (((prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
   return (cuMemDiscardAndPrefetchBatchAsync$ ??= binder.native('cuMemDiscardAndPrefetchBatchAsync'))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
 let cuMemDiscardBatchAsync$: NativeFunction | undefined;
 /** `CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemDiscardBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, flags: T.Int64, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(dptrs)) rawCovers('cuMemDiscardBatchAsync', 'dptrs', dptrs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cuMemDiscardBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(dptrs) && (dptrs.byteLength < 8 || (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemDiscardBatchAsync', 'dptrs', dptrs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemDiscardBatchAsync', 'sizes', sizes, 8, 8);
   return (cuMemDiscardBatchAsync$ ??= binder.native('cuMemDiscardBatchAsync'))(dptrs, sizes, count, flags, hStream);
 }
 let cuMemExportToShareableHandle$: NativeFunction | undefined;
@@ -1533,33 +1533,33 @@ export function cuMemFreeHost(p: T.Pointer): T.CUresult {
 let cuMemGetAccess$: NativeFunction | undefined;
 /** `CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 */
 export function cuMemGetAccess(flags: T.Pointer, location: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
-  if (ArrayBuffer.isView(flags)) rawCovers('cuMemGetAccess', 'flags', flags, 8, 8);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 8 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetAccess', 'flags', flags, 8, 8);
   return (cuMemGetAccess$ ??= binder.native('cuMemGetAccess'))(flags, location, ptr);
 }
 let cuMemGetAddressRange$: NativeFunction | undefined;
 /** `CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)` · cuda.h · CUDA 13.0 */
 export function cuMemGetAddressRange(pbase: T.Pointer, psize: T.Pointer, dptr: T.CUdeviceptr): T.CUresult {
-  if (ArrayBuffer.isView(pbase)) rawCovers('cuMemGetAddressRange', 'pbase', pbase, 8, 8);
-  if (ArrayBuffer.isView(psize)) rawCovers('cuMemGetAddressRange', 'psize', psize, 8, 8);
+  if (ArrayBuffer.isView(pbase) && (pbase.byteLength < 8 || (((pbase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pbase as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetAddressRange', 'pbase', pbase, 8, 8);
+  if (ArrayBuffer.isView(psize) && (psize.byteLength < 8 || (((psize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (psize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetAddressRange', 'psize', psize, 8, 8);
   return (cuMemGetAddressRange$ ??= binder.native('cuMemGetAddressRange'))(pbase, psize, dptr);
 }
 let cuMemGetAllocationGranularity$: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)` · cuda.h · CUDA 13.0 */
 export function cuMemGetAllocationGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmemAllocationGranularity_flags): T.CUresult {
-  if (ArrayBuffer.isView(granularity)) rawCovers('cuMemGetAllocationGranularity', 'granularity', granularity, 8, 8);
+  if (ArrayBuffer.isView(granularity) && (granularity.byteLength < 8 || (((granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetAllocationGranularity', 'granularity', granularity, 8, 8);
   return (cuMemGetAllocationGranularity$ ??= binder.native('cuMemGetAllocationGranularity'))(granularity, prop, option);
 }
 let cuMemGetAllocationPropertiesFromHandle$: NativeFunction | undefined;
 /** `CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)` · cuda.h · CUDA 13.0 */
 export function cuMemGetAllocationPropertiesFromHandle(prop: T.Pointer, handle: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(prop)) rawCovers('cuMemGetAllocationPropertiesFromHandle', 'prop', prop, 32, 1);
+  if (ArrayBuffer.isView(prop) && (prop.byteLength < 32)) rawCovers('cuMemGetAllocationPropertiesFromHandle', 'prop', prop, 32, 1);
   return (cuMemGetAllocationPropertiesFromHandle$ ??= binder.native('cuMemGetAllocationPropertiesFromHandle'))(prop, handle);
 }
 let cuMemGetDefaultMemPool$: NativeFunction | undefined;
 /** `CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemGetDefaultMemPool(pool_out: T.Pointer, location: T.Pointer, type: T.CUmemAllocationType): T.CUresult {
-  if (ArrayBuffer.isView(pool_out)) rawCovers('cuMemGetDefaultMemPool', 'pool_out', pool_out, 8, 8);
-  if (ArrayBuffer.isView(location)) rawCovers('cuMemGetDefaultMemPool', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(pool_out) && (pool_out.byteLength < 8 || (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetDefaultMemPool', 'pool_out', pool_out, 8, 8);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cuMemGetDefaultMemPool', 'location', location, 8, 1);
   return (cuMemGetDefaultMemPool$ ??= binder.native('cuMemGetDefaultMemPool'))(pool_out, location, type);
 }
 let cuMemGetHandleForAddressRange$: NativeFunction | undefined;
@@ -1570,33 +1570,33 @@ export function cuMemGetHandleForAddressRange(handle: T.Pointer, dptr: T.CUdevic
 let cuMemGetInfo$: NativeFunction | undefined;
 /** `CUresult cuMemGetInfo_v2(size_t *free, size_t *total)` · cuda.h · CUDA 13.0 */
 export function cuMemGetInfo(free: T.Pointer, total: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(free)) rawCovers('cuMemGetInfo', 'free', free, 8, 8);
-  if (ArrayBuffer.isView(total)) rawCovers('cuMemGetInfo', 'total', total, 8, 8);
+  if (ArrayBuffer.isView(free) && (free.byteLength < 8 || (((free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetInfo', 'free', free, 8, 8);
+  if (ArrayBuffer.isView(total) && (total.byteLength < 8 || (((total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetInfo', 'total', total, 8, 8);
   return (cuMemGetInfo$ ??= binder.native('cuMemGetInfo'))(free, total);
 }
 let cuMemGetMemPool$: NativeFunction | undefined;
 /** `CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemGetMemPool(pool: T.Pointer, location: T.Pointer, type: T.CUmemAllocationType): T.CUresult {
-  if (ArrayBuffer.isView(pool)) rawCovers('cuMemGetMemPool', 'pool', pool, 8, 8);
-  if (ArrayBuffer.isView(location)) rawCovers('cuMemGetMemPool', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(pool) && (pool.byteLength < 8 || (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemGetMemPool', 'pool', pool, 8, 8);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cuMemGetMemPool', 'location', location, 8, 1);
   return (cuMemGetMemPool$ ??= binder.native('cuMemGetMemPool'))(pool, location, type);
 }
 let cuMemHostAlloc$: NativeFunction | undefined;
 /** `CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)` · cuda.h · CUDA 13.0 */
 export function cuMemHostAlloc(pp: T.Pointer, bytesize: T.Int64, Flags: number): T.CUresult {
-  if (ArrayBuffer.isView(pp)) rawCovers('cuMemHostAlloc', 'pp', pp, 8, 8);
+  if (ArrayBuffer.isView(pp) && (pp.byteLength < 8 || (((pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemHostAlloc', 'pp', pp, 8, 8);
   return (cuMemHostAlloc$ ??= binder.native('cuMemHostAlloc'))(pp, bytesize, Flags);
 }
 let cuMemHostGetDevicePointer$: NativeFunction | undefined;
 /** `CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)` · cuda.h · CUDA 13.0 */
 export function cuMemHostGetDevicePointer(pdptr: T.Pointer, p: T.Pointer, Flags: number): T.CUresult {
-  if (ArrayBuffer.isView(pdptr)) rawCovers('cuMemHostGetDevicePointer', 'pdptr', pdptr, 8, 8);
+  if (ArrayBuffer.isView(pdptr) && (pdptr.byteLength < 8 || (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemHostGetDevicePointer', 'pdptr', pdptr, 8, 8);
   return (cuMemHostGetDevicePointer$ ??= binder.native('cuMemHostGetDevicePointer'))(pdptr, p, Flags);
 }
 let cuMemHostGetFlags$: NativeFunction | undefined;
 /** `CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)` · cuda.h · CUDA 13.0 */
 export function cuMemHostGetFlags(pFlags: T.Pointer, p: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pFlags)) rawCovers('cuMemHostGetFlags', 'pFlags', pFlags, 4, 4);
+  if (ArrayBuffer.isView(pFlags) && (pFlags.byteLength < 4 || (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuMemHostGetFlags', 'pFlags', pFlags, 4, 4);
   return (cuMemHostGetFlags$ ??= binder.native('cuMemHostGetFlags'))(pFlags, p);
 }
 let cuMemHostRegister$: NativeFunction | undefined;
@@ -1612,7 +1612,7 @@ export function cuMemHostUnregister(p: T.Pointer): T.CUresult {
 let cuMemImportFromShareableHandle$: NativeFunction | undefined;
 /** `CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)` · cuda.h · CUDA 13.0 */
 export function cuMemImportFromShareableHandle(handle: T.Pointer, osHandle: T.Pointer, shHandleType: T.CUmemAllocationHandleType): T.CUresult {
-  if (ArrayBuffer.isView(handle)) rawCovers('cuMemImportFromShareableHandle', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemImportFromShareableHandle', 'handle', handle, 8, 8);
   return (cuMemImportFromShareableHandle$ ??= binder.native('cuMemImportFromShareableHandle'))(handle, osHandle, shHandleType);
 }
 let cuMemMap$: NativeFunction | undefined;
@@ -1623,13 +1623,13 @@ export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, han
 let cuMemMapArrayAsync$: NativeFunction | undefined;
 /** `CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)` · cuda.h · CUDA 13.0 */
 export function cuMemMapArrayAsync(mapInfoList: T.Pointer, count: number, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(mapInfoList)) rawCovers('cuMemMapArrayAsync', 'mapInfoList', mapInfoList, 96, 1);
+  if (ArrayBuffer.isView(mapInfoList) && (mapInfoList.byteLength < 96)) rawCovers('cuMemMapArrayAsync', 'mapInfoList', mapInfoList, 96, 1);
   return (cuMemMapArrayAsync$ ??= binder.native('cuMemMapArrayAsync'))(mapInfoList, count, hStream);
 }
 let cuMemPoolCreate$: NativeFunction | undefined;
 /** `CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)` · cuda.h · CUDA 13.0 */
 export function cuMemPoolCreate(pool: T.Pointer, poolProps: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pool)) rawCovers('cuMemPoolCreate', 'pool', pool, 8, 8);
+  if (ArrayBuffer.isView(pool) && (pool.byteLength < 8 || (((pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemPoolCreate', 'pool', pool, 8, 8);
   return (cuMemPoolCreate$ ??= binder.native('cuMemPoolCreate'))(pool, poolProps);
 }
 let cuMemPoolDestroy$: NativeFunction | undefined;
@@ -1640,7 +1640,7 @@ export function cuMemPoolDestroy(pool: T.CUmemoryPool): T.CUresult {
 let cuMemPoolExportPointer$: NativeFunction | undefined;
 /** `CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 */
 export function cuMemPoolExportPointer(shareData_out: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
-  if (ArrayBuffer.isView(shareData_out)) rawCovers('cuMemPoolExportPointer', 'shareData_out', shareData_out, 64, 1);
+  if (ArrayBuffer.isView(shareData_out) && (shareData_out.byteLength < 64)) rawCovers('cuMemPoolExportPointer', 'shareData_out', shareData_out, 64, 1);
   return (cuMemPoolExportPointer$ ??= binder.native('cuMemPoolExportPointer'))(shareData_out, ptr);
 }
 let cuMemPoolExportToShareableHandle$: NativeFunction | undefined;
@@ -1651,8 +1651,8 @@ export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.
 let cuMemPoolGetAccess$: NativeFunction | undefined;
 /** `CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)` · cuda.h · CUDA 13.0 */
 export function cuMemPoolGetAccess(flags: T.Pointer, memPool: T.CUmemoryPool, location: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(flags)) rawCovers('cuMemPoolGetAccess', 'flags', flags, 4, 4);
-  if (ArrayBuffer.isView(location)) rawCovers('cuMemPoolGetAccess', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuMemPoolGetAccess', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cuMemPoolGetAccess', 'location', location, 8, 1);
   return (cuMemPoolGetAccess$ ??= binder.native('cuMemPoolGetAccess'))(flags, memPool, location);
 }
 let cuMemPoolGetAttribute$: NativeFunction | undefined;
@@ -1663,14 +1663,14 @@ export function cuMemPoolGetAttribute(pool: T.CUmemoryPool, attr: T.CUmemPool_at
 let cuMemPoolImportFromShareableHandle$: NativeFunction | undefined;
 /** `CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)` · cuda.h · CUDA 13.0 */
 export function cuMemPoolImportFromShareableHandle(pool_out: T.Pointer, handle: T.Pointer, handleType: T.CUmemAllocationHandleType, flags: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(pool_out)) rawCovers('cuMemPoolImportFromShareableHandle', 'pool_out', pool_out, 8, 8);
+  if (ArrayBuffer.isView(pool_out) && (pool_out.byteLength < 8 || (((pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pool_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemPoolImportFromShareableHandle', 'pool_out', pool_out, 8, 8);
   return (cuMemPoolImportFromShareableHandle$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(pool_out, handle, handleType, flags);
 }
 let cuMemPoolImportPointer$: NativeFunction | undefined;
 /** `CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)` · cuda.h · CUDA 13.0 */
 export function cuMemPoolImportPointer(ptr_out: T.Pointer, pool: T.CUmemoryPool, shareData: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(ptr_out)) rawCovers('cuMemPoolImportPointer', 'ptr_out', ptr_out, 8, 8);
-  if (ArrayBuffer.isView(shareData)) rawCovers('cuMemPoolImportPointer', 'shareData', shareData, 64, 1);
+  if (ArrayBuffer.isView(ptr_out) && (ptr_out.byteLength < 8 || (((ptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptr_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemPoolImportPointer', 'ptr_out', ptr_out, 8, 8);
+  if (ArrayBuffer.isView(shareData) && (shareData.byteLength < 64)) rawCovers('cuMemPoolImportPointer', 'shareData', shareData, 64, 1);
   return (cuMemPoolImportPointer$ ??= binder.native('cuMemPoolImportPointer'))(ptr_out, pool, shareData);
 }
 let cuMemPoolSetAccess$: NativeFunction | undefined;
@@ -1697,10 +1697,10 @@ export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, locati
 let cuMemPrefetchBatchAsync$: NativeFunction | undefined;
 /** `CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(dptrs)) rawCovers('cuMemPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cuMemPrefetchBatchAsync', 'sizes', sizes, 8, 8);
-  if (ArrayBuffer.isView(prefetchLocs)) rawCovers('cuMemPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
-  if (ArrayBuffer.isView(prefetchLocIdxs)) rawCovers('cuMemPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
+  if (ArrayBuffer.isView(dptrs) && (dptrs.byteLength < 8 || (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemPrefetchBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(prefetchLocs) && (prefetchLocs.byteLength < 8)) rawCovers('cuMemPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
+  if (ArrayBuffer.isView(prefetchLocIdxs) && (prefetchLocIdxs.byteLength < 8 || (((prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
   return (cuMemPrefetchBatchAsync$ ??= binder.native('cuMemPrefetchBatchAsync'))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
 let cuMemRangeGetAttribute$: NativeFunction | undefined;
@@ -1711,9 +1711,9 @@ export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attri
 let cuMemRangeGetAttributes$: NativeFunction | undefined;
 /** `CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)` · cuda.h · CUDA 13.0 */
 export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.CUdeviceptr, count: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(data)) rawCovers('cuMemRangeGetAttributes', 'data', data, 8, 8);
-  if (ArrayBuffer.isView(dataSizes)) rawCovers('cuMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
-  if (ArrayBuffer.isView(attributes)) rawCovers('cuMemRangeGetAttributes', 'attributes', attributes, 4, 4);
+  if (ArrayBuffer.isView(data) && (data.byteLength < 8 || (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemRangeGetAttributes', 'data', data, 8, 8);
+  if (ArrayBuffer.isView(dataSizes) && (dataSizes.byteLength < 8 || (((dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
+  if (ArrayBuffer.isView(attributes) && (attributes.byteLength < 4 || (((attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuMemRangeGetAttributes', 'attributes', attributes, 4, 4);
   return (cuMemRangeGetAttributes$ ??= binder.native('cuMemRangeGetAttributes'))(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 let cuMemRelease$: NativeFunction | undefined;
@@ -1724,7 +1724,7 @@ export function cuMemRelease(handle: T.Int64): T.CUresult {
 let cuMemRetainAllocationHandle$: NativeFunction | undefined;
 /** `CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)` · cuda.h · CUDA 13.0 */
 export function cuMemRetainAllocationHandle(handle: T.Pointer, addr: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(handle)) rawCovers('cuMemRetainAllocationHandle', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemRetainAllocationHandle', 'handle', handle, 8, 8);
   return (cuMemRetainAllocationHandle$ ??= binder.native('cuMemRetainAllocationHandle'))(handle, addr);
 }
 let cuMemSetAccess$: NativeFunction | undefined;
@@ -1735,7 +1735,7 @@ export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: T.Pointe
 let cuMemSetMemPool$: NativeFunction | undefined;
 /** `CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemSetMemPool(location: T.Pointer, type: T.CUmemAllocationType, pool: T.CUmemoryPool): T.CUresult {
-  if (ArrayBuffer.isView(location)) rawCovers('cuMemSetMemPool', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cuMemSetMemPool', 'location', location, 8, 1);
   return (cuMemSetMemPool$ ??= binder.native('cuMemSetMemPool'))(location, type, pool);
 }
 let cuMemUnmap$: NativeFunction | undefined;
@@ -1776,7 +1776,7 @@ export function cuMemcpy3DAsync(pCopy: T.Pointer, hStream: T.CUstream): T.CUresu
 let cuMemcpy3DBatchAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(opList)) rawCovers('cuMemcpy3DBatchAsync', 'opList', opList, 112, 1);
+  if (ArrayBuffer.isView(opList) && (opList.byteLength < 112)) rawCovers('cuMemcpy3DBatchAsync', 'opList', opList, 112, 1);
   return (cuMemcpy3DBatchAsync$ ??= binder.native('cuMemcpy3DBatchAsync'))(numOps, opList, flags, hStream);
 }
 let cuMemcpy3DPeer$: NativeFunction | undefined;
@@ -1817,11 +1817,11 @@ export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray, srcOf
 let cuMemcpyBatchAsync$: NativeFunction | undefined;
 /** `CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuMemcpyBatchAsync(dsts: T.Pointer, srcs: T.Pointer, sizes: T.Pointer, count: T.Int64, attrs: T.Pointer, attrsIdxs: T.Pointer, numAttrs: T.Int64, hStream: T.CUstream): T.CUresult {
-  if (ArrayBuffer.isView(dsts)) rawCovers('cuMemcpyBatchAsync', 'dsts', dsts, 8, 8);
-  if (ArrayBuffer.isView(srcs)) rawCovers('cuMemcpyBatchAsync', 'srcs', srcs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cuMemcpyBatchAsync', 'sizes', sizes, 8, 8);
-  if (ArrayBuffer.isView(attrs)) rawCovers('cuMemcpyBatchAsync', 'attrs', attrs, 24, 1);
-  if (ArrayBuffer.isView(attrsIdxs)) rawCovers('cuMemcpyBatchAsync', 'attrsIdxs', attrsIdxs, 8, 8);
+  if (ArrayBuffer.isView(dsts) && (dsts.byteLength < 8 || (((dsts as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dsts as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemcpyBatchAsync', 'dsts', dsts, 8, 8);
+  if (ArrayBuffer.isView(srcs) && (srcs.byteLength < 8 || (((srcs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (srcs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemcpyBatchAsync', 'srcs', srcs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemcpyBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(attrs) && (attrs.byteLength < 24)) rawCovers('cuMemcpyBatchAsync', 'attrs', attrs, 24, 1);
+  if (ArrayBuffer.isView(attrsIdxs) && (attrsIdxs.byteLength < 8 || (((attrsIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attrsIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMemcpyBatchAsync', 'attrsIdxs', attrsIdxs, 8, 8);
   return (cuMemcpyBatchAsync$ ??= binder.native('cuMemcpyBatchAsync'))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
 let cuMemcpyDtoA$: NativeFunction | undefined;
@@ -1942,7 +1942,7 @@ export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64
 let cuMipmappedArrayCreate$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)` · cuda.h · CUDA 13.0 */
 export function cuMipmappedArrayCreate(pHandle: T.Pointer, pMipmappedArrayDesc: T.Pointer, numMipmapLevels: number): T.CUresult {
-  if (ArrayBuffer.isView(pHandle)) rawCovers('cuMipmappedArrayCreate', 'pHandle', pHandle, 8, 8);
+  if (ArrayBuffer.isView(pHandle) && (pHandle.byteLength < 8 || (((pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMipmappedArrayCreate', 'pHandle', pHandle, 8, 8);
   return (cuMipmappedArrayCreate$ ??= binder.native('cuMipmappedArrayCreate'))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
 let cuMipmappedArrayDestroy$: NativeFunction | undefined;
@@ -1953,88 +1953,88 @@ export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray): T.
 let cuMipmappedArrayGetLevel$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)` · cuda.h · CUDA 13.0 */
 export function cuMipmappedArrayGetLevel(pLevelArray: T.Pointer, hMipmappedArray: T.CUmipmappedArray, level: number): T.CUresult {
-  if (ArrayBuffer.isView(pLevelArray)) rawCovers('cuMipmappedArrayGetLevel', 'pLevelArray', pLevelArray, 8, 8);
+  if (ArrayBuffer.isView(pLevelArray) && (pLevelArray.byteLength < 8 || (((pLevelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pLevelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMipmappedArrayGetLevel', 'pLevelArray', pLevelArray, 8, 8);
   return (cuMipmappedArrayGetLevel$ ??= binder.native('cuMipmappedArrayGetLevel'))(pLevelArray, hMipmappedArray, level);
 }
 let cuMipmappedArrayGetMemoryRequirements$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)` · cuda.h · CUDA 13.0 */
 export function cuMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.CUmipmappedArray, device: number): T.CUresult {
-  if (ArrayBuffer.isView(memoryRequirements)) rawCovers('cuMipmappedArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
+  if (ArrayBuffer.isView(memoryRequirements) && (memoryRequirements.byteLength < 32)) rawCovers('cuMipmappedArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cuMipmappedArrayGetMemoryRequirements$ ??= binder.native('cuMipmappedArrayGetMemoryRequirements'))(memoryRequirements, mipmap, device);
 }
 let cuMipmappedArrayGetSparseProperties$: NativeFunction | undefined;
 /** `CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)` · cuda.h · CUDA 13.0 */
 export function cuMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.CUmipmappedArray): T.CUresult {
-  if (ArrayBuffer.isView(sparseProperties)) rawCovers('cuMipmappedArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
+  if (ArrayBuffer.isView(sparseProperties) && (sparseProperties.byteLength < 48)) rawCovers('cuMipmappedArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cuMipmappedArrayGetSparseProperties$ ??= binder.native('cuMipmappedArrayGetSparseProperties'))(sparseProperties, mipmap);
 }
 let cuModuleEnumerateFunctions$: NativeFunction | undefined;
 /** `CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)` · cuda.h · CUDA 13.0 */
 export function cuModuleEnumerateFunctions(functions: T.Pointer, numFunctions: number, mod: T.CUmodule): T.CUresult {
-  if (ArrayBuffer.isView(functions)) rawCovers('cuModuleEnumerateFunctions', 'functions', functions, 8, 8);
+  if (ArrayBuffer.isView(functions) && (functions.byteLength < 8 || (((functions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (functions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleEnumerateFunctions', 'functions', functions, 8, 8);
   return (cuModuleEnumerateFunctions$ ??= binder.native('cuModuleEnumerateFunctions'))(functions, numFunctions, mod);
 }
 let cuModuleGetFunction$: NativeFunction | undefined;
 /** `CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuModuleGetFunction(hfunc: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(hfunc)) rawCovers('cuModuleGetFunction', 'hfunc', hfunc, 8, 8);
+  if (ArrayBuffer.isView(hfunc) && (hfunc.byteLength < 8 || (((hfunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (hfunc as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleGetFunction', 'hfunc', hfunc, 8, 8);
   return (cuModuleGetFunction$ ??= binder.native('cuModuleGetFunction'))(hfunc, hmod, name);
 }
 let cuModuleGetFunctionCount$: NativeFunction | undefined;
 /** `CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)` · cuda.h · CUDA 13.0 */
 export function cuModuleGetFunctionCount(count: T.Pointer, mod: T.CUmodule): T.CUresult {
-  if (ArrayBuffer.isView(count)) rawCovers('cuModuleGetFunctionCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuModuleGetFunctionCount', 'count', count, 4, 4);
   return (cuModuleGetFunctionCount$ ??= binder.native('cuModuleGetFunctionCount'))(count, mod);
 }
 let cuModuleGetGlobal$: NativeFunction | undefined;
 /** `CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuModuleGetGlobal(dptr: T.Pointer, bytes: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cuModuleGetGlobal', 'dptr', dptr, 8, 8);
-  if (ArrayBuffer.isView(bytes)) rawCovers('cuModuleGetGlobal', 'bytes', bytes, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleGetGlobal', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(bytes) && (bytes.byteLength < 8 || (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleGetGlobal', 'bytes', bytes, 8, 8);
   return (cuModuleGetGlobal$ ??= binder.native('cuModuleGetGlobal'))(dptr, bytes, hmod, name);
 }
 let cuModuleGetLoadingMode$: NativeFunction | undefined;
 /** `CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)` · cuda.h · CUDA 13.0 */
 export function cuModuleGetLoadingMode(mode: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(mode)) rawCovers('cuModuleGetLoadingMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuModuleGetLoadingMode', 'mode', mode, 4, 4);
   return (cuModuleGetLoadingMode$ ??= binder.native('cuModuleGetLoadingMode'))(mode);
 }
 let cuModuleGetSurfRef$: NativeFunction | undefined;
 /** `CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuModuleGetSurfRef(pSurfRef: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pSurfRef)) rawCovers('cuModuleGetSurfRef', 'pSurfRef', pSurfRef, 8, 8);
+  if (ArrayBuffer.isView(pSurfRef) && (pSurfRef.byteLength < 8 || (((pSurfRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pSurfRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleGetSurfRef', 'pSurfRef', pSurfRef, 8, 8);
   return (cuModuleGetSurfRef$ ??= binder.native('cuModuleGetSurfRef'))(pSurfRef, hmod, name);
 }
 let cuModuleGetTexRef$: NativeFunction | undefined;
 /** `CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)` · cuda.h · CUDA 13.0 */
 export function cuModuleGetTexRef(pTexRef: T.Pointer, hmod: T.CUmodule, name: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pTexRef)) rawCovers('cuModuleGetTexRef', 'pTexRef', pTexRef, 8, 8);
+  if (ArrayBuffer.isView(pTexRef) && (pTexRef.byteLength < 8 || (((pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleGetTexRef', 'pTexRef', pTexRef, 8, 8);
   return (cuModuleGetTexRef$ ??= binder.native('cuModuleGetTexRef'))(pTexRef, hmod, name);
 }
 let cuModuleLoad$: NativeFunction | undefined;
 /** `CUresult cuModuleLoad(CUmodule *module, const char *fname)` · cuda.h · CUDA 13.0 */
 export function cuModuleLoad(module: T.Pointer, fname: string | T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(module)) rawCovers('cuModuleLoad', 'module', module, 8, 8);
+  if (ArrayBuffer.isView(module) && (module.byteLength < 8 || (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleLoad', 'module', module, 8, 8);
   return (cuModuleLoad$ ??= binder.native('cuModuleLoad'))(module, fname);
 }
 let cuModuleLoadData$: NativeFunction | undefined;
 /** `CUresult cuModuleLoadData(CUmodule *module, const void *image)` · cuda.h · CUDA 13.0 */
 export function cuModuleLoadData(module: T.Pointer, image: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(module)) rawCovers('cuModuleLoadData', 'module', module, 8, 8);
+  if (ArrayBuffer.isView(module) && (module.byteLength < 8 || (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleLoadData', 'module', module, 8, 8);
   return (cuModuleLoadData$ ??= binder.native('cuModuleLoadData'))(module, image);
 }
 let cuModuleLoadDataEx$: NativeFunction | undefined;
 /** `CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)` · cuda.h · CUDA 13.0 */
 export function cuModuleLoadDataEx(module: T.Pointer, image: T.Pointer, numOptions: number, options: T.Pointer, optionValues: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(module)) rawCovers('cuModuleLoadDataEx', 'module', module, 8, 8);
-  if (ArrayBuffer.isView(options)) rawCovers('cuModuleLoadDataEx', 'options', options, 4, 4);
-  if (ArrayBuffer.isView(optionValues)) rawCovers('cuModuleLoadDataEx', 'optionValues', optionValues, 8, 8);
+  if (ArrayBuffer.isView(module) && (module.byteLength < 8 || (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleLoadDataEx', 'module', module, 8, 8);
+  if (ArrayBuffer.isView(options) && (options.byteLength < 4 || (((options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (options as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuModuleLoadDataEx', 'options', options, 4, 4);
+  if (ArrayBuffer.isView(optionValues) && (optionValues.byteLength < 8 || (((optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (optionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleLoadDataEx', 'optionValues', optionValues, 8, 8);
   return (cuModuleLoadDataEx$ ??= binder.native('cuModuleLoadDataEx'))(module, image, numOptions, options, optionValues);
 }
 let cuModuleLoadFatBinary$: NativeFunction | undefined;
 /** `CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)` · cuda.h · CUDA 13.0 */
 export function cuModuleLoadFatBinary(module: T.Pointer, fatCubin: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(module)) rawCovers('cuModuleLoadFatBinary', 'module', module, 8, 8);
+  if (ArrayBuffer.isView(module) && (module.byteLength < 8 || (((module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (module as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuModuleLoadFatBinary', 'module', module, 8, 8);
   return (cuModuleLoadFatBinary$ ??= binder.native('cuModuleLoadFatBinary'))(module, fatCubin);
 }
 let cuModuleUnload$: NativeFunction | undefined;
@@ -2060,13 +2060,13 @@ export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHand
 let cuMulticastCreate$: NativeFunction | undefined;
 /** `CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)` · cuda.h · CUDA 13.0 */
 export function cuMulticastCreate(mcHandle: T.Pointer, prop: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(mcHandle)) rawCovers('cuMulticastCreate', 'mcHandle', mcHandle, 8, 8);
+  if (ArrayBuffer.isView(mcHandle) && (mcHandle.byteLength < 8 || (((mcHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mcHandle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMulticastCreate', 'mcHandle', mcHandle, 8, 8);
   return (cuMulticastCreate$ ??= binder.native('cuMulticastCreate'))(mcHandle, prop);
 }
 let cuMulticastGetGranularity$: NativeFunction | undefined;
 /** `CUresult cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)` · cuda.h · CUDA 13.0 */
 export function cuMulticastGetGranularity(granularity: T.Pointer, prop: T.Pointer, option: T.CUmulticastGranularity_flags): T.CUresult {
-  if (ArrayBuffer.isView(granularity)) rawCovers('cuMulticastGetGranularity', 'granularity', granularity, 8, 8);
+  if (ArrayBuffer.isView(granularity) && (granularity.byteLength < 8 || (((granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (granularity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuMulticastGetGranularity', 'granularity', granularity, 8, 8);
   return (cuMulticastGetGranularity$ ??= binder.native('cuMulticastGetGranularity'))(granularity, prop, option);
 }
 let cuMulticastUnbind$: NativeFunction | undefined;
@@ -2077,45 +2077,45 @@ export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.In
 let cuOccupancyAvailableDynamicSMemPerBlock$: NativeFunction | undefined;
 /** `CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)` · cuda.h · CUDA 13.0 */
 export function cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: T.Pointer, func: T.CUfunction, numBlocks: number, blockSize: number): T.CUresult {
-  if (ArrayBuffer.isView(dynamicSmemSize)) rawCovers('cuOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
+  if (ArrayBuffer.isView(dynamicSmemSize) && (dynamicSmemSize.byteLength < 8 || (((dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
   return (cuOccupancyAvailableDynamicSMemPerBlock$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(dynamicSmemSize, func, numBlocks, blockSize);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessor$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)` · cuda.h · CUDA 13.0 */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(numBlocks)) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
+  if (ArrayBuffer.isView(numBlocks) && (numBlocks.byteLength < 4 || (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
   return (cuOccupancyMaxActiveBlocksPerMultiprocessor$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
 }
 let cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.CUfunction, blockSize: number, dynamicSMemSize: T.Int64, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(numBlocks)) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
+  if (ArrayBuffer.isView(numBlocks) && (numBlocks.byteLength < 4 || (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
   return (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
 let cuOccupancyMaxActiveClusters$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 */
 export function cuOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(numClusters)) rawCovers('cuOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
+  if (ArrayBuffer.isView(numClusters) && (numClusters.byteLength < 4 || (((numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
   return (cuOccupancyMaxActiveClusters$ ??= binder.native('cuOccupancyMaxActiveClusters'))(numClusters, func, config);
 }
 let cuOccupancyMaxPotentialBlockSize$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuOccupancyMaxPotentialBlockSize(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number): T.CUresult {
-  if (ArrayBuffer.isView(minGridSize)) rawCovers('cuOccupancyMaxPotentialBlockSize', 'minGridSize', minGridSize, 4, 4);
-  if (ArrayBuffer.isView(blockSize)) rawCovers('cuOccupancyMaxPotentialBlockSize', 'blockSize', blockSize, 4, 4);
+  if (ArrayBuffer.isView(minGridSize) && (minGridSize.byteLength < 4 || (((minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxPotentialBlockSize', 'minGridSize', minGridSize, 4, 4);
+  if (ArrayBuffer.isView(blockSize) && (blockSize.byteLength < 4 || (((blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxPotentialBlockSize', 'blockSize', blockSize, 4, 4);
   return (cuOccupancyMaxPotentialBlockSize$ ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
 let cuOccupancyMaxPotentialBlockSizeWithFlags$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `blockSizeToDynamicSMemSize` (callbacks.CUoccupancyB2DSize): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: T.Pointer, blockSize: T.Pointer, func: T.CUfunction, blockSizeToDynamicSMemSize: T.Pointer, dynamicSMemSize: T.Int64, blockSizeLimit: number, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(minGridSize)) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'minGridSize', minGridSize, 4, 4);
-  if (ArrayBuffer.isView(blockSize)) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSize', blockSize, 4, 4);
+  if (ArrayBuffer.isView(minGridSize) && (minGridSize.byteLength < 4 || (((minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minGridSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'minGridSize', minGridSize, 4, 4);
+  if (ArrayBuffer.isView(blockSize) && (blockSize.byteLength < 4 || (((blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (blockSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSize', blockSize, 4, 4);
   return (cuOccupancyMaxPotentialBlockSizeWithFlags$ ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
 let cuOccupancyMaxPotentialClusterSize$: NativeFunction | undefined;
 /** `CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)` · cuda.h · CUDA 13.0 */
 export function cuOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, func: T.CUfunction, config: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(clusterSize)) rawCovers('cuOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
+  if (ArrayBuffer.isView(clusterSize) && (clusterSize.byteLength < 4 || (((clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
   return (cuOccupancyMaxPotentialClusterSize$ ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(clusterSize, func, config);
 }
 let cuParamSetSize$: NativeFunction | undefined;
@@ -2151,8 +2151,8 @@ export function cuPointerGetAttribute(data: T.Pointer, attribute: T.CUpointer_at
 let cuPointerGetAttributes$: NativeFunction | undefined;
 /** `CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)` · cuda.h · CUDA 13.0 */
 export function cuPointerGetAttributes(numAttributes: number, attributes: T.Pointer, data: T.Pointer, ptr: T.CUdeviceptr): T.CUresult {
-  if (ArrayBuffer.isView(attributes)) rawCovers('cuPointerGetAttributes', 'attributes', attributes, 4, 4);
-  if (ArrayBuffer.isView(data)) rawCovers('cuPointerGetAttributes', 'data', data, 8, 8);
+  if (ArrayBuffer.isView(attributes) && (attributes.byteLength < 4 || (((attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuPointerGetAttributes', 'attributes', attributes, 4, 4);
+  if (ArrayBuffer.isView(data) && (data.byteLength < 8 || (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuPointerGetAttributes', 'data', data, 8, 8);
   return (cuPointerGetAttributes$ ??= binder.native('cuPointerGetAttributes'))(numAttributes, attributes, data, ptr);
 }
 let cuPointerSetAttribute$: NativeFunction | undefined;
@@ -2193,7 +2193,7 @@ export function cuStreamAttachMemAsync(hStream: T.CUstream, dptr: T.CUdeviceptr,
 let cuStreamBatchMemOp$: NativeFunction | undefined;
 /** `CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuStreamBatchMemOp(stream: T.CUstream, count: number, paramArray: T.Pointer, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(paramArray)) rawCovers('cuStreamBatchMemOp', 'paramArray', paramArray, 48, 1);
+  if (ArrayBuffer.isView(paramArray) && (paramArray.byteLength < 48)) rawCovers('cuStreamBatchMemOp', 'paramArray', paramArray, 48, 1);
   return (cuStreamBatchMemOp$ ??= binder.native('cuStreamBatchMemOp'))(stream, count, paramArray, flags);
 }
 let cuStreamBeginCapture$: NativeFunction | undefined;
@@ -2214,13 +2214,13 @@ export function cuStreamCopyAttributes(dst: T.CUstream, src: T.CUstream): T.CUre
 let cuStreamCreate$: NativeFunction | undefined;
 /** `CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)` · cuda.h · CUDA 13.0 */
 export function cuStreamCreate(phStream: T.Pointer, Flags: number): T.CUresult {
-  if (ArrayBuffer.isView(phStream)) rawCovers('cuStreamCreate', 'phStream', phStream, 8, 8);
+  if (ArrayBuffer.isView(phStream) && (phStream.byteLength < 8 || (((phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamCreate', 'phStream', phStream, 8, 8);
   return (cuStreamCreate$ ??= binder.native('cuStreamCreate'))(phStream, Flags);
 }
 let cuStreamCreateWithPriority$: NativeFunction | undefined;
 /** `CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)` · cuda.h · CUDA 13.0 */
 export function cuStreamCreateWithPriority(phStream: T.Pointer, flags: number, priority: number): T.CUresult {
-  if (ArrayBuffer.isView(phStream)) rawCovers('cuStreamCreateWithPriority', 'phStream', phStream, 8, 8);
+  if (ArrayBuffer.isView(phStream) && (phStream.byteLength < 8 || (((phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamCreateWithPriority', 'phStream', phStream, 8, 8);
   return (cuStreamCreateWithPriority$ ??= binder.native('cuStreamCreateWithPriority'))(phStream, flags, priority);
 }
 let cuStreamDestroy$: NativeFunction | undefined;
@@ -2231,73 +2231,73 @@ export function cuStreamDestroy(hStream: T.CUstream): T.CUresult {
 let cuStreamEndCapture$: NativeFunction | undefined;
 /** `CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)` · cuda.h · CUDA 13.0 */
 export function cuStreamEndCapture(hStream: T.CUstream, phGraph: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phGraph)) rawCovers('cuStreamEndCapture', 'phGraph', phGraph, 8, 8);
+  if (ArrayBuffer.isView(phGraph) && (phGraph.byteLength < 8 || (((phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamEndCapture', 'phGraph', phGraph, 8, 8);
   return (cuStreamEndCapture$ ??= binder.native('cuStreamEndCapture'))(hStream, phGraph);
 }
 let cuStreamGetAttribute$: NativeFunction | undefined;
 /** `CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetAttribute(hStream: T.CUstream, attr: T.CUstreamAttrID, value_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(value_out)) rawCovers('cuStreamGetAttribute', 'value_out', value_out, 64, 1);
+  if (ArrayBuffer.isView(value_out) && (value_out.byteLength < 64)) rawCovers('cuStreamGetAttribute', 'value_out', value_out, 64, 1);
   return (cuStreamGetAttribute$ ??= binder.native('cuStreamGetAttribute'))(hStream, attr, value_out);
 }
 let cuStreamGetCaptureInfo$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetCaptureInfo(hStream: T.CUstream, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, edgeData_out: T.Pointer, numDependencies_out: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(captureStatus_out)) rawCovers('cuStreamGetCaptureInfo', 'captureStatus_out', captureStatus_out, 4, 4);
-  if (ArrayBuffer.isView(id_out)) rawCovers('cuStreamGetCaptureInfo', 'id_out', id_out, 8, 8);
-  if (ArrayBuffer.isView(graph_out)) rawCovers('cuStreamGetCaptureInfo', 'graph_out', graph_out, 8, 8);
-  if (ArrayBuffer.isView(dependencies_out)) rawCovers('cuStreamGetCaptureInfo', 'dependencies_out', dependencies_out, 8, 8);
-  if (ArrayBuffer.isView(edgeData_out)) rawCovers('cuStreamGetCaptureInfo', 'edgeData_out', edgeData_out, 8, 8);
-  if (ArrayBuffer.isView(numDependencies_out)) rawCovers('cuStreamGetCaptureInfo', 'numDependencies_out', numDependencies_out, 8, 8);
+  if (ArrayBuffer.isView(captureStatus_out) && (captureStatus_out.byteLength < 4 || (((captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuStreamGetCaptureInfo', 'captureStatus_out', captureStatus_out, 4, 4);
+  if (ArrayBuffer.isView(id_out) && (id_out.byteLength < 8 || (((id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCaptureInfo', 'id_out', id_out, 8, 8);
+  if (ArrayBuffer.isView(graph_out) && (graph_out.byteLength < 8 || (((graph_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (graph_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCaptureInfo', 'graph_out', graph_out, 8, 8);
+  if (ArrayBuffer.isView(dependencies_out) && (dependencies_out.byteLength < 8 || (((dependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCaptureInfo', 'dependencies_out', dependencies_out, 8, 8);
+  if (ArrayBuffer.isView(edgeData_out) && (edgeData_out.byteLength < 8 || (((edgeData_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (edgeData_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCaptureInfo', 'edgeData_out', edgeData_out, 8, 8);
+  if (ArrayBuffer.isView(numDependencies_out) && (numDependencies_out.byteLength < 8 || (((numDependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCaptureInfo', 'numDependencies_out', numDependencies_out, 8, 8);
   return (cuStreamGetCaptureInfo$ ??= binder.native('cuStreamGetCaptureInfo'))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 let cuStreamGetCtx$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetCtx(hStream: T.CUstream, pctx: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pctx)) rawCovers('cuStreamGetCtx', 'pctx', pctx, 8, 8);
+  if (ArrayBuffer.isView(pctx) && (pctx.byteLength < 8 || (((pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pctx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCtx', 'pctx', pctx, 8, 8);
   return (cuStreamGetCtx$ ??= binder.native('cuStreamGetCtx'))(hStream, pctx);
 }
 let cuStreamGetCtx_v2$: NativeFunction | undefined;
 /** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetCtx_v2(hStream: T.CUstream, pCtx: T.Pointer, pGreenCtx: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pCtx)) rawCovers('cuStreamGetCtx_v2', 'pCtx', pCtx, 8, 8);
-  if (ArrayBuffer.isView(pGreenCtx)) rawCovers('cuStreamGetCtx_v2', 'pGreenCtx', pGreenCtx, 8, 8);
+  if (ArrayBuffer.isView(pCtx) && (pCtx.byteLength < 8 || (((pCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCtx_v2', 'pCtx', pCtx, 8, 8);
+  if (ArrayBuffer.isView(pGreenCtx) && (pGreenCtx.byteLength < 8 || (((pGreenCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGreenCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetCtx_v2', 'pGreenCtx', pGreenCtx, 8, 8);
   return (cuStreamGetCtx_v2$ ??= binder.native('cuStreamGetCtx_v2'))(hStream, pCtx, pGreenCtx);
 }
 let cuStreamGetDevice$: NativeFunction | undefined;
 /** `CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuStreamGetDevice(hStream: T.CUstream, device: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(device)) rawCovers('cuStreamGetDevice', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuStreamGetDevice', 'device', device, 4, 4);
   return (cuStreamGetDevice$ ??= binder.native('cuStreamGetDevice'))(hStream, device);
 }
 let cuStreamGetFlags$: NativeFunction | undefined;
 /** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetFlags(hStream: T.CUstream, flags: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(flags)) rawCovers('cuStreamGetFlags', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuStreamGetFlags', 'flags', flags, 4, 4);
   return (cuStreamGetFlags$ ??= binder.native('cuStreamGetFlags'))(hStream, flags);
 }
 let cuStreamGetGreenCtx$: NativeFunction | undefined;
 /** `CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetGreenCtx(hStream: T.CUstream, phCtx: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(phCtx)) rawCovers('cuStreamGetGreenCtx', 'phCtx', phCtx, 8, 8);
+  if (ArrayBuffer.isView(phCtx) && (phCtx.byteLength < 8 || (((phCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phCtx as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetGreenCtx', 'phCtx', phCtx, 8, 8);
   return (cuStreamGetGreenCtx$ ??= binder.native('cuStreamGetGreenCtx'))(hStream, phCtx);
 }
 let cuStreamGetId$: NativeFunction | undefined;
 /** `CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetId(hStream: T.CUstream, streamId: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cuStreamGetId', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamGetId', 'streamId', streamId, 8, 8);
   return (cuStreamGetId$ ??= binder.native('cuStreamGetId'))(hStream, streamId);
 }
 let cuStreamGetPriority$: NativeFunction | undefined;
 /** `CUresult cuStreamGetPriority(CUstream hStream, int *priority)` · cuda.h · CUDA 13.0 */
 export function cuStreamGetPriority(hStream: T.CUstream, priority: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(priority)) rawCovers('cuStreamGetPriority', 'priority', priority, 4, 4);
+  if (ArrayBuffer.isView(priority) && (priority.byteLength < 4 || (((priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuStreamGetPriority', 'priority', priority, 4, 4);
   return (cuStreamGetPriority$ ??= binder.native('cuStreamGetPriority'))(hStream, priority);
 }
 let cuStreamIsCapturing$: NativeFunction | undefined;
 /** `CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)` · cuda.h · CUDA 13.0 */
 export function cuStreamIsCapturing(hStream: T.CUstream, captureStatus: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(captureStatus)) rawCovers('cuStreamIsCapturing', 'captureStatus', captureStatus, 4, 4);
+  if (ArrayBuffer.isView(captureStatus) && (captureStatus.byteLength < 4 || (((captureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (captureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuStreamIsCapturing', 'captureStatus', captureStatus, 4, 4);
   return (cuStreamIsCapturing$ ??= binder.native('cuStreamIsCapturing'))(hStream, captureStatus);
 }
 let cuStreamQuery$: NativeFunction | undefined;
@@ -2318,7 +2318,7 @@ export function cuStreamSynchronize(hStream: T.CUstream): T.CUresult {
 let cuStreamUpdateCaptureDependencies$: NativeFunction | undefined;
 /** `CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda.h · CUDA 13.0 */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(dependencies)) rawCovers('cuStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
+  if (ArrayBuffer.isView(dependencies) && (dependencies.byteLength < 8 || (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
   return (cuStreamUpdateCaptureDependencies$ ??= binder.native('cuStreamUpdateCaptureDependencies'))(hStream, dependencies, dependencyData, numDependencies, flags);
 }
 let cuStreamWaitEvent$: NativeFunction | undefined;
@@ -2349,7 +2349,7 @@ export function cuStreamWriteValue64(stream: T.CUstream, addr: T.CUdeviceptr, va
 let cuSurfObjectCreate$: NativeFunction | undefined;
 /** `CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)` · cuda.h · CUDA 13.0 */
 export function cuSurfObjectCreate(pSurfObject: T.Pointer, pResDesc: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pSurfObject)) rawCovers('cuSurfObjectCreate', 'pSurfObject', pSurfObject, 8, 8);
+  if (ArrayBuffer.isView(pSurfObject) && (pSurfObject.byteLength < 8 || (((pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuSurfObjectCreate', 'pSurfObject', pSurfObject, 8, 8);
   return (cuSurfObjectCreate$ ??= binder.native('cuSurfObjectCreate'))(pSurfObject, pResDesc);
 }
 let cuSurfObjectDestroy$: NativeFunction | undefined;
@@ -2360,13 +2360,13 @@ export function cuSurfObjectDestroy(surfObject: T.Int64): T.CUresult {
 let cuSurfObjectGetResourceDesc$: NativeFunction | undefined;
 /** `CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)` · cuda.h · CUDA 13.0 */
 export function cuSurfObjectGetResourceDesc(pResDesc: T.Pointer, surfObject: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(pResDesc)) rawCovers('cuSurfObjectGetResourceDesc', 'pResDesc', pResDesc, 144, 1);
+  if (ArrayBuffer.isView(pResDesc) && (pResDesc.byteLength < 144)) rawCovers('cuSurfObjectGetResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cuSurfObjectGetResourceDesc$ ??= binder.native('cuSurfObjectGetResourceDesc'))(pResDesc, surfObject);
 }
 let cuSurfRefGetArray$: NativeFunction | undefined;
 /** `CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)` · cuda.h · CUDA 13.0 */
 export function cuSurfRefGetArray(phArray: T.Pointer, hSurfRef: T.CUsurfref): T.CUresult {
-  if (ArrayBuffer.isView(phArray)) rawCovers('cuSurfRefGetArray', 'phArray', phArray, 8, 8);
+  if (ArrayBuffer.isView(phArray) && (phArray.byteLength < 8 || (((phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuSurfRefGetArray', 'phArray', phArray, 8, 8);
   return (cuSurfRefGetArray$ ??= binder.native('cuSurfRefGetArray'))(phArray, hSurfRef);
 }
 let cuSurfRefSetArray$: NativeFunction | undefined;
@@ -2377,31 +2377,31 @@ export function cuSurfRefSetArray(hSurfRef: T.CUsurfref, hArray: T.CUarray, Flag
 let cuTensorMapEncodeIm2col$: NativeFunction | undefined;
 /** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 */
 export function cuTensorMapEncodeIm2col(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, pixelBoxLowerCorner: T.Pointer, pixelBoxUpperCorner: T.Pointer, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
-  if (ArrayBuffer.isView(tensorMap)) rawCovers('cuTensorMapEncodeIm2col', 'tensorMap', tensorMap, 128, 1);
+  if (ArrayBuffer.isView(tensorMap) && (tensorMap.byteLength < 128)) rawCovers('cuTensorMapEncodeIm2col', 'tensorMap', tensorMap, 128, 1);
   return (cuTensorMapEncodeIm2col$ ??= binder.native('cuTensorMapEncodeIm2col'))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 let cuTensorMapEncodeIm2colWide$: NativeFunction | undefined;
 /** `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 (since 13.0) */
 export function cuTensorMapEncodeIm2colWide(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, pixelBoxLowerCornerWidth: number, pixelBoxUpperCornerWidth: number, channelsPerPixel: number, pixelsPerColumn: number, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, mode: T.CUtensorMapIm2ColWideMode, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
-  if (ArrayBuffer.isView(tensorMap)) rawCovers('cuTensorMapEncodeIm2colWide', 'tensorMap', tensorMap, 128, 1);
+  if (ArrayBuffer.isView(tensorMap) && (tensorMap.byteLength < 128)) rawCovers('cuTensorMapEncodeIm2colWide', 'tensorMap', tensorMap, 128, 1);
   return (cuTensorMapEncodeIm2colWide$ ??= binder.native('cuTensorMapEncodeIm2colWide'))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
 }
 let cuTensorMapEncodeTiled$: NativeFunction | undefined;
 /** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 */
 export function cuTensorMapEncodeTiled(tensorMap: T.Pointer, tensorDataType: T.CUtensorMapDataType, tensorRank: number, globalAddress: T.Pointer, globalDim: T.Pointer, globalStrides: T.Pointer, boxDim: T.Pointer, elementStrides: T.Pointer, interleave: T.CUtensorMapInterleave, swizzle: T.CUtensorMapSwizzle, l2Promotion: T.CUtensorMapL2promotion, oobFill: T.CUtensorMapFloatOOBfill): T.CUresult {
-  if (ArrayBuffer.isView(tensorMap)) rawCovers('cuTensorMapEncodeTiled', 'tensorMap', tensorMap, 128, 1);
+  if (ArrayBuffer.isView(tensorMap) && (tensorMap.byteLength < 128)) rawCovers('cuTensorMapEncodeTiled', 'tensorMap', tensorMap, 128, 1);
   return (cuTensorMapEncodeTiled$ ??= binder.native('cuTensorMapEncodeTiled'))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
 let cuTensorMapReplaceAddress$: NativeFunction | undefined;
 /** `CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)` · cuda.h · CUDA 13.0 */
 export function cuTensorMapReplaceAddress(tensorMap: T.Pointer, globalAddress: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(tensorMap)) rawCovers('cuTensorMapReplaceAddress', 'tensorMap', tensorMap, 128, 1);
+  if (ArrayBuffer.isView(tensorMap) && (tensorMap.byteLength < 128)) rawCovers('cuTensorMapReplaceAddress', 'tensorMap', tensorMap, 128, 1);
   return (cuTensorMapReplaceAddress$ ??= binder.native('cuTensorMapReplaceAddress'))(tensorMap, globalAddress);
 }
 let cuTexObjectCreate$: NativeFunction | undefined;
 /** `CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)` · cuda.h · CUDA 13.0 */
 export function cuTexObjectCreate(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pTexObject)) rawCovers('cuTexObjectCreate', 'pTexObject', pTexObject, 8, 8);
+  if (ArrayBuffer.isView(pTexObject) && (pTexObject.byteLength < 8 || (((pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuTexObjectCreate', 'pTexObject', pTexObject, 8, 8);
   return (cuTexObjectCreate$ ??= binder.native('cuTexObjectCreate'))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
 let cuTexObjectDestroy$: NativeFunction | undefined;
@@ -2412,25 +2412,25 @@ export function cuTexObjectDestroy(texObject: T.Int64): T.CUresult {
 let cuTexObjectGetResourceDesc$: NativeFunction | undefined;
 /** `CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 */
 export function cuTexObjectGetResourceDesc(pResDesc: T.Pointer, texObject: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(pResDesc)) rawCovers('cuTexObjectGetResourceDesc', 'pResDesc', pResDesc, 144, 1);
+  if (ArrayBuffer.isView(pResDesc) && (pResDesc.byteLength < 144)) rawCovers('cuTexObjectGetResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cuTexObjectGetResourceDesc$ ??= binder.native('cuTexObjectGetResourceDesc'))(pResDesc, texObject);
 }
 let cuTexObjectGetResourceViewDesc$: NativeFunction | undefined;
 /** `CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 */
 export function cuTexObjectGetResourceViewDesc(pResViewDesc: T.Pointer, texObject: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(pResViewDesc)) rawCovers('cuTexObjectGetResourceViewDesc', 'pResViewDesc', pResViewDesc, 112, 1);
+  if (ArrayBuffer.isView(pResViewDesc) && (pResViewDesc.byteLength < 112)) rawCovers('cuTexObjectGetResourceViewDesc', 'pResViewDesc', pResViewDesc, 112, 1);
   return (cuTexObjectGetResourceViewDesc$ ??= binder.native('cuTexObjectGetResourceViewDesc'))(pResViewDesc, texObject);
 }
 let cuTexObjectGetTextureDesc$: NativeFunction | undefined;
 /** `CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)` · cuda.h · CUDA 13.0 */
 export function cuTexObjectGetTextureDesc(pTexDesc: T.Pointer, texObject: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(pTexDesc)) rawCovers('cuTexObjectGetTextureDesc', 'pTexDesc', pTexDesc, 104, 1);
+  if (ArrayBuffer.isView(pTexDesc) && (pTexDesc.byteLength < 104)) rawCovers('cuTexObjectGetTextureDesc', 'pTexDesc', pTexDesc, 104, 1);
   return (cuTexObjectGetTextureDesc$ ??= binder.native('cuTexObjectGetTextureDesc'))(pTexDesc, texObject);
 }
 let cuTexRefCreate$: NativeFunction | undefined;
 /** `CUresult cuTexRefCreate(CUtexref *pTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefCreate(pTexRef: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pTexRef)) rawCovers('cuTexRefCreate', 'pTexRef', pTexRef, 8, 8);
+  if (ArrayBuffer.isView(pTexRef) && (pTexRef.byteLength < 8 || (((pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pTexRef as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuTexRefCreate', 'pTexRef', pTexRef, 8, 8);
   return (cuTexRefCreate$ ??= binder.native('cuTexRefCreate'))(pTexRef);
 }
 let cuTexRefDestroy$: NativeFunction | undefined;
@@ -2441,81 +2441,81 @@ export function cuTexRefDestroy(hTexRef: T.CUtexref): T.CUresult {
 let cuTexRefGetAddress$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetAddress(pdptr: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pdptr)) rawCovers('cuTexRefGetAddress', 'pdptr', pdptr, 8, 8);
+  if (ArrayBuffer.isView(pdptr) && (pdptr.byteLength < 8 || (((pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pdptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuTexRefGetAddress', 'pdptr', pdptr, 8, 8);
   return (cuTexRefGetAddress$ ??= binder.native('cuTexRefGetAddress'))(pdptr, hTexRef);
 }
 let cuTexRefGetAddressMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetAddressMode(pam: T.Pointer, hTexRef: T.CUtexref, dim: number): T.CUresult {
-  if (ArrayBuffer.isView(pam)) rawCovers('cuTexRefGetAddressMode', 'pam', pam, 4, 4);
+  if (ArrayBuffer.isView(pam) && (pam.byteLength < 4 || (((pam as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pam as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetAddressMode', 'pam', pam, 4, 4);
   return (cuTexRefGetAddressMode$ ??= binder.native('cuTexRefGetAddressMode'))(pam, hTexRef, dim);
 }
 let cuTexRefGetArray$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetArray(phArray: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(phArray)) rawCovers('cuTexRefGetArray', 'phArray', phArray, 8, 8);
+  if (ArrayBuffer.isView(phArray) && (phArray.byteLength < 8 || (((phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuTexRefGetArray', 'phArray', phArray, 8, 8);
   return (cuTexRefGetArray$ ??= binder.native('cuTexRefGetArray'))(phArray, hTexRef);
 }
 let cuTexRefGetBorderColor$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetBorderColor(pBorderColor: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pBorderColor)) rawCovers('cuTexRefGetBorderColor', 'pBorderColor', pBorderColor, 4, 4);
+  if (ArrayBuffer.isView(pBorderColor) && (pBorderColor.byteLength < 4 || (((pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetBorderColor', 'pBorderColor', pBorderColor, 4, 4);
   return (cuTexRefGetBorderColor$ ??= binder.native('cuTexRefGetBorderColor'))(pBorderColor, hTexRef);
 }
 let cuTexRefGetFilterMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetFilterMode(pfm: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pfm)) rawCovers('cuTexRefGetFilterMode', 'pfm', pfm, 4, 4);
+  if (ArrayBuffer.isView(pfm) && (pfm.byteLength < 4 || (((pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetFilterMode', 'pfm', pfm, 4, 4);
   return (cuTexRefGetFilterMode$ ??= binder.native('cuTexRefGetFilterMode'))(pfm, hTexRef);
 }
 let cuTexRefGetFlags$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetFlags(pFlags: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pFlags)) rawCovers('cuTexRefGetFlags', 'pFlags', pFlags, 4, 4);
+  if (ArrayBuffer.isView(pFlags) && (pFlags.byteLength < 4 || (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetFlags', 'pFlags', pFlags, 4, 4);
   return (cuTexRefGetFlags$ ??= binder.native('cuTexRefGetFlags'))(pFlags, hTexRef);
 }
 let cuTexRefGetFormat$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetFormat(pFormat: T.Pointer, pNumChannels: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pFormat)) rawCovers('cuTexRefGetFormat', 'pFormat', pFormat, 4, 4);
-  if (ArrayBuffer.isView(pNumChannels)) rawCovers('cuTexRefGetFormat', 'pNumChannels', pNumChannels, 4, 4);
+  if (ArrayBuffer.isView(pFormat) && (pFormat.byteLength < 4 || (((pFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pFormat as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetFormat', 'pFormat', pFormat, 4, 4);
+  if (ArrayBuffer.isView(pNumChannels) && (pNumChannels.byteLength < 4 || (((pNumChannels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pNumChannels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetFormat', 'pNumChannels', pNumChannels, 4, 4);
   return (cuTexRefGetFormat$ ??= binder.native('cuTexRefGetFormat'))(pFormat, pNumChannels, hTexRef);
 }
 let cuTexRefGetMaxAnisotropy$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetMaxAnisotropy(pmaxAniso: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pmaxAniso)) rawCovers('cuTexRefGetMaxAnisotropy', 'pmaxAniso', pmaxAniso, 4, 4);
+  if (ArrayBuffer.isView(pmaxAniso) && (pmaxAniso.byteLength < 4 || (((pmaxAniso as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pmaxAniso as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetMaxAnisotropy', 'pmaxAniso', pmaxAniso, 4, 4);
   return (cuTexRefGetMaxAnisotropy$ ??= binder.native('cuTexRefGetMaxAnisotropy'))(pmaxAniso, hTexRef);
 }
 let cuTexRefGetMipmapFilterMode$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetMipmapFilterMode(pfm: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pfm)) rawCovers('cuTexRefGetMipmapFilterMode', 'pfm', pfm, 4, 4);
+  if (ArrayBuffer.isView(pfm) && (pfm.byteLength < 4 || (((pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pfm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetMipmapFilterMode', 'pfm', pfm, 4, 4);
   return (cuTexRefGetMipmapFilterMode$ ??= binder.native('cuTexRefGetMipmapFilterMode'))(pfm, hTexRef);
 }
 let cuTexRefGetMipmapLevelBias$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetMipmapLevelBias(pbias: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pbias)) rawCovers('cuTexRefGetMipmapLevelBias', 'pbias', pbias, 4, 4);
+  if (ArrayBuffer.isView(pbias) && (pbias.byteLength < 4 || (((pbias as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pbias as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetMipmapLevelBias', 'pbias', pbias, 4, 4);
   return (cuTexRefGetMipmapLevelBias$ ??= binder.native('cuTexRefGetMipmapLevelBias'))(pbias, hTexRef);
 }
 let cuTexRefGetMipmapLevelClamp$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: T.Pointer, pmaxMipmapLevelClamp: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(pminMipmapLevelClamp)) rawCovers('cuTexRefGetMipmapLevelClamp', 'pminMipmapLevelClamp', pminMipmapLevelClamp, 4, 4);
-  if (ArrayBuffer.isView(pmaxMipmapLevelClamp)) rawCovers('cuTexRefGetMipmapLevelClamp', 'pmaxMipmapLevelClamp', pmaxMipmapLevelClamp, 4, 4);
+  if (ArrayBuffer.isView(pminMipmapLevelClamp) && (pminMipmapLevelClamp.byteLength < 4 || (((pminMipmapLevelClamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pminMipmapLevelClamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetMipmapLevelClamp', 'pminMipmapLevelClamp', pminMipmapLevelClamp, 4, 4);
+  if (ArrayBuffer.isView(pmaxMipmapLevelClamp) && (pmaxMipmapLevelClamp.byteLength < 4 || (((pmaxMipmapLevelClamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pmaxMipmapLevelClamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefGetMipmapLevelClamp', 'pmaxMipmapLevelClamp', pmaxMipmapLevelClamp, 4, 4);
   return (cuTexRefGetMipmapLevelClamp$ ??= binder.native('cuTexRefGetMipmapLevelClamp'))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
 }
 let cuTexRefGetMipmappedArray$: NativeFunction | undefined;
 /** `CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)` · cuda.h · CUDA 13.0 */
 export function cuTexRefGetMipmappedArray(phMipmappedArray: T.Pointer, hTexRef: T.CUtexref): T.CUresult {
-  if (ArrayBuffer.isView(phMipmappedArray)) rawCovers('cuTexRefGetMipmappedArray', 'phMipmappedArray', phMipmappedArray, 8, 8);
+  if (ArrayBuffer.isView(phMipmappedArray) && (phMipmappedArray.byteLength < 8 || (((phMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (phMipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuTexRefGetMipmappedArray', 'phMipmappedArray', phMipmappedArray, 8, 8);
   return (cuTexRefGetMipmappedArray$ ??= binder.native('cuTexRefGetMipmappedArray'))(phMipmappedArray, hTexRef);
 }
 let cuTexRefSetAddress$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)` · cuda.h · CUDA 13.0 */
 export function cuTexRefSetAddress(ByteOffset: T.Pointer, hTexRef: T.CUtexref, dptr: T.CUdeviceptr, bytes: T.Int64): T.CUresult {
-  if (ArrayBuffer.isView(ByteOffset)) rawCovers('cuTexRefSetAddress', 'ByteOffset', ByteOffset, 8, 8);
+  if (ArrayBuffer.isView(ByteOffset) && (ByteOffset.byteLength < 8 || (((ByteOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ByteOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuTexRefSetAddress', 'ByteOffset', ByteOffset, 8, 8);
   return (cuTexRefSetAddress$ ??= binder.native('cuTexRefSetAddress'))(ByteOffset, hTexRef, dptr, bytes);
 }
 let cuTexRefSetAddress2D$: NativeFunction | undefined;
@@ -2536,7 +2536,7 @@ export function cuTexRefSetArray(hTexRef: T.CUtexref, hArray: T.CUarray, Flags: 
 let cuTexRefSetBorderColor$: NativeFunction | undefined;
 /** `CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)` · cuda.h · CUDA 13.0 */
 export function cuTexRefSetBorderColor(hTexRef: T.CUtexref, pBorderColor: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(pBorderColor)) rawCovers('cuTexRefSetBorderColor', 'pBorderColor', pBorderColor, 4, 4);
+  if (ArrayBuffer.isView(pBorderColor) && (pBorderColor.byteLength < 4 || (((pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pBorderColor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuTexRefSetBorderColor', 'pBorderColor', pBorderColor, 4, 4);
   return (cuTexRefSetBorderColor$ ??= binder.native('cuTexRefSetBorderColor'))(hTexRef, pBorderColor);
 }
 let cuTexRefSetFilterMode$: NativeFunction | undefined;
@@ -2582,13 +2582,13 @@ export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref, hMipmappedArray: 
 let cuThreadExchangeStreamCaptureMode$: NativeFunction | undefined;
 /** `CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)` · cuda.h · CUDA 13.0 */
 export function cuThreadExchangeStreamCaptureMode(mode: T.Pointer): T.CUresult {
-  if (ArrayBuffer.isView(mode)) rawCovers('cuThreadExchangeStreamCaptureMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cuThreadExchangeStreamCaptureMode', 'mode', mode, 4, 4);
   return (cuThreadExchangeStreamCaptureMode$ ??= binder.native('cuThreadExchangeStreamCaptureMode'))(mode);
 }
 let cuUserObjectCreate$: NativeFunction | undefined;
 /** `CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)` · cuda.h · CUDA 13.0 Takes a C callback `destroy` (callbacks.CUhostFn): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cuUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.CUresult {
-  if (ArrayBuffer.isView(object_out)) rawCovers('cuUserObjectCreate', 'object_out', object_out, 8, 8);
+  if (ArrayBuffer.isView(object_out) && (object_out.byteLength < 8 || (((object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cuUserObjectCreate', 'object_out', object_out, 8, 8);
   return (cuUserObjectCreate$ ??= binder.native('cuUserObjectCreate'))(object_out, ptr, destroy, initialRefcount, flags);
 }
 let cuUserObjectRelease$: NativeFunction | undefined;

@@ -42,13 +42,13 @@ export function ncclCommAbort(comm: T.ncclComm_t): T.ncclResult_t {
 let ncclCommCount$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)` · nccl.h · CUDA 13.0 */
 export function ncclCommCount(comm: T.ncclComm_t, count: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(count)) rawCovers('ncclCommCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclCommCount', 'count', count, 4, 4);
   return (ncclCommCount$ ??= binder.native('ncclCommCount'))(comm, count);
 }
 let ncclCommCuDevice$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)` · nccl.h · CUDA 13.0 */
 export function ncclCommCuDevice(comm: T.ncclComm_t, device: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(device)) rawCovers('ncclCommCuDevice', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclCommCuDevice', 'device', device, 4, 4);
   return (ncclCommCuDevice$ ??= binder.native('ncclCommCuDevice'))(comm, device);
 }
 let ncclCommDeregister$: NativeFunction | undefined;
@@ -69,42 +69,42 @@ export function ncclCommFinalize(comm: T.ncclComm_t): T.ncclResult_t {
 let ncclCommGetAsyncError$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)` · nccl.h · CUDA 13.0 */
 export function ncclCommGetAsyncError(comm: T.ncclComm_t, asyncError: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(asyncError)) rawCovers('ncclCommGetAsyncError', 'asyncError', asyncError, 4, 4);
+  if (ArrayBuffer.isView(asyncError) && (asyncError.byteLength < 4 || (((asyncError as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (asyncError as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclCommGetAsyncError', 'asyncError', asyncError, 4, 4);
   return (ncclCommGetAsyncError$ ??= binder.native('ncclCommGetAsyncError'))(comm, asyncError);
 }
 let ncclCommInitAll$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)` · nccl.h · CUDA 13.0 */
 export function ncclCommInitAll(comm: T.Pointer, ndev: number, devlist: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(comm)) rawCovers('ncclCommInitAll', 'comm', comm, 8, 8);
+  if (ArrayBuffer.isView(comm) && (comm.byteLength < 8 || (((comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommInitAll', 'comm', comm, 8, 8);
   return (ncclCommInitAll$ ??= binder.native('ncclCommInitAll'))(comm, ndev, devlist);
 }
 let ncclCommInitRank$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)` · nccl.h · CUDA 13.0 */
 export function ncclCommInitRank(comm: T.Pointer, nranks: number, commId: T.ncclUniqueId, rank: number): T.ncclResult_t {
-  if (ArrayBuffer.isView(comm)) rawCovers('ncclCommInitRank', 'comm', comm, 8, 8);
+  if (ArrayBuffer.isView(comm) && (comm.byteLength < 8 || (((comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommInitRank', 'comm', comm, 8, 8);
   checkRecord('ncclCommInitRank', 'commId', records.ncclUniqueId(), commId);
   return (ncclCommInitRank$ ??= binder.native('ncclCommInitRank'))(comm, nranks, commId, rank);
 }
 let ncclCommInitRankConfig$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)` · nccl.h · CUDA 13.0 */
 export function ncclCommInitRankConfig(comm: T.Pointer, nranks: number, commId: T.ncclUniqueId, rank: number, config: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(comm)) rawCovers('ncclCommInitRankConfig', 'comm', comm, 8, 8);
+  if (ArrayBuffer.isView(comm) && (comm.byteLength < 8 || (((comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (comm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommInitRankConfig', 'comm', comm, 8, 8);
   checkRecord('ncclCommInitRankConfig', 'commId', records.ncclUniqueId(), commId);
-  if (ArrayBuffer.isView(config)) rawCovers('ncclCommInitRankConfig', 'config', config, 80, 1);
+  if (ArrayBuffer.isView(config) && (config.byteLength < 80)) rawCovers('ncclCommInitRankConfig', 'config', config, 80, 1);
   return (ncclCommInitRankConfig$ ??= binder.native('ncclCommInitRankConfig'))(comm, nranks, commId, rank, config);
 }
 let ncclCommInitRankScalable$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)` · nccl.h · CUDA 13.0 */
 export function ncclCommInitRankScalable(newcomm: T.Pointer, nranks: number, myrank: number, nId: number, commIds: T.Pointer, config: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(newcomm)) rawCovers('ncclCommInitRankScalable', 'newcomm', newcomm, 8, 8);
-  if (ArrayBuffer.isView(commIds)) rawCovers('ncclCommInitRankScalable', 'commIds', commIds, 128, 1);
-  if (ArrayBuffer.isView(config)) rawCovers('ncclCommInitRankScalable', 'config', config, 80, 1);
+  if (ArrayBuffer.isView(newcomm) && (newcomm.byteLength < 8 || (((newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommInitRankScalable', 'newcomm', newcomm, 8, 8);
+  if (ArrayBuffer.isView(commIds) && (commIds.byteLength < 128)) rawCovers('ncclCommInitRankScalable', 'commIds', commIds, 128, 1);
+  if (ArrayBuffer.isView(config) && (config.byteLength < 80)) rawCovers('ncclCommInitRankScalable', 'config', config, 80, 1);
   return (ncclCommInitRankScalable$ ??= binder.native('ncclCommInitRankScalable'))(newcomm, nranks, myrank, nId, commIds, config);
 }
 let ncclCommRegister$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)` · nccl.h · CUDA 13.0 */
 export function ncclCommRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.Int64, handle: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('ncclCommRegister', 'handle', handle, 8, 8);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 8 || (((handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (handle as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommRegister', 'handle', handle, 8, 8);
   return (ncclCommRegister$ ??= binder.native('ncclCommRegister'))(comm, buff, size, handle);
 }
 let ncclCommRevoke$: NativeFunction | undefined;
@@ -115,22 +115,22 @@ export function ncclCommRevoke(comm: T.ncclComm_t, revokeFlags: number): T.ncclR
 let ncclCommShrink$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)` · nccl.h · CUDA 13.0 */
 export function ncclCommShrink(comm: T.ncclComm_t, excludeRanksList: T.Pointer, excludeRanksCount: number, newcomm: T.Pointer, config: T.Pointer, shrinkFlags: number): T.ncclResult_t {
-  if (ArrayBuffer.isView(excludeRanksList)) rawCovers('ncclCommShrink', 'excludeRanksList', excludeRanksList, 4, 4);
-  if (ArrayBuffer.isView(newcomm)) rawCovers('ncclCommShrink', 'newcomm', newcomm, 8, 8);
-  if (ArrayBuffer.isView(config)) rawCovers('ncclCommShrink', 'config', config, 80, 1);
+  if (ArrayBuffer.isView(excludeRanksList) && (excludeRanksList.byteLength < 4 || (((excludeRanksList as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (excludeRanksList as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclCommShrink', 'excludeRanksList', excludeRanksList, 4, 4);
+  if (ArrayBuffer.isView(newcomm) && (newcomm.byteLength < 8 || (((newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommShrink', 'newcomm', newcomm, 8, 8);
+  if (ArrayBuffer.isView(config) && (config.byteLength < 80)) rawCovers('ncclCommShrink', 'config', config, 80, 1);
   return (ncclCommShrink$ ??= binder.native('ncclCommShrink'))(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
 let ncclCommSplit$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)` · nccl.h · CUDA 13.0 */
 export function ncclCommSplit(comm: T.ncclComm_t, color: number, key: number, newcomm: T.Pointer, config: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(newcomm)) rawCovers('ncclCommSplit', 'newcomm', newcomm, 8, 8);
-  if (ArrayBuffer.isView(config)) rawCovers('ncclCommSplit', 'config', config, 80, 1);
+  if (ArrayBuffer.isView(newcomm) && (newcomm.byteLength < 8 || (((newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (newcomm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommSplit', 'newcomm', newcomm, 8, 8);
+  if (ArrayBuffer.isView(config) && (config.byteLength < 80)) rawCovers('ncclCommSplit', 'config', config, 80, 1);
   return (ncclCommSplit$ ??= binder.native('ncclCommSplit'))(comm, color, key, newcomm, config);
 }
 let ncclCommUserRank$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)` · nccl.h · CUDA 13.0 */
 export function ncclCommUserRank(comm: T.ncclComm_t, rank: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(rank)) rawCovers('ncclCommUserRank', 'rank', rank, 4, 4);
+  if (ArrayBuffer.isView(rank) && (rank.byteLength < 4 || (((rank as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rank as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclCommUserRank', 'rank', rank, 4, 4);
   return (ncclCommUserRank$ ??= binder.native('ncclCommUserRank'))(comm, rank);
 }
 let ncclCommWindowDeregister$: NativeFunction | undefined;
@@ -141,7 +141,7 @@ export function ncclCommWindowDeregister(comm: T.ncclComm_t, win: T.ncclWindow_t
 let ncclCommWindowRegister$: NativeFunction | undefined;
 /** `ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)` · nccl.h · CUDA 13.0 */
 export function ncclCommWindowRegister(comm: T.ncclComm_t, buff: T.Pointer, size: T.Int64, win: T.Pointer, winFlags: number): T.ncclResult_t {
-  if (ArrayBuffer.isView(win)) rawCovers('ncclCommWindowRegister', 'win', win, 8, 8);
+  if (ArrayBuffer.isView(win) && (win.byteLength < 8 || (((win as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (win as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclCommWindowRegister', 'win', win, 8, 8);
   return (ncclCommWindowRegister$ ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, win, winFlags);
 }
 let ncclGather$: NativeFunction | undefined;
@@ -162,13 +162,13 @@ export function ncclGetLastError(comm: T.ncclComm_t): string | null {
 let ncclGetUniqueId$: NativeFunction | undefined;
 /** `ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)` · nccl.h · CUDA 13.0 */
 export function ncclGetUniqueId(uniqueId: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(uniqueId)) rawCovers('ncclGetUniqueId', 'uniqueId', uniqueId, 128, 1);
+  if (ArrayBuffer.isView(uniqueId) && (uniqueId.byteLength < 128)) rawCovers('ncclGetUniqueId', 'uniqueId', uniqueId, 128, 1);
   return (ncclGetUniqueId$ ??= binder.native('ncclGetUniqueId'))(uniqueId);
 }
 let ncclGetVersion$: NativeFunction | undefined;
 /** `ncclResult_t ncclGetVersion(int *version)` · nccl.h · CUDA 13.0 */
 export function ncclGetVersion(version: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(version)) rawCovers('ncclGetVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclGetVersion', 'version', version, 4, 4);
   return (ncclGetVersion$ ??= binder.native('ncclGetVersion'))(version);
 }
 let ncclGroupEnd$: NativeFunction | undefined;
@@ -179,7 +179,7 @@ export function ncclGroupEnd(): T.ncclResult_t {
 let ncclGroupSimulateEnd$: NativeFunction | undefined;
 /** `ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)` · nccl.h · CUDA 13.0 */
 export function ncclGroupSimulateEnd(simInfo: T.Pointer): T.ncclResult_t {
-  if (ArrayBuffer.isView(simInfo)) rawCovers('ncclGroupSimulateEnd', 'simInfo', simInfo, 24, 1);
+  if (ArrayBuffer.isView(simInfo) && (simInfo.byteLength < 24)) rawCovers('ncclGroupSimulateEnd', 'simInfo', simInfo, 24, 1);
   return (ncclGroupSimulateEnd$ ??= binder.native('ncclGroupSimulateEnd'))(simInfo);
 }
 let ncclGroupStart$: NativeFunction | undefined;
@@ -190,7 +190,7 @@ export function ncclGroupStart(): T.ncclResult_t {
 let ncclMemAlloc$: NativeFunction | undefined;
 /** `ncclResult_t ncclMemAlloc(void **ptr, size_t size)` · nccl.h · CUDA 13.0 */
 export function ncclMemAlloc(ptr: T.Pointer, size: T.Int64): T.ncclResult_t {
-  if (ArrayBuffer.isView(ptr)) rawCovers('ncclMemAlloc', 'ptr', ptr, 8, 8);
+  if (ArrayBuffer.isView(ptr) && (ptr.byteLength < 8 || (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('ncclMemAlloc', 'ptr', ptr, 8, 8);
   return (ncclMemAlloc$ ??= binder.native('ncclMemAlloc'))(ptr, size);
 }
 let ncclMemFree$: NativeFunction | undefined;
@@ -206,7 +206,7 @@ export function ncclRecv(recvbuff: T.Pointer, count: T.Int64, datatype: T.ncclDa
 let ncclRedOpCreatePreMulSum$: NativeFunction | undefined;
 /** `ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)` · nccl.h · CUDA 13.0 */
 export function ncclRedOpCreatePreMulSum(op: T.Pointer, scalar: T.Pointer, datatype: T.ncclDataType_t, residence: T.ncclScalarResidence_t, comm: T.ncclComm_t): T.ncclResult_t {
-  if (ArrayBuffer.isView(op)) rawCovers('ncclRedOpCreatePreMulSum', 'op', op, 4, 4);
+  if (ArrayBuffer.isView(op) && (op.byteLength < 4 || (((op as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (op as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('ncclRedOpCreatePreMulSum', 'op', op, 4, 4);
   return (ncclRedOpCreatePreMulSum$ ??= binder.native('ncclRedOpCreatePreMulSum'))(op, scalar, datatype, residence, comm);
 }
 let ncclRedOpDestroy$: NativeFunction | undefined;

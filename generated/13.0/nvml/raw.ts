@@ -16,7 +16,7 @@ export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstanc
 let nvmlComputeInstanceGetInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlComputeInstanceGetInfo', 'info', info, 32, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 32)) rawCovers('nvmlComputeInstanceGetInfo', 'info', info, 32, 1);
   return (nvmlComputeInstanceGetInfo$ ??= binder.native('nvmlComputeInstanceGetInfo'))(computeInstance, info);
 }
 let nvmlDeviceClearAccountingPids$: NativeFunction | undefined;
@@ -37,25 +37,25 @@ export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t, counterTyp
 let nvmlDeviceClearFieldValues$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceClearFieldValues(device: T.nvmlDevice_t, valuesCount: number, values: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(values)) rawCovers('nvmlDeviceClearFieldValues', 'values', values, 40, 1);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 40)) rawCovers('nvmlDeviceClearFieldValues', 'values', values, 40, 1);
   return (nvmlDeviceClearFieldValues$ ??= binder.native('nvmlDeviceClearFieldValues'))(device, valuesCount, values);
 }
 let nvmlDeviceCreateGpuInstance$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceCreateGpuInstance(device: T.nvmlDevice_t, profileId: number, gpuInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuInstance)) rawCovers('nvmlDeviceCreateGpuInstance', 'gpuInstance', gpuInstance, 8, 8);
+  if (ArrayBuffer.isView(gpuInstance) && (gpuInstance.byteLength < 8 || (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceCreateGpuInstance', 'gpuInstance', gpuInstance, 8, 8);
   return (nvmlDeviceCreateGpuInstance$ ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, gpuInstance);
 }
 let nvmlDeviceCreateGpuInstanceWithPlacement$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceCreateGpuInstanceWithPlacement(device: T.nvmlDevice_t, profileId: number, placement: T.Pointer, gpuInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuInstance)) rawCovers('nvmlDeviceCreateGpuInstanceWithPlacement', 'gpuInstance', gpuInstance, 8, 8);
+  if (ArrayBuffer.isView(gpuInstance) && (gpuInstance.byteLength < 8 || (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceCreateGpuInstanceWithPlacement', 'gpuInstance', gpuInstance, 8, 8);
   return (nvmlDeviceCreateGpuInstanceWithPlacement$ ??= binder.native('nvmlDeviceCreateGpuInstanceWithPlacement'))(device, profileId, placement, gpuInstance);
 }
 let nvmlDeviceDiscoverGpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceDiscoverGpus(pciInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pciInfo)) rawCovers('nvmlDeviceDiscoverGpus', 'pciInfo', pciInfo, 68, 1);
+  if (ArrayBuffer.isView(pciInfo) && (pciInfo.byteLength < 68)) rawCovers('nvmlDeviceDiscoverGpus', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceDiscoverGpus$ ??= binder.native('nvmlDeviceDiscoverGpus'))(pciInfo);
 }
 let nvmlDeviceFreezeNvLinkUtilizationCounter$: NativeFunction | undefined;
@@ -66,88 +66,88 @@ export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t,
 let nvmlDeviceGetAPIRestriction$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestrictedAPI_t apiType, nvmlEnableState_t *isRestricted)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAPIRestriction(device: T.nvmlDevice_t, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isRestricted)) rawCovers('nvmlDeviceGetAPIRestriction', 'isRestricted', isRestricted, 4, 4);
+  if (ArrayBuffer.isView(isRestricted) && (isRestricted.byteLength < 4 || (((isRestricted as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isRestricted as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAPIRestriction', 'isRestricted', isRestricted, 4, 4);
   return (nvmlDeviceGetAPIRestriction$ ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, isRestricted);
 }
 let nvmlDeviceGetAccountingBufferSize$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAccountingBufferSize(device: T.nvmlDevice_t, bufferSize: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('nvmlDeviceGetAccountingBufferSize', 'bufferSize', bufferSize, 4, 4);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 4 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAccountingBufferSize', 'bufferSize', bufferSize, 4, 4);
   return (nvmlDeviceGetAccountingBufferSize$ ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, bufferSize);
 }
 let nvmlDeviceGetAccountingMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAccountingMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('nvmlDeviceGetAccountingMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAccountingMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetAccountingMode$ ??= binder.native('nvmlDeviceGetAccountingMode'))(device, mode);
 }
 let nvmlDeviceGetAccountingPids$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAccountingPids(device: T.nvmlDevice_t, count: T.Pointer, pids: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetAccountingPids', 'count', count, 4, 4);
-  if (ArrayBuffer.isView(pids)) rawCovers('nvmlDeviceGetAccountingPids', 'pids', pids, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAccountingPids', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(pids) && (pids.byteLength < 4 || (((pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAccountingPids', 'pids', pids, 4, 4);
   return (nvmlDeviceGetAccountingPids$ ??= binder.native('nvmlDeviceGetAccountingPids'))(device, count, pids);
 }
 let nvmlDeviceGetAccountingStats$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t, pid: number, stats: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(stats)) rawCovers('nvmlDeviceGetAccountingStats', 'stats', stats, 56, 1);
+  if (ArrayBuffer.isView(stats) && (stats.byteLength < 56)) rawCovers('nvmlDeviceGetAccountingStats', 'stats', stats, 56, 1);
   return (nvmlDeviceGetAccountingStats$ ??= binder.native('nvmlDeviceGetAccountingStats'))(device, pid, stats);
 }
 let nvmlDeviceGetActiveVgpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuInstance_t *vgpuInstances)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetActiveVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuInstances: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuCount)) rawCovers('nvmlDeviceGetActiveVgpus', 'vgpuCount', vgpuCount, 4, 4);
-  if (ArrayBuffer.isView(vgpuInstances)) rawCovers('nvmlDeviceGetActiveVgpus', 'vgpuInstances', vgpuInstances, 4, 4);
+  if (ArrayBuffer.isView(vgpuCount) && (vgpuCount.byteLength < 4 || (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetActiveVgpus', 'vgpuCount', vgpuCount, 4, 4);
+  if (ArrayBuffer.isView(vgpuInstances) && (vgpuInstances.byteLength < 4 || (((vgpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetActiveVgpus', 'vgpuInstances', vgpuInstances, 4, 4);
   return (nvmlDeviceGetActiveVgpus$ ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, vgpuCount, vgpuInstances);
 }
 let nvmlDeviceGetAdaptiveClockInfoStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAdaptiveClockInfoStatus(device: T.nvmlDevice_t, adaptiveClockStatus: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(adaptiveClockStatus)) rawCovers('nvmlDeviceGetAdaptiveClockInfoStatus', 'adaptiveClockStatus', adaptiveClockStatus, 4, 4);
+  if (ArrayBuffer.isView(adaptiveClockStatus) && (adaptiveClockStatus.byteLength < 4 || (((adaptiveClockStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (adaptiveClockStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAdaptiveClockInfoStatus', 'adaptiveClockStatus', adaptiveClockStatus, 4, 4);
   return (nvmlDeviceGetAdaptiveClockInfoStatus$ ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, adaptiveClockStatus);
 }
 let nvmlDeviceGetAddressingMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetAddressingMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('nvmlDeviceGetAddressingMode', 'mode', mode, 8, 1);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 8)) rawCovers('nvmlDeviceGetAddressingMode', 'mode', mode, 8, 1);
   return (nvmlDeviceGetAddressingMode$ ??= binder.native('nvmlDeviceGetAddressingMode'))(device, mode);
 }
 let nvmlDeviceGetApplicationsClock$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetApplicationsClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clockMHz)) rawCovers('nvmlDeviceGetApplicationsClock', 'clockMHz', clockMHz, 4, 4);
+  if (ArrayBuffer.isView(clockMHz) && (clockMHz.byteLength < 4 || (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetApplicationsClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetApplicationsClock$ ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, clockMHz);
 }
 let nvmlDeviceGetArchitecture$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetArchitecture(device: T.nvmlDevice_t, arch: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(arch)) rawCovers('nvmlDeviceGetArchitecture', 'arch', arch, 4, 4);
+  if (ArrayBuffer.isView(arch) && (arch.byteLength < 4 || (((arch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (arch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetArchitecture', 'arch', arch, 4, 4);
   return (nvmlDeviceGetArchitecture$ ??= binder.native('nvmlDeviceGetArchitecture'))(device, arch);
 }
 let nvmlDeviceGetAttributes$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t, attributes: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(attributes)) rawCovers('nvmlDeviceGetAttributes', 'attributes', attributes, 40, 1);
+  if (ArrayBuffer.isView(attributes) && (attributes.byteLength < 40)) rawCovers('nvmlDeviceGetAttributes', 'attributes', attributes, 40, 1);
   return (nvmlDeviceGetAttributes$ ??= binder.native('nvmlDeviceGetAttributes'))(device, attributes);
 }
 let nvmlDeviceGetAutoBoostedClocksEnabled$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device, nvmlEnableState_t *isEnabled, nvmlEnableState_t *defaultIsEnabled)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, isEnabled: T.Pointer, defaultIsEnabled: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isEnabled)) rawCovers('nvmlDeviceGetAutoBoostedClocksEnabled', 'isEnabled', isEnabled, 4, 4);
-  if (ArrayBuffer.isView(defaultIsEnabled)) rawCovers('nvmlDeviceGetAutoBoostedClocksEnabled', 'defaultIsEnabled', defaultIsEnabled, 4, 4);
+  if (ArrayBuffer.isView(isEnabled) && (isEnabled.byteLength < 4 || (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAutoBoostedClocksEnabled', 'isEnabled', isEnabled, 4, 4);
+  if (ArrayBuffer.isView(defaultIsEnabled) && (defaultIsEnabled.byteLength < 4 || (((defaultIsEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (defaultIsEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetAutoBoostedClocksEnabled', 'defaultIsEnabled', defaultIsEnabled, 4, 4);
   return (nvmlDeviceGetAutoBoostedClocksEnabled$ ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, isEnabled, defaultIsEnabled);
 }
 let nvmlDeviceGetBAR1MemoryInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t, bar1Memory: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(bar1Memory)) rawCovers('nvmlDeviceGetBAR1MemoryInfo', 'bar1Memory', bar1Memory, 24, 1);
+  if (ArrayBuffer.isView(bar1Memory) && (bar1Memory.byteLength < 24)) rawCovers('nvmlDeviceGetBAR1MemoryInfo', 'bar1Memory', bar1Memory, 24, 1);
   return (nvmlDeviceGetBAR1MemoryInfo$ ??= binder.native('nvmlDeviceGetBAR1MemoryInfo'))(device, bar1Memory);
 }
 let nvmlDeviceGetBoardId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetBoardId(device: T.nvmlDevice_t, boardId: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(boardId)) rawCovers('nvmlDeviceGetBoardId', 'boardId', boardId, 4, 4);
+  if (ArrayBuffer.isView(boardId) && (boardId.byteLength < 4 || (((boardId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (boardId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetBoardId', 'boardId', boardId, 4, 4);
   return (nvmlDeviceGetBoardId$ ??= binder.native('nvmlDeviceGetBoardId'))(device, boardId);
 }
 let nvmlDeviceGetBoardPartNumber$: NativeFunction | undefined;
@@ -158,421 +158,421 @@ export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t, partNumber:
 let nvmlDeviceGetBrand$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetBrand(device: T.nvmlDevice_t, type: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(type)) rawCovers('nvmlDeviceGetBrand', 'type', type, 4, 4);
+  if (ArrayBuffer.isView(type) && (type.byteLength < 4 || (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetBrand', 'type', type, 4, 4);
   return (nvmlDeviceGetBrand$ ??= binder.native('nvmlDeviceGetBrand'))(device, type);
 }
 let nvmlDeviceGetBridgeChipInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridgeChipHierarchy_t *bridgeHierarchy)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t, bridgeHierarchy: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(bridgeHierarchy)) rawCovers('nvmlDeviceGetBridgeChipInfo', 'bridgeHierarchy', bridgeHierarchy, 1028, 1);
+  if (ArrayBuffer.isView(bridgeHierarchy) && (bridgeHierarchy.byteLength < 1028)) rawCovers('nvmlDeviceGetBridgeChipInfo', 'bridgeHierarchy', bridgeHierarchy, 1028, 1);
   return (nvmlDeviceGetBridgeChipInfo$ ??= binder.native('nvmlDeviceGetBridgeChipInfo'))(device, bridgeHierarchy);
 }
 let nvmlDeviceGetBusType$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *type)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetBusType(device: T.nvmlDevice_t, type: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(type)) rawCovers('nvmlDeviceGetBusType', 'type', type, 4, 4);
+  if (ArrayBuffer.isView(type) && (type.byteLength < 4 || (((type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (type as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetBusType', 'type', type, 4, 4);
   return (nvmlDeviceGetBusType$ ??= binder.native('nvmlDeviceGetBusType'))(device, type);
 }
 let nvmlDeviceGetC2cModeInfoV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t, c2cModeInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(c2cModeInfo)) rawCovers('nvmlDeviceGetC2cModeInfoV', 'c2cModeInfo', c2cModeInfo, 4, 1);
+  if (ArrayBuffer.isView(c2cModeInfo) && (c2cModeInfo.byteLength < 4)) rawCovers('nvmlDeviceGetC2cModeInfoV', 'c2cModeInfo', c2cModeInfo, 4, 1);
   return (nvmlDeviceGetC2cModeInfoV$ ??= binder.native('nvmlDeviceGetC2cModeInfoV'))(device, c2cModeInfo);
 }
 let nvmlDeviceGetCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t, caps: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(caps)) rawCovers('nvmlDeviceGetCapabilities', 'caps', caps, 8, 1);
+  if (ArrayBuffer.isView(caps) && (caps.byteLength < 8)) rawCovers('nvmlDeviceGetCapabilities', 'caps', caps, 8, 1);
   return (nvmlDeviceGetCapabilities$ ??= binder.native('nvmlDeviceGetCapabilities'))(device, caps);
 }
 let nvmlDeviceGetClkMonStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t, status: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(status)) rawCovers('nvmlDeviceGetClkMonStatus', 'status', status, 264, 1);
+  if (ArrayBuffer.isView(status) && (status.byteLength < 264)) rawCovers('nvmlDeviceGetClkMonStatus', 'status', status, 264, 1);
   return (nvmlDeviceGetClkMonStatus$ ??= binder.native('nvmlDeviceGetClkMonStatus'))(device, status);
 }
 let nvmlDeviceGetClock$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockId: T.nvmlClockId_t, clockMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clockMHz)) rawCovers('nvmlDeviceGetClock', 'clockMHz', clockMHz, 4, 4);
+  if (ArrayBuffer.isView(clockMHz) && (clockMHz.byteLength < 4 || (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetClock$ ??= binder.native('nvmlDeviceGetClock'))(device, clockType, clockId, clockMHz);
 }
 let nvmlDeviceGetClockInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t, clock: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clock)) rawCovers('nvmlDeviceGetClockInfo', 'clock', clock, 4, 4);
+  if (ArrayBuffer.isView(clock) && (clock.byteLength < 4 || (((clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetClockInfo', 'clock', clock, 4, 4);
   return (nvmlDeviceGetClockInfo$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, clock);
 }
 let nvmlDeviceGetClockOffsets$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceGetClockOffsets', 'info', info, 24, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 24)) rawCovers('nvmlDeviceGetClockOffsets', 'info', info, 24, 1);
   return (nvmlDeviceGetClockOffsets$ ??= binder.native('nvmlDeviceGetClockOffsets'))(device, info);
 }
 let nvmlDeviceGetComputeInstanceId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetComputeInstanceId(device: T.nvmlDevice_t, id: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(id)) rawCovers('nvmlDeviceGetComputeInstanceId', 'id', id, 4, 4);
+  if (ArrayBuffer.isView(id) && (id.byteLength < 4 || (((id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetComputeInstanceId', 'id', id, 4, 4);
   return (nvmlDeviceGetComputeInstanceId$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, id);
 }
 let nvmlDeviceGetComputeMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetComputeMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('nvmlDeviceGetComputeMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetComputeMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetComputeMode$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, mode);
 }
 let nvmlDeviceGetComputeRunningProcesses$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(infoCount)) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
-  if (ArrayBuffer.isView(infos)) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infos', infos, 24, 1);
+  if (ArrayBuffer.isView(infoCount) && (infoCount.byteLength < 4 || (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
+  if (ArrayBuffer.isView(infos) && (infos.byteLength < 24)) rawCovers('nvmlDeviceGetComputeRunningProcesses', 'infos', infos, 24, 1);
   return (nvmlDeviceGetComputeRunningProcesses$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, infoCount, infos);
 }
 let nvmlDeviceGetConfComputeGpuAttestationReport$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *gpuAtstReport)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t, gpuAtstReport: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuAtstReport)) rawCovers('nvmlDeviceGetConfComputeGpuAttestationReport', 'gpuAtstReport', gpuAtstReport, 12332, 1);
+  if (ArrayBuffer.isView(gpuAtstReport) && (gpuAtstReport.byteLength < 12332)) rawCovers('nvmlDeviceGetConfComputeGpuAttestationReport', 'gpuAtstReport', gpuAtstReport, 12332, 1);
   return (nvmlDeviceGetConfComputeGpuAttestationReport$ ??= binder.native('nvmlDeviceGetConfComputeGpuAttestationReport'))(device, gpuAtstReport);
 }
 let nvmlDeviceGetConfComputeGpuCertificate$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device, nvmlConfComputeGpuCertificate_t *gpuCert)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t, gpuCert: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuCert)) rawCovers('nvmlDeviceGetConfComputeGpuCertificate', 'gpuCert', gpuCert, 9224, 1);
+  if (ArrayBuffer.isView(gpuCert) && (gpuCert.byteLength < 9224)) rawCovers('nvmlDeviceGetConfComputeGpuCertificate', 'gpuCert', gpuCert, 9224, 1);
   return (nvmlDeviceGetConfComputeGpuCertificate$ ??= binder.native('nvmlDeviceGetConfComputeGpuCertificate'))(device, gpuCert);
 }
 let nvmlDeviceGetConfComputeMemSizeInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *memInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t, memInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(memInfo)) rawCovers('nvmlDeviceGetConfComputeMemSizeInfo', 'memInfo', memInfo, 16, 1);
+  if (ArrayBuffer.isView(memInfo) && (memInfo.byteLength < 16)) rawCovers('nvmlDeviceGetConfComputeMemSizeInfo', 'memInfo', memInfo, 16, 1);
   return (nvmlDeviceGetConfComputeMemSizeInfo$ ??= binder.native('nvmlDeviceGetConfComputeMemSizeInfo'))(device, memInfo);
 }
 let nvmlDeviceGetConfComputeProtectedMemoryUsage$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(memory)) rawCovers('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'memory', memory, 24, 1);
+  if (ArrayBuffer.isView(memory) && (memory.byteLength < 24)) rawCovers('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'memory', memory, 24, 1);
   return (nvmlDeviceGetConfComputeProtectedMemoryUsage$ ??= binder.native('nvmlDeviceGetConfComputeProtectedMemoryUsage'))(device, memory);
 }
 let nvmlDeviceGetCoolerInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetCoolerInfo(device: T.nvmlDevice_t, coolerInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(coolerInfo)) rawCovers('nvmlDeviceGetCoolerInfo', 'coolerInfo', coolerInfo, 16, 1);
+  if (ArrayBuffer.isView(coolerInfo) && (coolerInfo.byteLength < 16)) rawCovers('nvmlDeviceGetCoolerInfo', 'coolerInfo', coolerInfo, 16, 1);
   return (nvmlDeviceGetCoolerInfo$ ??= binder.native('nvmlDeviceGetCoolerInfo'))(device, coolerInfo);
 }
 let nvmlDeviceGetCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCount(deviceCount: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(deviceCount)) rawCovers('nvmlDeviceGetCount', 'deviceCount', deviceCount, 4, 4);
+  if (ArrayBuffer.isView(deviceCount) && (deviceCount.byteLength < 4 || (((deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCount', 'deviceCount', deviceCount, 4, 4);
   return (nvmlDeviceGetCount$ ??= binder.native('nvmlDeviceGetCount'))(deviceCount);
 }
 let nvmlDeviceGetCpuAffinity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t, cpuSetSize: number, cpuSet: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(cpuSet)) rawCovers('nvmlDeviceGetCpuAffinity', 'cpuSet', cpuSet, 8, 8);
+  if (ArrayBuffer.isView(cpuSet) && (cpuSet.byteLength < 8 || (((cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetCpuAffinity', 'cpuSet', cpuSet, 8, 8);
   return (nvmlDeviceGetCpuAffinity$ ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, cpuSet);
 }
 let nvmlDeviceGetCpuAffinityWithinScope$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t, cpuSetSize: number, cpuSet: T.Pointer, scope: number): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(cpuSet)) rawCovers('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSet', cpuSet, 8, 8);
+  if (ArrayBuffer.isView(cpuSet) && (cpuSet.byteLength < 8 || (((cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cpuSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSet', cpuSet, 8, 8);
   return (nvmlDeviceGetCpuAffinityWithinScope$ ??= binder.native('nvmlDeviceGetCpuAffinityWithinScope'))(device, cpuSetSize, cpuSet, scope);
 }
 let nvmlDeviceGetCreatableVgpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCreatableVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuCount)) rawCovers('nvmlDeviceGetCreatableVgpus', 'vgpuCount', vgpuCount, 4, 4);
-  if (ArrayBuffer.isView(vgpuTypeIds)) rawCovers('nvmlDeviceGetCreatableVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);
+  if (ArrayBuffer.isView(vgpuCount) && (vgpuCount.byteLength < 4 || (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCreatableVgpus', 'vgpuCount', vgpuCount, 4, 4);
+  if (ArrayBuffer.isView(vgpuTypeIds) && (vgpuTypeIds.byteLength < 4 || (((vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCreatableVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);
   return (nvmlDeviceGetCreatableVgpus$ ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, vgpuCount, vgpuTypeIds);
 }
 let nvmlDeviceGetCudaComputeCapability$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCudaComputeCapability(device: T.nvmlDevice_t, major: T.Pointer, minor: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(major)) rawCovers('nvmlDeviceGetCudaComputeCapability', 'major', major, 4, 4);
-  if (ArrayBuffer.isView(minor)) rawCovers('nvmlDeviceGetCudaComputeCapability', 'minor', minor, 4, 4);
+  if (ArrayBuffer.isView(major) && (major.byteLength < 4 || (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCudaComputeCapability', 'major', major, 4, 4);
+  if (ArrayBuffer.isView(minor) && (minor.byteLength < 4 || (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCudaComputeCapability', 'minor', minor, 4, 4);
   return (nvmlDeviceGetCudaComputeCapability$ ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, major, minor);
 }
 let nvmlDeviceGetCurrPcieLinkGeneration$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCurrPcieLinkGeneration(device: T.nvmlDevice_t, currLinkGen: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(currLinkGen)) rawCovers('nvmlDeviceGetCurrPcieLinkGeneration', 'currLinkGen', currLinkGen, 4, 4);
+  if (ArrayBuffer.isView(currLinkGen) && (currLinkGen.byteLength < 4 || (((currLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (currLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCurrPcieLinkGeneration', 'currLinkGen', currLinkGen, 4, 4);
   return (nvmlDeviceGetCurrPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, currLinkGen);
 }
 let nvmlDeviceGetCurrPcieLinkWidth$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCurrPcieLinkWidth(device: T.nvmlDevice_t, currLinkWidth: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(currLinkWidth)) rawCovers('nvmlDeviceGetCurrPcieLinkWidth', 'currLinkWidth', currLinkWidth, 4, 4);
+  if (ArrayBuffer.isView(currLinkWidth) && (currLinkWidth.byteLength < 4 || (((currLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (currLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetCurrPcieLinkWidth', 'currLinkWidth', currLinkWidth, 4, 4);
   return (nvmlDeviceGetCurrPcieLinkWidth$ ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, currLinkWidth);
 }
 let nvmlDeviceGetCurrentClockFreqs$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t *currentClockFreqs)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetCurrentClockFreqs(device: T.nvmlDevice_t, currentClockFreqs: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(currentClockFreqs)) rawCovers('nvmlDeviceGetCurrentClockFreqs', 'currentClockFreqs', currentClockFreqs, 2052, 1);
+  if (ArrayBuffer.isView(currentClockFreqs) && (currentClockFreqs.byteLength < 2052)) rawCovers('nvmlDeviceGetCurrentClockFreqs', 'currentClockFreqs', currentClockFreqs, 2052, 1);
   return (nvmlDeviceGetCurrentClockFreqs$ ??= binder.native('nvmlDeviceGetCurrentClockFreqs'))(device, currentClockFreqs);
 }
 let nvmlDeviceGetCurrentClocksEventReasons$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCurrentClocksEventReasons(device: T.nvmlDevice_t, clocksEventReasons: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clocksEventReasons)) rawCovers('nvmlDeviceGetCurrentClocksEventReasons', 'clocksEventReasons', clocksEventReasons, 8, 8);
+  if (ArrayBuffer.isView(clocksEventReasons) && (clocksEventReasons.byteLength < 8 || (((clocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetCurrentClocksEventReasons', 'clocksEventReasons', clocksEventReasons, 8, 8);
   return (nvmlDeviceGetCurrentClocksEventReasons$ ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, clocksEventReasons);
 }
 let nvmlDeviceGetCurrentClocksThrottleReasons$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *clocksThrottleReasons)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetCurrentClocksThrottleReasons(device: T.nvmlDevice_t, clocksThrottleReasons: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clocksThrottleReasons)) rawCovers('nvmlDeviceGetCurrentClocksThrottleReasons', 'clocksThrottleReasons', clocksThrottleReasons, 8, 8);
+  if (ArrayBuffer.isView(clocksThrottleReasons) && (clocksThrottleReasons.byteLength < 8 || (((clocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetCurrentClocksThrottleReasons', 'clocksThrottleReasons', clocksThrottleReasons, 8, 8);
   return (nvmlDeviceGetCurrentClocksThrottleReasons$ ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, clocksThrottleReasons);
 }
 let nvmlDeviceGetDecoderUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDecoderUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(utilization)) rawCovers('nvmlDeviceGetDecoderUtilization', 'utilization', utilization, 4, 4);
-  if (ArrayBuffer.isView(samplingPeriodUs)) rawCovers('nvmlDeviceGetDecoderUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
+  if (ArrayBuffer.isView(utilization) && (utilization.byteLength < 4 || (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDecoderUtilization', 'utilization', utilization, 4, 4);
+  if (ArrayBuffer.isView(samplingPeriodUs) && (samplingPeriodUs.byteLength < 4 || (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDecoderUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
   return (nvmlDeviceGetDecoderUtilization$ ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, utilization, samplingPeriodUs);
 }
 let nvmlDeviceGetDefaultApplicationsClock$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDefaultApplicationsClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clockMHz)) rawCovers('nvmlDeviceGetDefaultApplicationsClock', 'clockMHz', clockMHz, 4, 4);
+  if (ArrayBuffer.isView(clockMHz) && (clockMHz.byteLength < 4 || (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDefaultApplicationsClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetDefaultApplicationsClock$ ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, clockMHz);
 }
 let nvmlDeviceGetDefaultEccMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnableState_t *defaultMode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDefaultEccMode(device: T.nvmlDevice_t, defaultMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(defaultMode)) rawCovers('nvmlDeviceGetDefaultEccMode', 'defaultMode', defaultMode, 4, 4);
+  if (ArrayBuffer.isView(defaultMode) && (defaultMode.byteLength < 4 || (((defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDefaultEccMode', 'defaultMode', defaultMode, 4, 4);
   return (nvmlDeviceGetDefaultEccMode$ ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, defaultMode);
 }
 let nvmlDeviceGetDetailedEccErrors$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t *eccCounts)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, eccCounts: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(eccCounts)) rawCovers('nvmlDeviceGetDetailedEccErrors', 'eccCounts', eccCounts, 32, 1);
+  if (ArrayBuffer.isView(eccCounts) && (eccCounts.byteLength < 32)) rawCovers('nvmlDeviceGetDetailedEccErrors', 'eccCounts', eccCounts, 32, 1);
   return (nvmlDeviceGetDetailedEccErrors$ ??= binder.native('nvmlDeviceGetDetailedEccErrors'))(device, errorType, counterType, eccCounts);
 }
 let nvmlDeviceGetDeviceHandleFromMigDeviceHandle$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice: T.nvmlDevice_t, device: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(device)) rawCovers('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'device', device, 8, 8);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 8 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'device', device, 8, 8);
   return (nvmlDeviceGetDeviceHandleFromMigDeviceHandle$ ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, device);
 }
 let nvmlDeviceGetDisplayActive$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDisplayActive(device: T.nvmlDevice_t, isActive: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isActive)) rawCovers('nvmlDeviceGetDisplayActive', 'isActive', isActive, 4, 4);
+  if (ArrayBuffer.isView(isActive) && (isActive.byteLength < 4 || (((isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDisplayActive', 'isActive', isActive, 4, 4);
   return (nvmlDeviceGetDisplayActive$ ??= binder.native('nvmlDeviceGetDisplayActive'))(device, isActive);
 }
 let nvmlDeviceGetDisplayMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDisplayMode(device: T.nvmlDevice_t, display: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(display)) rawCovers('nvmlDeviceGetDisplayMode', 'display', display, 4, 4);
+  if (ArrayBuffer.isView(display) && (display.byteLength < 4 || (((display as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (display as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDisplayMode', 'display', display, 4, 4);
   return (nvmlDeviceGetDisplayMode$ ??= binder.native('nvmlDeviceGetDisplayMode'))(device, display);
 }
 let nvmlDeviceGetDramEncryptionMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current, nvmlDramEncryptionInfo_t *pending)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetDramEncryptionMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(current)) rawCovers('nvmlDeviceGetDramEncryptionMode', 'current', current, 8, 1);
-  if (ArrayBuffer.isView(pending)) rawCovers('nvmlDeviceGetDramEncryptionMode', 'pending', pending, 8, 1);
+  if (ArrayBuffer.isView(current) && (current.byteLength < 8)) rawCovers('nvmlDeviceGetDramEncryptionMode', 'current', current, 8, 1);
+  if (ArrayBuffer.isView(pending) && (pending.byteLength < 8)) rawCovers('nvmlDeviceGetDramEncryptionMode', 'pending', pending, 8, 1);
   return (nvmlDeviceGetDramEncryptionMode$ ??= binder.native('nvmlDeviceGetDramEncryptionMode'))(device, current, pending);
 }
 let nvmlDeviceGetDriverModel$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDriverModel(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(current)) rawCovers('nvmlDeviceGetDriverModel', 'current', current, 4, 4);
-  if (ArrayBuffer.isView(pending)) rawCovers('nvmlDeviceGetDriverModel', 'pending', pending, 4, 4);
+  if (ArrayBuffer.isView(current) && (current.byteLength < 4 || (((current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDriverModel', 'current', current, 4, 4);
+  if (ArrayBuffer.isView(pending) && (pending.byteLength < 4 || (((pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetDriverModel', 'pending', pending, 4, 4);
   return (nvmlDeviceGetDriverModel$ ??= binder.native('nvmlDeviceGetDriverModel'))(device, current, pending);
 }
 let nvmlDeviceGetDynamicPstatesInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t, pDynamicPstatesInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pDynamicPstatesInfo)) rawCovers('nvmlDeviceGetDynamicPstatesInfo', 'pDynamicPstatesInfo', pDynamicPstatesInfo, 132, 1);
+  if (ArrayBuffer.isView(pDynamicPstatesInfo) && (pDynamicPstatesInfo.byteLength < 132)) rawCovers('nvmlDeviceGetDynamicPstatesInfo', 'pDynamicPstatesInfo', pDynamicPstatesInfo, 132, 1);
   return (nvmlDeviceGetDynamicPstatesInfo$ ??= binder.native('nvmlDeviceGetDynamicPstatesInfo'))(device, pDynamicPstatesInfo);
 }
 let nvmlDeviceGetEccMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetEccMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(current)) rawCovers('nvmlDeviceGetEccMode', 'current', current, 4, 4);
-  if (ArrayBuffer.isView(pending)) rawCovers('nvmlDeviceGetEccMode', 'pending', pending, 4, 4);
+  if (ArrayBuffer.isView(current) && (current.byteLength < 4 || (((current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEccMode', 'current', current, 4, 4);
+  if (ArrayBuffer.isView(pending) && (pending.byteLength < 4 || (((pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEccMode', 'pending', pending, 4, 4);
   return (nvmlDeviceGetEccMode$ ??= binder.native('nvmlDeviceGetEccMode'))(device, current, pending);
 }
 let nvmlDeviceGetEncoderCapacity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEncoderType_t encoderQueryType, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetEncoderCapacity(device: T.nvmlDevice_t, encoderQueryType: T.nvmlEncoderType_t, encoderCapacity: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(encoderCapacity)) rawCovers('nvmlDeviceGetEncoderCapacity', 'encoderCapacity', encoderCapacity, 4, 4);
+  if (ArrayBuffer.isView(encoderCapacity) && (encoderCapacity.byteLength < 4 || (((encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderCapacity', 'encoderCapacity', encoderCapacity, 4, 4);
   return (nvmlDeviceGetEncoderCapacity$ ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, encoderCapacity);
 }
 let nvmlDeviceGetEncoderSessions$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetEncoderSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfos: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sessionCount)) rawCovers('nvmlDeviceGetEncoderSessions', 'sessionCount', sessionCount, 4, 4);
-  if (ArrayBuffer.isView(sessionInfos)) rawCovers('nvmlDeviceGetEncoderSessions', 'sessionInfos', sessionInfos, 32, 1);
+  if (ArrayBuffer.isView(sessionCount) && (sessionCount.byteLength < 4 || (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderSessions', 'sessionCount', sessionCount, 4, 4);
+  if (ArrayBuffer.isView(sessionInfos) && (sessionInfos.byteLength < 32)) rawCovers('nvmlDeviceGetEncoderSessions', 'sessionInfos', sessionInfos, 32, 1);
   return (nvmlDeviceGetEncoderSessions$ ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, sessionCount, sessionInfos);
 }
 let nvmlDeviceGetEncoderStats$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetEncoderStats(device: T.nvmlDevice_t, sessionCount: T.Pointer, averageFps: T.Pointer, averageLatency: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sessionCount)) rawCovers('nvmlDeviceGetEncoderStats', 'sessionCount', sessionCount, 4, 4);
-  if (ArrayBuffer.isView(averageFps)) rawCovers('nvmlDeviceGetEncoderStats', 'averageFps', averageFps, 4, 4);
-  if (ArrayBuffer.isView(averageLatency)) rawCovers('nvmlDeviceGetEncoderStats', 'averageLatency', averageLatency, 4, 4);
+  if (ArrayBuffer.isView(sessionCount) && (sessionCount.byteLength < 4 || (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderStats', 'sessionCount', sessionCount, 4, 4);
+  if (ArrayBuffer.isView(averageFps) && (averageFps.byteLength < 4 || (((averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderStats', 'averageFps', averageFps, 4, 4);
+  if (ArrayBuffer.isView(averageLatency) && (averageLatency.byteLength < 4 || (((averageLatency as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (averageLatency as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderStats', 'averageLatency', averageLatency, 4, 4);
   return (nvmlDeviceGetEncoderStats$ ??= binder.native('nvmlDeviceGetEncoderStats'))(device, sessionCount, averageFps, averageLatency);
 }
 let nvmlDeviceGetEncoderUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetEncoderUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(utilization)) rawCovers('nvmlDeviceGetEncoderUtilization', 'utilization', utilization, 4, 4);
-  if (ArrayBuffer.isView(samplingPeriodUs)) rawCovers('nvmlDeviceGetEncoderUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
+  if (ArrayBuffer.isView(utilization) && (utilization.byteLength < 4 || (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderUtilization', 'utilization', utilization, 4, 4);
+  if (ArrayBuffer.isView(samplingPeriodUs) && (samplingPeriodUs.byteLength < 4 || (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEncoderUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
   return (nvmlDeviceGetEncoderUtilization$ ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, utilization, samplingPeriodUs);
 }
 let nvmlDeviceGetEnforcedPowerLimit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetEnforcedPowerLimit(device: T.nvmlDevice_t, limit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(limit)) rawCovers('nvmlDeviceGetEnforcedPowerLimit', 'limit', limit, 4, 4);
+  if (ArrayBuffer.isView(limit) && (limit.byteLength < 4 || (((limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetEnforcedPowerLimit', 'limit', limit, 4, 4);
   return (nvmlDeviceGetEnforcedPowerLimit$ ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, limit);
 }
 let nvmlDeviceGetFBCSessions$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetFBCSessions(device: T.nvmlDevice_t, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sessionCount)) rawCovers('nvmlDeviceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
-  if (ArrayBuffer.isView(sessionInfo)) rawCovers('nvmlDeviceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
+  if (ArrayBuffer.isView(sessionCount) && (sessionCount.byteLength < 4 || (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
+  if (ArrayBuffer.isView(sessionInfo) && (sessionInfo.byteLength < 48)) rawCovers('nvmlDeviceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
   return (nvmlDeviceGetFBCSessions$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, sessionCount, sessionInfo);
 }
 let nvmlDeviceGetFBCStats$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t, fbcStats: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fbcStats)) rawCovers('nvmlDeviceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
+  if (ArrayBuffer.isView(fbcStats) && (fbcStats.byteLength < 12)) rawCovers('nvmlDeviceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
   return (nvmlDeviceGetFBCStats$ ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats);
 }
 let nvmlDeviceGetFanControlPolicy_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan, nvmlFanControlPolicy_t *policy)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetFanControlPolicy_v2(device: T.nvmlDevice_t, fan: number, policy: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(policy)) rawCovers('nvmlDeviceGetFanControlPolicy_v2', 'policy', policy, 4, 4);
+  if (ArrayBuffer.isView(policy) && (policy.byteLength < 4 || (((policy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (policy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetFanControlPolicy_v2', 'policy', policy, 4, 4);
   return (nvmlDeviceGetFanControlPolicy_v2$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, policy);
 }
 let nvmlDeviceGetFanSpeed$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetFanSpeed(device: T.nvmlDevice_t, speed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(speed)) rawCovers('nvmlDeviceGetFanSpeed', 'speed', speed, 4, 4);
+  if (ArrayBuffer.isView(speed) && (speed.byteLength < 4 || (((speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetFanSpeed', 'speed', speed, 4, 4);
   return (nvmlDeviceGetFanSpeed$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, speed);
 }
 let nvmlDeviceGetFanSpeedRPM$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t, fanSpeed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fanSpeed)) rawCovers('nvmlDeviceGetFanSpeedRPM', 'fanSpeed', fanSpeed, 12, 1);
+  if (ArrayBuffer.isView(fanSpeed) && (fanSpeed.byteLength < 12)) rawCovers('nvmlDeviceGetFanSpeedRPM', 'fanSpeed', fanSpeed, 12, 1);
   return (nvmlDeviceGetFanSpeedRPM$ ??= binder.native('nvmlDeviceGetFanSpeedRPM'))(device, fanSpeed);
 }
 let nvmlDeviceGetFanSpeed_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetFanSpeed_v2(device: T.nvmlDevice_t, fan: number, speed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(speed)) rawCovers('nvmlDeviceGetFanSpeed_v2', 'speed', speed, 4, 4);
+  if (ArrayBuffer.isView(speed) && (speed.byteLength < 4 || (((speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (speed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetFanSpeed_v2', 'speed', speed, 4, 4);
   return (nvmlDeviceGetFanSpeed_v2$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, speed);
 }
 let nvmlDeviceGetFieldValues$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t, valuesCount: number, values: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(values)) rawCovers('nvmlDeviceGetFieldValues', 'values', values, 40, 1);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 40)) rawCovers('nvmlDeviceGetFieldValues', 'values', values, 40, 1);
   return (nvmlDeviceGetFieldValues$ ??= binder.native('nvmlDeviceGetFieldValues'))(device, valuesCount, values);
 }
 let nvmlDeviceGetGpcClkMinMaxVfOffset$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpcClkMinMaxVfOffset(device: T.nvmlDevice_t, minOffset: T.Pointer, maxOffset: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(minOffset)) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
-  if (ArrayBuffer.isView(maxOffset)) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
+  if (ArrayBuffer.isView(minOffset) && (minOffset.byteLength < 4 || (((minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
+  if (ArrayBuffer.isView(maxOffset) && (maxOffset.byteLength < 4 || (((maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpcClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
   return (nvmlDeviceGetGpcClkMinMaxVfOffset$ ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, minOffset, maxOffset);
 }
 let nvmlDeviceGetGpcClkVfOffset$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpcClkVfOffset(device: T.nvmlDevice_t, offset: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(offset)) rawCovers('nvmlDeviceGetGpcClkVfOffset', 'offset', offset, 4, 4);
+  if (ArrayBuffer.isView(offset) && (offset.byteLength < 4 || (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpcClkVfOffset', 'offset', offset, 4, 4);
   return (nvmlDeviceGetGpcClkVfOffset$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, offset);
 }
 let nvmlDeviceGetGpuFabricInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t, gpuFabricInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuFabricInfo)) rawCovers('nvmlDeviceGetGpuFabricInfo', 'gpuFabricInfo', gpuFabricInfo, 28, 1);
+  if (ArrayBuffer.isView(gpuFabricInfo) && (gpuFabricInfo.byteLength < 28)) rawCovers('nvmlDeviceGetGpuFabricInfo', 'gpuFabricInfo', gpuFabricInfo, 28, 1);
   return (nvmlDeviceGetGpuFabricInfo$ ??= binder.native('nvmlDeviceGetGpuFabricInfo'))(device, gpuFabricInfo);
 }
 let nvmlDeviceGetGpuFabricInfoV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t, gpuFabricInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuFabricInfo)) rawCovers('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', gpuFabricInfo, 40, 1);
+  if (ArrayBuffer.isView(gpuFabricInfo) && (gpuFabricInfo.byteLength < 40)) rawCovers('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', gpuFabricInfo, 40, 1);
   return (nvmlDeviceGetGpuFabricInfoV$ ??= binder.native('nvmlDeviceGetGpuFabricInfoV'))(device, gpuFabricInfo);
 }
 let nvmlDeviceGetGpuInstanceById$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstanceById(device: T.nvmlDevice_t, id: number, gpuInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuInstance)) rawCovers('nvmlDeviceGetGpuInstanceById', 'gpuInstance', gpuInstance, 8, 8);
+  if (ArrayBuffer.isView(gpuInstance) && (gpuInstance.byteLength < 8 || (((gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpuInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetGpuInstanceById', 'gpuInstance', gpuInstance, 8, 8);
   return (nvmlDeviceGetGpuInstanceById$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, gpuInstance);
 }
 let nvmlDeviceGetGpuInstanceId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstanceId(device: T.nvmlDevice_t, id: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(id)) rawCovers('nvmlDeviceGetGpuInstanceId', 'id', id, 4, 4);
+  if (ArrayBuffer.isView(id) && (id.byteLength < 4 || (((id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (id as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuInstanceId', 'id', id, 4, 4);
   return (nvmlDeviceGetGpuInstanceId$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, id);
 }
 let nvmlDeviceGetGpuInstancePossiblePlacements$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstancePossiblePlacements(device: T.nvmlDevice_t, profileId: number, placements: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(placements)) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'placements', placements, 8, 1);
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(placements) && (placements.byteLength < 8)) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'placements', placements, 8, 1);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuInstancePossiblePlacements', 'count', count, 4, 4);
   return (nvmlDeviceGetGpuInstancePossiblePlacements$ ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, placements, count);
 }
 let nvmlDeviceGetGpuInstanceProfileInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t, profile: number, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceGetGpuInstanceProfileInfo', 'info', info, 48, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 48)) rawCovers('nvmlDeviceGetGpuInstanceProfileInfo', 'info', info, 48, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfo$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoByIdV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t, profileId: number, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'info', info, 152, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 152)) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'info', info, 152, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfoByIdV$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoByIdV'))(device, profileId, info);
 }
 let nvmlDeviceGetGpuInstanceProfileInfoV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t, profile: number, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', info, 152, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 152)) rawCovers('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', info, 152, 1);
   return (nvmlDeviceGetGpuInstanceProfileInfoV$ ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfoV'))(device, profile, info);
 }
 let nvmlDeviceGetGpuInstanceRemainingCapacity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstanceRemainingCapacity(device: T.nvmlDevice_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetGpuInstanceRemainingCapacity', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlDeviceGetGpuInstanceRemainingCapacity$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, count);
 }
 let nvmlDeviceGetGpuInstances$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuInstances(device: T.nvmlDevice_t, profileId: number, gpuInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuInstances)) rawCovers('nvmlDeviceGetGpuInstances', 'gpuInstances', gpuInstances, 8, 8);
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetGpuInstances', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(gpuInstances) && (gpuInstances.byteLength < 8 || (((gpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpuInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetGpuInstances', 'gpuInstances', gpuInstances, 8, 8);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuInstances', 'count', count, 4, 4);
   return (nvmlDeviceGetGpuInstances$ ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, gpuInstances, count);
 }
 let nvmlDeviceGetGpuMaxPcieLinkGeneration$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuMaxPcieLinkGeneration(device: T.nvmlDevice_t, maxLinkGenDevice: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(maxLinkGenDevice)) rawCovers('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'maxLinkGenDevice', maxLinkGenDevice, 4, 4);
+  if (ArrayBuffer.isView(maxLinkGenDevice) && (maxLinkGenDevice.byteLength < 4 || (((maxLinkGenDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxLinkGenDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'maxLinkGenDevice', maxLinkGenDevice, 4, 4);
   return (nvmlDeviceGetGpuMaxPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, maxLinkGenDevice);
 }
 let nvmlDeviceGetGpuOperationMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t *current, nvmlGpuOperationMode_t *pending)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGpuOperationMode(device: T.nvmlDevice_t, current: T.Pointer, pending: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(current)) rawCovers('nvmlDeviceGetGpuOperationMode', 'current', current, 4, 4);
-  if (ArrayBuffer.isView(pending)) rawCovers('nvmlDeviceGetGpuOperationMode', 'pending', pending, 4, 4);
+  if (ArrayBuffer.isView(current) && (current.byteLength < 4 || (((current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (current as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuOperationMode', 'current', current, 4, 4);
+  if (ArrayBuffer.isView(pending) && (pending.byteLength < 4 || (((pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGpuOperationMode', 'pending', pending, 4, 4);
   return (nvmlDeviceGetGpuOperationMode$ ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, current, pending);
 }
 let nvmlDeviceGetGraphicsRunningProcesses$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGraphicsRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(infoCount)) rawCovers('nvmlDeviceGetGraphicsRunningProcesses', 'infoCount', infoCount, 4, 4);
-  if (ArrayBuffer.isView(infos)) rawCovers('nvmlDeviceGetGraphicsRunningProcesses', 'infos', infos, 24, 1);
+  if (ArrayBuffer.isView(infoCount) && (infoCount.byteLength < 4 || (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGraphicsRunningProcesses', 'infoCount', infoCount, 4, 4);
+  if (ArrayBuffer.isView(infos) && (infos.byteLength < 24)) rawCovers('nvmlDeviceGetGraphicsRunningProcesses', 'infos', infos, 24, 1);
   return (nvmlDeviceGetGraphicsRunningProcesses$ ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, infoCount, infos);
 }
 let nvmlDeviceGetGridLicensableFeatures$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t, pGridLicensableFeatures: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pGridLicensableFeatures)) rawCovers('nvmlDeviceGetGridLicensableFeatures', 'pGridLicensableFeatures', pGridLicensableFeatures, 860, 1);
+  if (ArrayBuffer.isView(pGridLicensableFeatures) && (pGridLicensableFeatures.byteLength < 860)) rawCovers('nvmlDeviceGetGridLicensableFeatures', 'pGridLicensableFeatures', pGridLicensableFeatures, 860, 1);
   return (nvmlDeviceGetGridLicensableFeatures$ ??= binder.native('nvmlDeviceGetGridLicensableFeatures'))(device, pGridLicensableFeatures);
 }
 let nvmlDeviceGetGspFirmwareMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled, unsigned int *defaultMode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetGspFirmwareMode(device: T.nvmlDevice_t, isEnabled: T.Pointer, defaultMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isEnabled)) rawCovers('nvmlDeviceGetGspFirmwareMode', 'isEnabled', isEnabled, 4, 4);
-  if (ArrayBuffer.isView(defaultMode)) rawCovers('nvmlDeviceGetGspFirmwareMode', 'defaultMode', defaultMode, 4, 4);
+  if (ArrayBuffer.isView(isEnabled) && (isEnabled.byteLength < 4 || (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGspFirmwareMode', 'isEnabled', isEnabled, 4, 4);
+  if (ArrayBuffer.isView(defaultMode) && (defaultMode.byteLength < 4 || (((defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (defaultMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetGspFirmwareMode', 'defaultMode', defaultMode, 4, 4);
   return (nvmlDeviceGetGspFirmwareMode$ ??= binder.native('nvmlDeviceGetGspFirmwareMode'))(device, isEnabled, defaultMode);
 }
 let nvmlDeviceGetGspFirmwareVersion$: NativeFunction | undefined;
@@ -583,55 +583,55 @@ export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t, version:
 let nvmlDeviceGetHandleByIndex$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetHandleByIndex(index: number, device: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(device)) rawCovers('nvmlDeviceGetHandleByIndex', 'device', device, 8, 8);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 8 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetHandleByIndex', 'device', device, 8, 8);
   return (nvmlDeviceGetHandleByIndex$ ??= binder.native('nvmlDeviceGetHandleByIndex'))(index, device);
 }
 let nvmlDeviceGetHandleByPciBusId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetHandleByPciBusId(pciBusId: string | T.Pointer, device: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(device)) rawCovers('nvmlDeviceGetHandleByPciBusId', 'device', device, 8, 8);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 8 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetHandleByPciBusId', 'device', device, 8, 8);
   return (nvmlDeviceGetHandleByPciBusId$ ??= binder.native('nvmlDeviceGetHandleByPciBusId'))(pciBusId, device);
 }
 let nvmlDeviceGetHandleBySerial$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetHandleBySerial(serial: string | T.Pointer, device: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(device)) rawCovers('nvmlDeviceGetHandleBySerial', 'device', device, 8, 8);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 8 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetHandleBySerial', 'device', device, 8, 8);
   return (nvmlDeviceGetHandleBySerial$ ??= binder.native('nvmlDeviceGetHandleBySerial'))(serial, device);
 }
 let nvmlDeviceGetHandleByUUID$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetHandleByUUID(uuid: string | T.Pointer, device: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(device)) rawCovers('nvmlDeviceGetHandleByUUID', 'device', device, 8, 8);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 8 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetHandleByUUID', 'device', device, 8, 8);
   return (nvmlDeviceGetHandleByUUID$ ??= binder.native('nvmlDeviceGetHandleByUUID'))(uuid, device);
 }
 let nvmlDeviceGetHandleByUUIDV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetHandleByUUIDV(uuid: T.Pointer, device: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(device)) rawCovers('nvmlDeviceGetHandleByUUIDV', 'device', device, 8, 8);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 8 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetHandleByUUIDV', 'device', device, 8, 8);
   return (nvmlDeviceGetHandleByUUIDV$ ??= binder.native('nvmlDeviceGetHandleByUUIDV'))(uuid, device);
 }
 let nvmlDeviceGetHostVgpuMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetHostVgpuMode(device: T.nvmlDevice_t, pHostVgpuMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pHostVgpuMode)) rawCovers('nvmlDeviceGetHostVgpuMode', 'pHostVgpuMode', pHostVgpuMode, 4, 4);
+  if (ArrayBuffer.isView(pHostVgpuMode) && (pHostVgpuMode.byteLength < 4 || (((pHostVgpuMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHostVgpuMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetHostVgpuMode', 'pHostVgpuMode', pHostVgpuMode, 4, 4);
   return (nvmlDeviceGetHostVgpuMode$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, pHostVgpuMode);
 }
 let nvmlDeviceGetHostname_v1$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t, hostname: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(hostname)) rawCovers('nvmlDeviceGetHostname_v1', 'hostname', hostname, 64, 1);
+  if (ArrayBuffer.isView(hostname) && (hostname.byteLength < 64)) rawCovers('nvmlDeviceGetHostname_v1', 'hostname', hostname, 64, 1);
   return (nvmlDeviceGetHostname_v1$ ??= binder.native('nvmlDeviceGetHostname_v1'))(device, hostname);
 }
 let nvmlDeviceGetIndex$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetIndex(device: T.nvmlDevice_t, index: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(index)) rawCovers('nvmlDeviceGetIndex', 'index', index, 4, 4);
+  if (ArrayBuffer.isView(index) && (index.byteLength < 4 || (((index as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (index as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetIndex', 'index', index, 4, 4);
   return (nvmlDeviceGetIndex$ ??= binder.native('nvmlDeviceGetIndex'))(device, index);
 }
 let nvmlDeviceGetInforomConfigurationChecksum$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetInforomConfigurationChecksum(device: T.nvmlDevice_t, checksum: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(checksum)) rawCovers('nvmlDeviceGetInforomConfigurationChecksum', 'checksum', checksum, 4, 4);
+  if (ArrayBuffer.isView(checksum) && (checksum.byteLength < 4 || (((checksum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (checksum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetInforomConfigurationChecksum', 'checksum', checksum, 4, 4);
   return (nvmlDeviceGetInforomConfigurationChecksum$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, checksum);
 }
 let nvmlDeviceGetInforomImageVersion$: NativeFunction | undefined;
@@ -647,152 +647,152 @@ export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t, object: T.nv
 let nvmlDeviceGetIrqNum$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetIrqNum(device: T.nvmlDevice_t, irqNum: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(irqNum)) rawCovers('nvmlDeviceGetIrqNum', 'irqNum', irqNum, 4, 4);
+  if (ArrayBuffer.isView(irqNum) && (irqNum.byteLength < 4 || (((irqNum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (irqNum as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetIrqNum', 'irqNum', irqNum, 4, 4);
   return (nvmlDeviceGetIrqNum$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, irqNum);
 }
 let nvmlDeviceGetJpgUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetJpgUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(utilization)) rawCovers('nvmlDeviceGetJpgUtilization', 'utilization', utilization, 4, 4);
-  if (ArrayBuffer.isView(samplingPeriodUs)) rawCovers('nvmlDeviceGetJpgUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
+  if (ArrayBuffer.isView(utilization) && (utilization.byteLength < 4 || (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetJpgUtilization', 'utilization', utilization, 4, 4);
+  if (ArrayBuffer.isView(samplingPeriodUs) && (samplingPeriodUs.byteLength < 4 || (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetJpgUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
   return (nvmlDeviceGetJpgUtilization$ ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, utilization, samplingPeriodUs);
 }
 let nvmlDeviceGetLastBBXFlushTime$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp, unsigned long *durationUs)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetLastBBXFlushTime(device: T.nvmlDevice_t, timestamp: T.Pointer, durationUs: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(timestamp)) rawCovers('nvmlDeviceGetLastBBXFlushTime', 'timestamp', timestamp, 8, 8);
-  if (ArrayBuffer.isView(durationUs)) rawCovers('nvmlDeviceGetLastBBXFlushTime', 'durationUs', durationUs, 8, 8);
+  if (ArrayBuffer.isView(timestamp) && (timestamp.byteLength < 8 || (((timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (timestamp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetLastBBXFlushTime', 'timestamp', timestamp, 8, 8);
+  if (ArrayBuffer.isView(durationUs) && (durationUs.byteLength < 8 || (((durationUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (durationUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetLastBBXFlushTime', 'durationUs', durationUs, 8, 8);
   return (nvmlDeviceGetLastBBXFlushTime$ ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, timestamp, durationUs);
 }
 let nvmlDeviceGetMPSComputeRunningProcesses$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMPSComputeRunningProcesses(device: T.nvmlDevice_t, infoCount: T.Pointer, infos: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(infoCount)) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
-  if (ArrayBuffer.isView(infos)) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infos', infos, 24, 1);
+  if (ArrayBuffer.isView(infoCount) && (infoCount.byteLength < 4 || (((infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (infoCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infoCount', infoCount, 4, 4);
+  if (ArrayBuffer.isView(infos) && (infos.byteLength < 24)) rawCovers('nvmlDeviceGetMPSComputeRunningProcesses', 'infos', infos, 24, 1);
   return (nvmlDeviceGetMPSComputeRunningProcesses$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, infoCount, infos);
 }
 let nvmlDeviceGetMarginTemperature$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t, marginTempInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(marginTempInfo)) rawCovers('nvmlDeviceGetMarginTemperature', 'marginTempInfo', marginTempInfo, 8, 1);
+  if (ArrayBuffer.isView(marginTempInfo) && (marginTempInfo.byteLength < 8)) rawCovers('nvmlDeviceGetMarginTemperature', 'marginTempInfo', marginTempInfo, 8, 1);
   return (nvmlDeviceGetMarginTemperature$ ??= binder.native('nvmlDeviceGetMarginTemperature'))(device, marginTempInfo);
 }
 let nvmlDeviceGetMaxClockInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMaxClockInfo(device: T.nvmlDevice_t, type: T.nvmlClockType_t, clock: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clock)) rawCovers('nvmlDeviceGetMaxClockInfo', 'clock', clock, 4, 4);
+  if (ArrayBuffer.isView(clock) && (clock.byteLength < 4 || (((clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clock as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMaxClockInfo', 'clock', clock, 4, 4);
   return (nvmlDeviceGetMaxClockInfo$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, clock);
 }
 let nvmlDeviceGetMaxCustomerBoostClock$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMaxCustomerBoostClock(device: T.nvmlDevice_t, clockType: T.nvmlClockType_t, clockMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(clockMHz)) rawCovers('nvmlDeviceGetMaxCustomerBoostClock', 'clockMHz', clockMHz, 4, 4);
+  if (ArrayBuffer.isView(clockMHz) && (clockMHz.byteLength < 4 || (((clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMaxCustomerBoostClock', 'clockMHz', clockMHz, 4, 4);
   return (nvmlDeviceGetMaxCustomerBoostClock$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, clockMHz);
 }
 let nvmlDeviceGetMaxMigDeviceCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMaxMigDeviceCount(device: T.nvmlDevice_t, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetMaxMigDeviceCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMaxMigDeviceCount', 'count', count, 4, 4);
   return (nvmlDeviceGetMaxMigDeviceCount$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, count);
 }
 let nvmlDeviceGetMaxPcieLinkGeneration$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMaxPcieLinkGeneration(device: T.nvmlDevice_t, maxLinkGen: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(maxLinkGen)) rawCovers('nvmlDeviceGetMaxPcieLinkGeneration', 'maxLinkGen', maxLinkGen, 4, 4);
+  if (ArrayBuffer.isView(maxLinkGen) && (maxLinkGen.byteLength < 4 || (((maxLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxLinkGen as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMaxPcieLinkGeneration', 'maxLinkGen', maxLinkGen, 4, 4);
   return (nvmlDeviceGetMaxPcieLinkGeneration$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, maxLinkGen);
 }
 let nvmlDeviceGetMaxPcieLinkWidth$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMaxPcieLinkWidth(device: T.nvmlDevice_t, maxLinkWidth: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(maxLinkWidth)) rawCovers('nvmlDeviceGetMaxPcieLinkWidth', 'maxLinkWidth', maxLinkWidth, 4, 4);
+  if (ArrayBuffer.isView(maxLinkWidth) && (maxLinkWidth.byteLength < 4 || (((maxLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxLinkWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMaxPcieLinkWidth', 'maxLinkWidth', maxLinkWidth, 4, 4);
   return (nvmlDeviceGetMaxPcieLinkWidth$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, maxLinkWidth);
 }
 let nvmlDeviceGetMemClkMinMaxVfOffset$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffset, int *maxOffset)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemClkMinMaxVfOffset(device: T.nvmlDevice_t, minOffset: T.Pointer, maxOffset: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(minOffset)) rawCovers('nvmlDeviceGetMemClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
-  if (ArrayBuffer.isView(maxOffset)) rawCovers('nvmlDeviceGetMemClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
+  if (ArrayBuffer.isView(minOffset) && (minOffset.byteLength < 4 || (((minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMemClkMinMaxVfOffset', 'minOffset', minOffset, 4, 4);
+  if (ArrayBuffer.isView(maxOffset) && (maxOffset.byteLength < 4 || (((maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMemClkMinMaxVfOffset', 'maxOffset', maxOffset, 4, 4);
   return (nvmlDeviceGetMemClkMinMaxVfOffset$ ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, minOffset, maxOffset);
 }
 let nvmlDeviceGetMemClkVfOffset$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemClkVfOffset(device: T.nvmlDevice_t, offset: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(offset)) rawCovers('nvmlDeviceGetMemClkVfOffset', 'offset', offset, 4, 4);
+  if (ArrayBuffer.isView(offset) && (offset.byteLength < 4 || (((offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (offset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMemClkVfOffset', 'offset', offset, 4, 4);
   return (nvmlDeviceGetMemClkVfOffset$ ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, offset);
 }
 let nvmlDeviceGetMemoryAffinity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t, nodeSetSize: number, nodeSet: T.Pointer, scope: number): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(nodeSet)) rawCovers('nvmlDeviceGetMemoryAffinity', 'nodeSet', nodeSet, 8, 8);
+  if (ArrayBuffer.isView(nodeSet) && (nodeSet.byteLength < 8 || (((nodeSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nodeSet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetMemoryAffinity', 'nodeSet', nodeSet, 8, 8);
   return (nvmlDeviceGetMemoryAffinity$ ??= binder.native('nvmlDeviceGetMemoryAffinity'))(device, nodeSetSize, nodeSet, scope);
 }
 let nvmlDeviceGetMemoryBusWidth$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemoryBusWidth(device: T.nvmlDevice_t, busWidth: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(busWidth)) rawCovers('nvmlDeviceGetMemoryBusWidth', 'busWidth', busWidth, 4, 4);
+  if (ArrayBuffer.isView(busWidth) && (busWidth.byteLength < 4 || (((busWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (busWidth as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMemoryBusWidth', 'busWidth', busWidth, 4, 4);
   return (nvmlDeviceGetMemoryBusWidth$ ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, busWidth);
 }
 let nvmlDeviceGetMemoryErrorCounter$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemoryErrorCounter(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, locationType: T.nvmlMemoryLocation_t, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetMemoryErrorCounter', 'count', count, 8, 8);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 8 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetMemoryErrorCounter', 'count', count, 8, 8);
   return (nvmlDeviceGetMemoryErrorCounter$ ??= binder.native('nvmlDeviceGetMemoryErrorCounter'))(device, errorType, counterType, locationType, count);
 }
 let nvmlDeviceGetMemoryInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(memory)) rawCovers('nvmlDeviceGetMemoryInfo', 'memory', memory, 24, 1);
+  if (ArrayBuffer.isView(memory) && (memory.byteLength < 24)) rawCovers('nvmlDeviceGetMemoryInfo', 'memory', memory, 24, 1);
   return (nvmlDeviceGetMemoryInfo$ ??= binder.native('nvmlDeviceGetMemoryInfo'))(device, memory);
 }
 let nvmlDeviceGetMemoryInfo_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t, memory: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(memory)) rawCovers('nvmlDeviceGetMemoryInfo_v2', 'memory', memory, 40, 1);
+  if (ArrayBuffer.isView(memory) && (memory.byteLength < 40)) rawCovers('nvmlDeviceGetMemoryInfo_v2', 'memory', memory, 40, 1);
   return (nvmlDeviceGetMemoryInfo_v2$ ??= binder.native('nvmlDeviceGetMemoryInfo_v2'))(device, memory);
 }
 let nvmlDeviceGetMigDeviceHandleByIndex$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMigDeviceHandleByIndex(device: T.nvmlDevice_t, index: number, migDevice: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(migDevice)) rawCovers('nvmlDeviceGetMigDeviceHandleByIndex', 'migDevice', migDevice, 8, 8);
+  if (ArrayBuffer.isView(migDevice) && (migDevice.byteLength < 8 || (((migDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (migDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetMigDeviceHandleByIndex', 'migDevice', migDevice, 8, 8);
   return (nvmlDeviceGetMigDeviceHandleByIndex$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, migDevice);
 }
 let nvmlDeviceGetMigMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMigMode(device: T.nvmlDevice_t, currentMode: T.Pointer, pendingMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(currentMode)) rawCovers('nvmlDeviceGetMigMode', 'currentMode', currentMode, 4, 4);
-  if (ArrayBuffer.isView(pendingMode)) rawCovers('nvmlDeviceGetMigMode', 'pendingMode', pendingMode, 4, 4);
+  if (ArrayBuffer.isView(currentMode) && (currentMode.byteLength < 4 || (((currentMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (currentMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMigMode', 'currentMode', currentMode, 4, 4);
+  if (ArrayBuffer.isView(pendingMode) && (pendingMode.byteLength < 4 || (((pendingMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pendingMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMigMode', 'pendingMode', pendingMode, 4, 4);
   return (nvmlDeviceGetMigMode$ ??= binder.native('nvmlDeviceGetMigMode'))(device, currentMode, pendingMode);
 }
 let nvmlDeviceGetMinMaxClockOfPState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvmlClockType_t type, nvmlPstates_t pstate, unsigned int *minClockMHz, unsigned int *maxClockMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMinMaxClockOfPState(device: T.nvmlDevice_t, type: T.nvmlClockType_t, pstate: T.nvmlPstates_t, minClockMHz: T.Pointer, maxClockMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(minClockMHz)) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'minClockMHz', minClockMHz, 4, 4);
-  if (ArrayBuffer.isView(maxClockMHz)) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'maxClockMHz', maxClockMHz, 4, 4);
+  if (ArrayBuffer.isView(minClockMHz) && (minClockMHz.byteLength < 4 || (((minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'minClockMHz', minClockMHz, 4, 4);
+  if (ArrayBuffer.isView(maxClockMHz) && (maxClockMHz.byteLength < 4 || (((maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxClockMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMinMaxClockOfPState', 'maxClockMHz', maxClockMHz, 4, 4);
   return (nvmlDeviceGetMinMaxClockOfPState$ ??= binder.native('nvmlDeviceGetMinMaxClockOfPState'))(device, type, pstate, minClockMHz, maxClockMHz);
 }
 let nvmlDeviceGetMinMaxFanSpeed$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned int *minSpeed, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMinMaxFanSpeed(device: T.nvmlDevice_t, minSpeed: T.Pointer, maxSpeed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(minSpeed)) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'minSpeed', minSpeed, 4, 4);
-  if (ArrayBuffer.isView(maxSpeed)) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'maxSpeed', maxSpeed, 4, 4);
+  if (ArrayBuffer.isView(minSpeed) && (minSpeed.byteLength < 4 || (((minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'minSpeed', minSpeed, 4, 4);
+  if (ArrayBuffer.isView(maxSpeed) && (maxSpeed.byteLength < 4 || (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMinMaxFanSpeed', 'maxSpeed', maxSpeed, 4, 4);
   return (nvmlDeviceGetMinMaxFanSpeed$ ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, minSpeed, maxSpeed);
 }
 let nvmlDeviceGetMinorNumber$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMinorNumber(device: T.nvmlDevice_t, minorNumber: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(minorNumber)) rawCovers('nvmlDeviceGetMinorNumber', 'minorNumber', minorNumber, 4, 4);
+  if (ArrayBuffer.isView(minorNumber) && (minorNumber.byteLength < 4 || (((minorNumber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minorNumber as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMinorNumber', 'minorNumber', minorNumber, 4, 4);
   return (nvmlDeviceGetMinorNumber$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, minorNumber);
 }
 let nvmlDeviceGetModuleId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetModuleId(device: T.nvmlDevice_t, moduleId: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(moduleId)) rawCovers('nvmlDeviceGetModuleId', 'moduleId', moduleId, 4, 4);
+  if (ArrayBuffer.isView(moduleId) && (moduleId.byteLength < 4 || (((moduleId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (moduleId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetModuleId', 'moduleId', moduleId, 4, 4);
   return (nvmlDeviceGetModuleId$ ??= binder.native('nvmlDeviceGetModuleId'))(device, moduleId);
 }
 let nvmlDeviceGetMultiGpuBoard$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetMultiGpuBoard(device: T.nvmlDevice_t, multiGpuBool: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(multiGpuBool)) rawCovers('nvmlDeviceGetMultiGpuBoard', 'multiGpuBool', multiGpuBool, 4, 4);
+  if (ArrayBuffer.isView(multiGpuBool) && (multiGpuBool.byteLength < 4 || (((multiGpuBool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (multiGpuBool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetMultiGpuBoard', 'multiGpuBool', multiGpuBool, 4, 4);
   return (nvmlDeviceGetMultiGpuBoard$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, multiGpuBool);
 }
 let nvmlDeviceGetName$: NativeFunction | undefined;
@@ -803,289 +803,289 @@ export function nvmlDeviceGetName(device: T.nvmlDevice_t, name: T.Pointer, lengt
 let nvmlDeviceGetNumFans$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNumFans(device: T.nvmlDevice_t, numFans: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(numFans)) rawCovers('nvmlDeviceGetNumFans', 'numFans', numFans, 4, 4);
+  if (ArrayBuffer.isView(numFans) && (numFans.byteLength < 4 || (((numFans as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numFans as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNumFans', 'numFans', numFans, 4, 4);
   return (nvmlDeviceGetNumFans$ ??= binder.native('nvmlDeviceGetNumFans'))(device, numFans);
 }
 let nvmlDeviceGetNumGpuCores$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNumGpuCores(device: T.nvmlDevice_t, numCores: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(numCores)) rawCovers('nvmlDeviceGetNumGpuCores', 'numCores', numCores, 4, 4);
+  if (ArrayBuffer.isView(numCores) && (numCores.byteLength < 4 || (((numCores as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numCores as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNumGpuCores', 'numCores', numCores, 4, 4);
   return (nvmlDeviceGetNumGpuCores$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, numCores);
 }
 let nvmlDeviceGetNumaNodeId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNumaNodeId(device: T.nvmlDevice_t, node: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(node)) rawCovers('nvmlDeviceGetNumaNodeId', 'node', node, 4, 4);
+  if (ArrayBuffer.isView(node) && (node.byteLength < 4 || (((node as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (node as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNumaNodeId', 'node', node, 4, 4);
   return (nvmlDeviceGetNumaNodeId$ ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, node);
 }
 let nvmlDeviceGetNvLinkCapability$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkCapability(device: T.nvmlDevice_t, link: number, capability: T.nvmlNvLinkCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(capResult)) rawCovers('nvmlDeviceGetNvLinkCapability', 'capResult', capResult, 4, 4);
+  if (ArrayBuffer.isView(capResult) && (capResult.byteLength < 4 || (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNvLinkCapability', 'capResult', capResult, 4, 4);
   return (nvmlDeviceGetNvLinkCapability$ ??= binder.native('nvmlDeviceGetNvLinkCapability'))(device, link, capability, capResult);
 }
 let nvmlDeviceGetNvLinkErrorCounter$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkErrorCounter(device: T.nvmlDevice_t, link: number, counter: T.nvmlNvLinkErrorCounter_t, counterValue: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(counterValue)) rawCovers('nvmlDeviceGetNvLinkErrorCounter', 'counterValue', counterValue, 8, 8);
+  if (ArrayBuffer.isView(counterValue) && (counterValue.byteLength < 8 || (((counterValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (counterValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetNvLinkErrorCounter', 'counterValue', counterValue, 8, 8);
   return (nvmlDeviceGetNvLinkErrorCounter$ ??= binder.native('nvmlDeviceGetNvLinkErrorCounter'))(device, link, counter, counterValue);
 }
 let nvmlDeviceGetNvLinkInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceGetNvLinkInfo', 'info', info, 1612, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 1612)) rawCovers('nvmlDeviceGetNvLinkInfo', 'info', info, 1612, 1);
   return (nvmlDeviceGetNvLinkInfo$ ??= binder.native('nvmlDeviceGetNvLinkInfo'))(device, info);
 }
 let nvmlDeviceGetNvLinkRemoteDeviceType$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkRemoteDeviceType(device: T.nvmlDevice_t, link: number, pNvLinkDeviceType: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pNvLinkDeviceType)) rawCovers('nvmlDeviceGetNvLinkRemoteDeviceType', 'pNvLinkDeviceType', pNvLinkDeviceType, 4, 4);
+  if (ArrayBuffer.isView(pNvLinkDeviceType) && (pNvLinkDeviceType.byteLength < 4 || (((pNvLinkDeviceType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pNvLinkDeviceType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNvLinkRemoteDeviceType', 'pNvLinkDeviceType', pNvLinkDeviceType, 4, 4);
   return (nvmlDeviceGetNvLinkRemoteDeviceType$ ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, pNvLinkDeviceType);
 }
 let nvmlDeviceGetNvLinkRemotePciInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t, link: number, pci: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pci)) rawCovers('nvmlDeviceGetNvLinkRemotePciInfo', 'pci', pci, 68, 1);
+  if (ArrayBuffer.isView(pci) && (pci.byteLength < 68)) rawCovers('nvmlDeviceGetNvLinkRemotePciInfo', 'pci', pci, 68, 1);
   return (nvmlDeviceGetNvLinkRemotePciInfo$ ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci);
 }
 let nvmlDeviceGetNvLinkState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkState(device: T.nvmlDevice_t, link: number, isActive: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isActive)) rawCovers('nvmlDeviceGetNvLinkState', 'isActive', isActive, 4, 4);
+  if (ArrayBuffer.isView(isActive) && (isActive.byteLength < 4 || (((isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isActive as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNvLinkState', 'isActive', isActive, 4, 4);
   return (nvmlDeviceGetNvLinkState$ ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, isActive);
 }
 let nvmlDeviceGetNvLinkUtilizationControl$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(control)) rawCovers('nvmlDeviceGetNvLinkUtilizationControl', 'control', control, 8, 1);
+  if (ArrayBuffer.isView(control) && (control.byteLength < 8)) rawCovers('nvmlDeviceGetNvLinkUtilizationControl', 'control', control, 8, 1);
   return (nvmlDeviceGetNvLinkUtilizationControl$ ??= binder.native('nvmlDeviceGetNvLinkUtilizationControl'))(device, link, counter, control);
 }
 let nvmlDeviceGetNvLinkUtilizationCounter$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long *rxcounter, unsigned long long *txcounter)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkUtilizationCounter(device: T.nvmlDevice_t, link: number, counter: number, rxcounter: T.Pointer, txcounter: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(rxcounter)) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'rxcounter', rxcounter, 8, 8);
-  if (ArrayBuffer.isView(txcounter)) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'txcounter', txcounter, 8, 8);
+  if (ArrayBuffer.isView(rxcounter) && (rxcounter.byteLength < 8 || (((rxcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (rxcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'rxcounter', rxcounter, 8, 8);
+  if (ArrayBuffer.isView(txcounter) && (txcounter.byteLength < 8 || (((txcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (txcounter as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetNvLinkUtilizationCounter', 'txcounter', txcounter, 8, 8);
   return (nvmlDeviceGetNvLinkUtilizationCounter$ ??= binder.native('nvmlDeviceGetNvLinkUtilizationCounter'))(device, link, counter, rxcounter, txcounter);
 }
 let nvmlDeviceGetNvLinkVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetNvLinkVersion(device: T.nvmlDevice_t, link: number, version: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(version)) rawCovers('nvmlDeviceGetNvLinkVersion', 'version', version, 4, 4);
+  if (ArrayBuffer.isView(version) && (version.byteLength < 4 || (((version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (version as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetNvLinkVersion', 'version', version, 4, 4);
   return (nvmlDeviceGetNvLinkVersion$ ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, version);
 }
 let nvmlDeviceGetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetNvlinkBwMode(device: T.nvmlDevice_t, getBwMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(getBwMode)) rawCovers('nvmlDeviceGetNvlinkBwMode', 'getBwMode', getBwMode, 12, 1);
+  if (ArrayBuffer.isView(getBwMode) && (getBwMode.byteLength < 12)) rawCovers('nvmlDeviceGetNvlinkBwMode', 'getBwMode', getBwMode, 12, 1);
   return (nvmlDeviceGetNvlinkBwMode$ ??= binder.native('nvmlDeviceGetNvlinkBwMode'))(device, getBwMode);
 }
 let nvmlDeviceGetNvlinkSupportedBwModes$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetNvlinkSupportedBwModes(device: T.nvmlDevice_t, supportedBwMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(supportedBwMode)) rawCovers('nvmlDeviceGetNvlinkSupportedBwModes', 'supportedBwMode', supportedBwMode, 28, 1);
+  if (ArrayBuffer.isView(supportedBwMode) && (supportedBwMode.byteLength < 28)) rawCovers('nvmlDeviceGetNvlinkSupportedBwModes', 'supportedBwMode', supportedBwMode, 28, 1);
   return (nvmlDeviceGetNvlinkSupportedBwModes$ ??= binder.native('nvmlDeviceGetNvlinkSupportedBwModes'))(device, supportedBwMode);
 }
 let nvmlDeviceGetOfaUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetOfaUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, samplingPeriodUs: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(utilization)) rawCovers('nvmlDeviceGetOfaUtilization', 'utilization', utilization, 4, 4);
-  if (ArrayBuffer.isView(samplingPeriodUs)) rawCovers('nvmlDeviceGetOfaUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
+  if (ArrayBuffer.isView(utilization) && (utilization.byteLength < 4 || (((utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (utilization as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetOfaUtilization', 'utilization', utilization, 4, 4);
+  if (ArrayBuffer.isView(samplingPeriodUs) && (samplingPeriodUs.byteLength < 4 || (((samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (samplingPeriodUs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetOfaUtilization', 'samplingPeriodUs', samplingPeriodUs, 4, 4);
   return (nvmlDeviceGetOfaUtilization$ ??= binder.native('nvmlDeviceGetOfaUtilization'))(device, utilization, samplingPeriodUs);
 }
 let nvmlDeviceGetP2PStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetP2PStatus(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, p2pIndex: T.nvmlGpuP2PCapsIndex_t, p2pStatus: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(p2pStatus)) rawCovers('nvmlDeviceGetP2PStatus', 'p2pStatus', p2pStatus, 4, 4);
+  if (ArrayBuffer.isView(p2pStatus) && (p2pStatus.byteLength < 4 || (((p2pStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (p2pStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetP2PStatus', 'p2pStatus', p2pStatus, 4, 4);
   return (nvmlDeviceGetP2PStatus$ ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, p2pStatus);
 }
 let nvmlDeviceGetPciInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t, pci: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pci)) rawCovers('nvmlDeviceGetPciInfo', 'pci', pci, 68, 1);
+  if (ArrayBuffer.isView(pci) && (pci.byteLength < 68)) rawCovers('nvmlDeviceGetPciInfo', 'pci', pci, 68, 1);
   return (nvmlDeviceGetPciInfo$ ??= binder.native('nvmlDeviceGetPciInfo'))(device, pci);
 }
 let nvmlDeviceGetPciInfoExt$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t, pci: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pci)) rawCovers('nvmlDeviceGetPciInfoExt', 'pci', pci, 64, 1);
+  if (ArrayBuffer.isView(pci) && (pci.byteLength < 64)) rawCovers('nvmlDeviceGetPciInfoExt', 'pci', pci, 64, 1);
   return (nvmlDeviceGetPciInfoExt$ ??= binder.native('nvmlDeviceGetPciInfoExt'))(device, pci);
 }
 let nvmlDeviceGetPcieLinkMaxSpeed$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPcieLinkMaxSpeed(device: T.nvmlDevice_t, maxSpeed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(maxSpeed)) rawCovers('nvmlDeviceGetPcieLinkMaxSpeed', 'maxSpeed', maxSpeed, 4, 4);
+  if (ArrayBuffer.isView(maxSpeed) && (maxSpeed.byteLength < 4 || (((maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPcieLinkMaxSpeed', 'maxSpeed', maxSpeed, 4, 4);
   return (nvmlDeviceGetPcieLinkMaxSpeed$ ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, maxSpeed);
 }
 let nvmlDeviceGetPcieReplayCounter$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPcieReplayCounter(device: T.nvmlDevice_t, value: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(value)) rawCovers('nvmlDeviceGetPcieReplayCounter', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPcieReplayCounter', 'value', value, 4, 4);
   return (nvmlDeviceGetPcieReplayCounter$ ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, value);
 }
 let nvmlDeviceGetPcieSpeed$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPcieSpeed(device: T.nvmlDevice_t, pcieSpeed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pcieSpeed)) rawCovers('nvmlDeviceGetPcieSpeed', 'pcieSpeed', pcieSpeed, 4, 4);
+  if (ArrayBuffer.isView(pcieSpeed) && (pcieSpeed.byteLength < 4 || (((pcieSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pcieSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPcieSpeed', 'pcieSpeed', pcieSpeed, 4, 4);
   return (nvmlDeviceGetPcieSpeed$ ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, pcieSpeed);
 }
 let nvmlDeviceGetPcieThroughput$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPcieThroughput(device: T.nvmlDevice_t, counter: T.nvmlPcieUtilCounter_t, value: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(value)) rawCovers('nvmlDeviceGetPcieThroughput', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPcieThroughput', 'value', value, 4, 4);
   return (nvmlDeviceGetPcieThroughput$ ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, value);
 }
 let nvmlDeviceGetPdi$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetPdi(device: T.nvmlDevice_t, pdi: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pdi)) rawCovers('nvmlDeviceGetPdi', 'pdi', pdi, 16, 1);
+  if (ArrayBuffer.isView(pdi) && (pdi.byteLength < 16)) rawCovers('nvmlDeviceGetPdi', 'pdi', pdi, 16, 1);
   return (nvmlDeviceGetPdi$ ??= binder.native('nvmlDeviceGetPdi'))(device, pdi);
 }
 let nvmlDeviceGetPerformanceModes$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t, perfModes: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(perfModes)) rawCovers('nvmlDeviceGetPerformanceModes', 'perfModes', perfModes, 2052, 1);
+  if (ArrayBuffer.isView(perfModes) && (perfModes.byteLength < 2052)) rawCovers('nvmlDeviceGetPerformanceModes', 'perfModes', perfModes, 2052, 1);
   return (nvmlDeviceGetPerformanceModes$ ??= binder.native('nvmlDeviceGetPerformanceModes'))(device, perfModes);
 }
 let nvmlDeviceGetPerformanceState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPerformanceState(device: T.nvmlDevice_t, pState: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pState)) rawCovers('nvmlDeviceGetPerformanceState', 'pState', pState, 4, 4);
+  if (ArrayBuffer.isView(pState) && (pState.byteLength < 4 || (((pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPerformanceState', 'pState', pState, 4, 4);
   return (nvmlDeviceGetPerformanceState$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, pState);
 }
 let nvmlDeviceGetPersistenceMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPersistenceMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('nvmlDeviceGetPersistenceMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPersistenceMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetPersistenceMode$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, mode);
 }
 let nvmlDeviceGetPgpuMetadataString$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPgpuMetadataString(device: T.nvmlDevice_t, pgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('nvmlDeviceGetPgpuMetadataString', 'bufferSize', bufferSize, 4, 4);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 4 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPgpuMetadataString', 'bufferSize', bufferSize, 4, 4);
   return (nvmlDeviceGetPgpuMetadataString$ ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata, bufferSize);
 }
 let nvmlDeviceGetPlatformInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t, platformInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(platformInfo)) rawCovers('nvmlDeviceGetPlatformInfo', 'platformInfo', platformInfo, 44, 1);
+  if (ArrayBuffer.isView(platformInfo) && (platformInfo.byteLength < 44)) rawCovers('nvmlDeviceGetPlatformInfo', 'platformInfo', platformInfo, 44, 1);
   return (nvmlDeviceGetPlatformInfo$ ??= binder.native('nvmlDeviceGetPlatformInfo'))(device, platformInfo);
 }
 let nvmlDeviceGetPowerManagementDefaultLimit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerManagementDefaultLimit(device: T.nvmlDevice_t, defaultLimit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(defaultLimit)) rawCovers('nvmlDeviceGetPowerManagementDefaultLimit', 'defaultLimit', defaultLimit, 4, 4);
+  if (ArrayBuffer.isView(defaultLimit) && (defaultLimit.byteLength < 4 || (((defaultLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (defaultLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerManagementDefaultLimit', 'defaultLimit', defaultLimit, 4, 4);
   return (nvmlDeviceGetPowerManagementDefaultLimit$ ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, defaultLimit);
 }
 let nvmlDeviceGetPowerManagementLimit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerManagementLimit(device: T.nvmlDevice_t, limit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(limit)) rawCovers('nvmlDeviceGetPowerManagementLimit', 'limit', limit, 4, 4);
+  if (ArrayBuffer.isView(limit) && (limit.byteLength < 4 || (((limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (limit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerManagementLimit', 'limit', limit, 4, 4);
   return (nvmlDeviceGetPowerManagementLimit$ ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, limit);
 }
 let nvmlDeviceGetPowerManagementLimitConstraints$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerManagementLimitConstraints(device: T.nvmlDevice_t, minLimit: T.Pointer, maxLimit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(minLimit)) rawCovers('nvmlDeviceGetPowerManagementLimitConstraints', 'minLimit', minLimit, 4, 4);
-  if (ArrayBuffer.isView(maxLimit)) rawCovers('nvmlDeviceGetPowerManagementLimitConstraints', 'maxLimit', maxLimit, 4, 4);
+  if (ArrayBuffer.isView(minLimit) && (minLimit.byteLength < 4 || (((minLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerManagementLimitConstraints', 'minLimit', minLimit, 4, 4);
+  if (ArrayBuffer.isView(maxLimit) && (maxLimit.byteLength < 4 || (((maxLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerManagementLimitConstraints', 'maxLimit', maxLimit, 4, 4);
   return (nvmlDeviceGetPowerManagementLimitConstraints$ ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, minLimit, maxLimit);
 }
 let nvmlDeviceGetPowerManagementMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerManagementMode(device: T.nvmlDevice_t, mode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('nvmlDeviceGetPowerManagementMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerManagementMode', 'mode', mode, 4, 4);
   return (nvmlDeviceGetPowerManagementMode$ ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, mode);
 }
 let nvmlDeviceGetPowerMizerMode_v1$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t, powerMizerMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(powerMizerMode)) rawCovers('nvmlDeviceGetPowerMizerMode_v1', 'powerMizerMode', powerMizerMode, 12, 1);
+  if (ArrayBuffer.isView(powerMizerMode) && (powerMizerMode.byteLength < 12)) rawCovers('nvmlDeviceGetPowerMizerMode_v1', 'powerMizerMode', powerMizerMode, 12, 1);
   return (nvmlDeviceGetPowerMizerMode_v1$ ??= binder.native('nvmlDeviceGetPowerMizerMode_v1'))(device, powerMizerMode);
 }
 let nvmlDeviceGetPowerSource$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerSource(device: T.nvmlDevice_t, powerSource: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(powerSource)) rawCovers('nvmlDeviceGetPowerSource', 'powerSource', powerSource, 4, 4);
+  if (ArrayBuffer.isView(powerSource) && (powerSource.byteLength < 4 || (((powerSource as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (powerSource as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerSource', 'powerSource', powerSource, 4, 4);
   return (nvmlDeviceGetPowerSource$ ??= binder.native('nvmlDeviceGetPowerSource'))(device, powerSource);
 }
 let nvmlDeviceGetPowerState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerState(device: T.nvmlDevice_t, pState: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pState)) rawCovers('nvmlDeviceGetPowerState', 'pState', pState, 4, 4);
+  if (ArrayBuffer.isView(pState) && (pState.byteLength < 4 || (((pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerState', 'pState', pState, 4, 4);
   return (nvmlDeviceGetPowerState$ ??= binder.native('nvmlDeviceGetPowerState'))(device, pState);
 }
 let nvmlDeviceGetPowerUsage$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetPowerUsage(device: T.nvmlDevice_t, power: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(power)) rawCovers('nvmlDeviceGetPowerUsage', 'power', power, 4, 4);
+  if (ArrayBuffer.isView(power) && (power.byteLength < 4 || (((power as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (power as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetPowerUsage', 'power', power, 4, 4);
   return (nvmlDeviceGetPowerUsage$ ??= binder.native('nvmlDeviceGetPowerUsage'))(device, power);
 }
 let nvmlDeviceGetProcessUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetProcessUtilization(device: T.nvmlDevice_t, utilization: T.Pointer, processSamplesCount: T.Pointer, lastSeenTimeStamp: T.Int64): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(utilization)) rawCovers('nvmlDeviceGetProcessUtilization', 'utilization', utilization, 32, 1);
-  if (ArrayBuffer.isView(processSamplesCount)) rawCovers('nvmlDeviceGetProcessUtilization', 'processSamplesCount', processSamplesCount, 4, 4);
+  if (ArrayBuffer.isView(utilization) && (utilization.byteLength < 32)) rawCovers('nvmlDeviceGetProcessUtilization', 'utilization', utilization, 32, 1);
+  if (ArrayBuffer.isView(processSamplesCount) && (processSamplesCount.byteLength < 4 || (((processSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (processSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetProcessUtilization', 'processSamplesCount', processSamplesCount, 4, 4);
   return (nvmlDeviceGetProcessUtilization$ ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, utilization, processSamplesCount, lastSeenTimeStamp);
 }
 let nvmlDeviceGetProcessesUtilizationInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t *procesesUtilInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t, procesesUtilInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(procesesUtilInfo)) rawCovers('nvmlDeviceGetProcessesUtilizationInfo', 'procesesUtilInfo', procesesUtilInfo, 24, 1);
+  if (ArrayBuffer.isView(procesesUtilInfo) && (procesesUtilInfo.byteLength < 24)) rawCovers('nvmlDeviceGetProcessesUtilizationInfo', 'procesesUtilInfo', procesesUtilInfo, 24, 1);
   return (nvmlDeviceGetProcessesUtilizationInfo$ ??= binder.native('nvmlDeviceGetProcessesUtilizationInfo'))(device, procesesUtilInfo);
 }
 let nvmlDeviceGetRemappedRows$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetRemappedRows(device: T.nvmlDevice_t, corrRows: T.Pointer, uncRows: T.Pointer, isPending: T.Pointer, failureOccurred: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(corrRows)) rawCovers('nvmlDeviceGetRemappedRows', 'corrRows', corrRows, 4, 4);
-  if (ArrayBuffer.isView(uncRows)) rawCovers('nvmlDeviceGetRemappedRows', 'uncRows', uncRows, 4, 4);
-  if (ArrayBuffer.isView(isPending)) rawCovers('nvmlDeviceGetRemappedRows', 'isPending', isPending, 4, 4);
-  if (ArrayBuffer.isView(failureOccurred)) rawCovers('nvmlDeviceGetRemappedRows', 'failureOccurred', failureOccurred, 4, 4);
+  if (ArrayBuffer.isView(corrRows) && (corrRows.byteLength < 4 || (((corrRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (corrRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRemappedRows', 'corrRows', corrRows, 4, 4);
+  if (ArrayBuffer.isView(uncRows) && (uncRows.byteLength < 4 || (((uncRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (uncRows as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRemappedRows', 'uncRows', uncRows, 4, 4);
+  if (ArrayBuffer.isView(isPending) && (isPending.byteLength < 4 || (((isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRemappedRows', 'isPending', isPending, 4, 4);
+  if (ArrayBuffer.isView(failureOccurred) && (failureOccurred.byteLength < 4 || (((failureOccurred as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (failureOccurred as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRemappedRows', 'failureOccurred', failureOccurred, 4, 4);
   return (nvmlDeviceGetRemappedRows$ ??= binder.native('nvmlDeviceGetRemappedRows'))(device, corrRows, uncRows, isPending, failureOccurred);
 }
 let nvmlDeviceGetRepairStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetRepairStatus(device: T.nvmlDevice_t, repairStatus: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(repairStatus)) rawCovers('nvmlDeviceGetRepairStatus', 'repairStatus', repairStatus, 12, 1);
+  if (ArrayBuffer.isView(repairStatus) && (repairStatus.byteLength < 12)) rawCovers('nvmlDeviceGetRepairStatus', 'repairStatus', repairStatus, 12, 1);
   return (nvmlDeviceGetRepairStatus$ ??= binder.native('nvmlDeviceGetRepairStatus'))(device, repairStatus);
 }
 let nvmlDeviceGetRetiredPages$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetRetiredPages(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, pageCount: T.Pointer, addresses: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pageCount)) rawCovers('nvmlDeviceGetRetiredPages', 'pageCount', pageCount, 4, 4);
-  if (ArrayBuffer.isView(addresses)) rawCovers('nvmlDeviceGetRetiredPages', 'addresses', addresses, 8, 8);
+  if (ArrayBuffer.isView(pageCount) && (pageCount.byteLength < 4 || (((pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRetiredPages', 'pageCount', pageCount, 4, 4);
+  if (ArrayBuffer.isView(addresses) && (addresses.byteLength < 8 || (((addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetRetiredPages', 'addresses', addresses, 8, 8);
   return (nvmlDeviceGetRetiredPages$ ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, pageCount, addresses);
 }
 let nvmlDeviceGetRetiredPagesPendingStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetRetiredPagesPendingStatus(device: T.nvmlDevice_t, isPending: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isPending)) rawCovers('nvmlDeviceGetRetiredPagesPendingStatus', 'isPending', isPending, 4, 4);
+  if (ArrayBuffer.isView(isPending) && (isPending.byteLength < 4 || (((isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isPending as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRetiredPagesPendingStatus', 'isPending', isPending, 4, 4);
   return (nvmlDeviceGetRetiredPagesPendingStatus$ ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, isPending);
 }
 let nvmlDeviceGetRetiredPages_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetRetiredPages_v2(device: T.nvmlDevice_t, cause: T.nvmlPageRetirementCause_t, pageCount: T.Pointer, addresses: T.Pointer, timestamps: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pageCount)) rawCovers('nvmlDeviceGetRetiredPages_v2', 'pageCount', pageCount, 4, 4);
-  if (ArrayBuffer.isView(addresses)) rawCovers('nvmlDeviceGetRetiredPages_v2', 'addresses', addresses, 8, 8);
-  if (ArrayBuffer.isView(timestamps)) rawCovers('nvmlDeviceGetRetiredPages_v2', 'timestamps', timestamps, 8, 8);
+  if (ArrayBuffer.isView(pageCount) && (pageCount.byteLength < 4 || (((pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pageCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetRetiredPages_v2', 'pageCount', pageCount, 4, 4);
+  if (ArrayBuffer.isView(addresses) && (addresses.byteLength < 8 || (((addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (addresses as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetRetiredPages_v2', 'addresses', addresses, 8, 8);
+  if (ArrayBuffer.isView(timestamps) && (timestamps.byteLength < 8 || (((timestamps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (timestamps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetRetiredPages_v2', 'timestamps', timestamps, 8, 8);
   return (nvmlDeviceGetRetiredPages_v2$ ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, pageCount, addresses, timestamps);
 }
 let nvmlDeviceGetRowRemapperHistogram$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t, values: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(values)) rawCovers('nvmlDeviceGetRowRemapperHistogram', 'values', values, 20, 1);
+  if (ArrayBuffer.isView(values) && (values.byteLength < 20)) rawCovers('nvmlDeviceGetRowRemapperHistogram', 'values', values, 20, 1);
   return (nvmlDeviceGetRowRemapperHistogram$ ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values);
 }
 let nvmlDeviceGetRunningProcessDetailList$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t *plist)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t, plist: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(plist)) rawCovers('nvmlDeviceGetRunningProcessDetailList', 'plist', plist, 24, 1);
+  if (ArrayBuffer.isView(plist) && (plist.byteLength < 24)) rawCovers('nvmlDeviceGetRunningProcessDetailList', 'plist', plist, 24, 1);
   return (nvmlDeviceGetRunningProcessDetailList$ ??= binder.native('nvmlDeviceGetRunningProcessDetailList'))(device, plist);
 }
 let nvmlDeviceGetSamples$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSamples(device: T.nvmlDevice_t, type: T.nvmlSamplingType_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, sampleCount: T.Pointer, samples: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sampleValType)) rawCovers('nvmlDeviceGetSamples', 'sampleValType', sampleValType, 4, 4);
-  if (ArrayBuffer.isView(sampleCount)) rawCovers('nvmlDeviceGetSamples', 'sampleCount', sampleCount, 4, 4);
-  if (ArrayBuffer.isView(samples)) rawCovers('nvmlDeviceGetSamples', 'samples', samples, 16, 1);
+  if (ArrayBuffer.isView(sampleValType) && (sampleValType.byteLength < 4 || (((sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSamples', 'sampleValType', sampleValType, 4, 4);
+  if (ArrayBuffer.isView(sampleCount) && (sampleCount.byteLength < 4 || (((sampleCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sampleCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSamples', 'sampleCount', sampleCount, 4, 4);
+  if (ArrayBuffer.isView(samples) && (samples.byteLength < 16)) rawCovers('nvmlDeviceGetSamples', 'samples', samples, 16, 1);
   return (nvmlDeviceGetSamples$ ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
 }
 let nvmlDeviceGetSerial$: NativeFunction | undefined;
@@ -1096,113 +1096,113 @@ export function nvmlDeviceGetSerial(device: T.nvmlDevice_t, serial: T.Pointer, l
 let nvmlDeviceGetSramEccErrorStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t, status: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(status)) rawCovers('nvmlDeviceGetSramEccErrorStatus', 'status', status, 104, 1);
+  if (ArrayBuffer.isView(status) && (status.byteLength < 104)) rawCovers('nvmlDeviceGetSramEccErrorStatus', 'status', status, 104, 1);
   return (nvmlDeviceGetSramEccErrorStatus$ ??= binder.native('nvmlDeviceGetSramEccErrorStatus'))(device, status);
 }
 let nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device: T.nvmlDevice_t, errorCounts: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(errorCounts)) rawCovers('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'errorCounts', errorCounts, 16, 1);
+  if (ArrayBuffer.isView(errorCounts) && (errorCounts.byteLength < 16)) rawCovers('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts', 'errorCounts', errorCounts, 16, 1);
   return (nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts$ ??= binder.native('nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts'))(device, errorCounts);
 }
 let nvmlDeviceGetSupportedClocksEventReasons$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedClocksEventReasons(device: T.nvmlDevice_t, supportedClocksEventReasons: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(supportedClocksEventReasons)) rawCovers('nvmlDeviceGetSupportedClocksEventReasons', 'supportedClocksEventReasons', supportedClocksEventReasons, 8, 8);
+  if (ArrayBuffer.isView(supportedClocksEventReasons) && (supportedClocksEventReasons.byteLength < 8 || (((supportedClocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (supportedClocksEventReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetSupportedClocksEventReasons', 'supportedClocksEventReasons', supportedClocksEventReasons, 8, 8);
   return (nvmlDeviceGetSupportedClocksEventReasons$ ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, supportedClocksEventReasons);
 }
 let nvmlDeviceGetSupportedClocksThrottleReasons$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedClocksThrottleReasons(device: T.nvmlDevice_t, supportedClocksThrottleReasons: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(supportedClocksThrottleReasons)) rawCovers('nvmlDeviceGetSupportedClocksThrottleReasons', 'supportedClocksThrottleReasons', supportedClocksThrottleReasons, 8, 8);
+  if (ArrayBuffer.isView(supportedClocksThrottleReasons) && (supportedClocksThrottleReasons.byteLength < 8 || (((supportedClocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (supportedClocksThrottleReasons as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetSupportedClocksThrottleReasons', 'supportedClocksThrottleReasons', supportedClocksThrottleReasons, 8, 8);
   return (nvmlDeviceGetSupportedClocksThrottleReasons$ ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, supportedClocksThrottleReasons);
 }
 let nvmlDeviceGetSupportedEventTypes$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedEventTypes(device: T.nvmlDevice_t, eventTypes: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(eventTypes)) rawCovers('nvmlDeviceGetSupportedEventTypes', 'eventTypes', eventTypes, 8, 8);
+  if (ArrayBuffer.isView(eventTypes) && (eventTypes.byteLength < 8 || (((eventTypes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eventTypes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetSupportedEventTypes', 'eventTypes', eventTypes, 8, 8);
   return (nvmlDeviceGetSupportedEventTypes$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, eventTypes);
 }
 let nvmlDeviceGetSupportedGraphicsClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedGraphicsClocks(device: T.nvmlDevice_t, memoryClockMHz: number, count: T.Pointer, clocksMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'count', count, 4, 4);
-  if (ArrayBuffer.isView(clocksMHz)) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'clocksMHz', clocksMHz, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(clocksMHz) && (clocksMHz.byteLength < 4 || (((clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedGraphicsClocks', 'clocksMHz', clocksMHz, 4, 4);
   return (nvmlDeviceGetSupportedGraphicsClocks$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, count, clocksMHz);
 }
 let nvmlDeviceGetSupportedMemoryClocks$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedMemoryClocks(device: T.nvmlDevice_t, count: T.Pointer, clocksMHz: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'count', count, 4, 4);
-  if (ArrayBuffer.isView(clocksMHz)) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'clocksMHz', clocksMHz, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(clocksMHz) && (clocksMHz.byteLength < 4 || (((clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clocksMHz as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedMemoryClocks', 'clocksMHz', clocksMHz, 4, 4);
   return (nvmlDeviceGetSupportedMemoryClocks$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, count, clocksMHz);
 }
 let nvmlDeviceGetSupportedPerformanceStates$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t, pstates: T.Pointer, size: number): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pstates)) rawCovers('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, 4, 4);
+  if (ArrayBuffer.isView(pstates) && (pstates.byteLength < 4 || (((pstates as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pstates as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, 4, 4);
   return (nvmlDeviceGetSupportedPerformanceStates$ ??= binder.native('nvmlDeviceGetSupportedPerformanceStates'))(device, pstates, size);
 }
 let nvmlDeviceGetSupportedVgpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned int *vgpuCount, nvmlVgpuTypeId_t *vgpuTypeIds)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetSupportedVgpus(device: T.nvmlDevice_t, vgpuCount: T.Pointer, vgpuTypeIds: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuCount)) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuCount', vgpuCount, 4, 4);
-  if (ArrayBuffer.isView(vgpuTypeIds)) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);
+  if (ArrayBuffer.isView(vgpuCount) && (vgpuCount.byteLength < 4 || (((vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuCount', vgpuCount, 4, 4);
+  if (ArrayBuffer.isView(vgpuTypeIds) && (vgpuTypeIds.byteLength < 4 || (((vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuTypeIds as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetSupportedVgpus', 'vgpuTypeIds', vgpuTypeIds, 4, 4);
   return (nvmlDeviceGetSupportedVgpus$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, vgpuCount, vgpuTypeIds);
 }
 let nvmlDeviceGetTargetFanSpeed$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan, unsigned int *targetSpeed)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTargetFanSpeed(device: T.nvmlDevice_t, fan: number, targetSpeed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(targetSpeed)) rawCovers('nvmlDeviceGetTargetFanSpeed', 'targetSpeed', targetSpeed, 4, 4);
+  if (ArrayBuffer.isView(targetSpeed) && (targetSpeed.byteLength < 4 || (((targetSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (targetSpeed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetTargetFanSpeed', 'targetSpeed', targetSpeed, 4, 4);
   return (nvmlDeviceGetTargetFanSpeed$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, targetSpeed);
 }
 let nvmlDeviceGetTemperature$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTemperature(device: T.nvmlDevice_t, sensorType: T.nvmlTemperatureSensors_t, temp: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(temp)) rawCovers('nvmlDeviceGetTemperature', 'temp', temp, 4, 4);
+  if (ArrayBuffer.isView(temp) && (temp.byteLength < 4 || (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetTemperature', 'temp', temp, 4, 4);
   return (nvmlDeviceGetTemperature$ ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, temp);
 }
 let nvmlDeviceGetTemperatureThreshold$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t, temp: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(temp)) rawCovers('nvmlDeviceGetTemperatureThreshold', 'temp', temp, 4, 4);
+  if (ArrayBuffer.isView(temp) && (temp.byteLength < 4 || (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetTemperatureThreshold', 'temp', temp, 4, 4);
   return (nvmlDeviceGetTemperatureThreshold$ ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, temp);
 }
 let nvmlDeviceGetTemperatureV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceGetTemperatureV(device: T.nvmlDevice_t, temperature: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(temperature)) rawCovers('nvmlDeviceGetTemperatureV', 'temperature', temperature, 12, 1);
+  if (ArrayBuffer.isView(temperature) && (temperature.byteLength < 12)) rawCovers('nvmlDeviceGetTemperatureV', 'temperature', temperature, 12, 1);
   return (nvmlDeviceGetTemperatureV$ ??= binder.native('nvmlDeviceGetTemperatureV'))(device, temperature);
 }
 let nvmlDeviceGetThermalSettings$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t, sensorIndex: number, pThermalSettings: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pThermalSettings)) rawCovers('nvmlDeviceGetThermalSettings', 'pThermalSettings', pThermalSettings, 64, 1);
+  if (ArrayBuffer.isView(pThermalSettings) && (pThermalSettings.byteLength < 64)) rawCovers('nvmlDeviceGetThermalSettings', 'pThermalSettings', pThermalSettings, 64, 1);
   return (nvmlDeviceGetThermalSettings$ ??= binder.native('nvmlDeviceGetThermalSettings'))(device, sensorIndex, pThermalSettings);
 }
 let nvmlDeviceGetTopologyCommonAncestor$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTopologyCommonAncestor(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, pathInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pathInfo)) rawCovers('nvmlDeviceGetTopologyCommonAncestor', 'pathInfo', pathInfo, 4, 4);
+  if (ArrayBuffer.isView(pathInfo) && (pathInfo.byteLength < 4 || (((pathInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pathInfo as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetTopologyCommonAncestor', 'pathInfo', pathInfo, 4, 4);
   return (nvmlDeviceGetTopologyCommonAncestor$ ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, pathInfo);
 }
 let nvmlDeviceGetTopologyNearestGpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTopologyNearestGpus(device: T.nvmlDevice_t, level: T.nvmlGpuTopologyLevel_t, count: T.Pointer, deviceArray: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlDeviceGetTopologyNearestGpus', 'count', count, 4, 4);
-  if (ArrayBuffer.isView(deviceArray)) rawCovers('nvmlDeviceGetTopologyNearestGpus', 'deviceArray', deviceArray, 8, 8);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetTopologyNearestGpus', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(deviceArray) && (deviceArray.byteLength < 8 || (((deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetTopologyNearestGpus', 'deviceArray', deviceArray, 8, 8);
   return (nvmlDeviceGetTopologyNearestGpus$ ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, count, deviceArray);
 }
 let nvmlDeviceGetTotalEccErrors$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTotalEccErrors(device: T.nvmlDevice_t, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t, eccCounts: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(eccCounts)) rawCovers('nvmlDeviceGetTotalEccErrors', 'eccCounts', eccCounts, 8, 8);
+  if (ArrayBuffer.isView(eccCounts) && (eccCounts.byteLength < 8 || (((eccCounts as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eccCounts as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetTotalEccErrors', 'eccCounts', eccCounts, 8, 8);
   return (nvmlDeviceGetTotalEccErrors$ ??= binder.native('nvmlDeviceGetTotalEccErrors'))(device, errorType, counterType, eccCounts);
 }
 let nvmlDeviceGetTotalEnergyConsumption$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetTotalEnergyConsumption(device: T.nvmlDevice_t, energy: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(energy)) rawCovers('nvmlDeviceGetTotalEnergyConsumption', 'energy', energy, 8, 8);
+  if (ArrayBuffer.isView(energy) && (energy.byteLength < 8 || (((energy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (energy as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlDeviceGetTotalEnergyConsumption', 'energy', energy, 8, 8);
   return (nvmlDeviceGetTotalEnergyConsumption$ ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, energy);
 }
 let nvmlDeviceGetUUID$: NativeFunction | undefined;
@@ -1213,7 +1213,7 @@ export function nvmlDeviceGetUUID(device: T.nvmlDevice_t, uuid: T.Pointer, lengt
 let nvmlDeviceGetUtilizationRates$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t, utilization: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(utilization)) rawCovers('nvmlDeviceGetUtilizationRates', 'utilization', utilization, 8, 1);
+  if (ArrayBuffer.isView(utilization) && (utilization.byteLength < 8)) rawCovers('nvmlDeviceGetUtilizationRates', 'utilization', utilization, 8, 1);
   return (nvmlDeviceGetUtilizationRates$ ??= binder.native('nvmlDeviceGetUtilizationRates'))(device, utilization);
 }
 let nvmlDeviceGetVbiosVersion$: NativeFunction | undefined;
@@ -1224,138 +1224,138 @@ export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t, version: T.Poi
 let nvmlDeviceGetVgpuCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDeviceVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuCapabilities(device: T.nvmlDevice_t, capability: T.nvmlDeviceVgpuCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(capResult)) rawCovers('nvmlDeviceGetVgpuCapabilities', 'capResult', capResult, 4, 4);
+  if (ArrayBuffer.isView(capResult) && (capResult.byteLength < 4 || (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetVgpuCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlDeviceGetVgpuCapabilities$ ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, capResult);
 }
 let nvmlDeviceGetVgpuHeterogeneousMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pHeterogeneousMode)) rawCovers('nvmlDeviceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 8, 1);
+  if (ArrayBuffer.isView(pHeterogeneousMode) && (pHeterogeneousMode.byteLength < 8)) rawCovers('nvmlDeviceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 8, 1);
   return (nvmlDeviceGetVgpuHeterogeneousMode$ ??= binder.native('nvmlDeviceGetVgpuHeterogeneousMode'))(device, pHeterogeneousMode);
 }
 let nvmlDeviceGetVgpuInstancesUtilizationInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t, vgpuUtilInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuUtilInfo)) rawCovers('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'vgpuUtilInfo', vgpuUtilInfo, 32, 1);
+  if (ArrayBuffer.isView(vgpuUtilInfo) && (vgpuUtilInfo.byteLength < 32)) rawCovers('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'vgpuUtilInfo', vgpuUtilInfo, 32, 1);
   return (nvmlDeviceGetVgpuInstancesUtilizationInfo$ ??= binder.native('nvmlDeviceGetVgpuInstancesUtilizationInfo'))(device, vgpuUtilInfo);
 }
 let nvmlDeviceGetVgpuMetadata$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgpuMetadata_t *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuMetadata(device: T.nvmlDevice_t, pgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pgpuMetadata)) rawCovers('nvmlDeviceGetVgpuMetadata', 'pgpuMetadata', pgpuMetadata, 128, 1);
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('nvmlDeviceGetVgpuMetadata', 'bufferSize', bufferSize, 4, 4);
+  if (ArrayBuffer.isView(pgpuMetadata) && (pgpuMetadata.byteLength < 128)) rawCovers('nvmlDeviceGetVgpuMetadata', 'pgpuMetadata', pgpuMetadata, 128, 1);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 4 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetVgpuMetadata', 'bufferSize', bufferSize, 4, 4);
   return (nvmlDeviceGetVgpuMetadata$ ??= binder.native('nvmlDeviceGetVgpuMetadata'))(device, pgpuMetadata, bufferSize);
 }
 let nvmlDeviceGetVgpuProcessUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuProcessUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, vgpuProcessSamplesCount: T.Pointer, utilizationSamples: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuProcessSamplesCount)) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'vgpuProcessSamplesCount', vgpuProcessSamplesCount, 4, 4);
-  if (ArrayBuffer.isView(utilizationSamples)) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'utilizationSamples', utilizationSamples, 96, 1);
+  if (ArrayBuffer.isView(vgpuProcessSamplesCount) && (vgpuProcessSamplesCount.byteLength < 4 || (((vgpuProcessSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuProcessSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'vgpuProcessSamplesCount', vgpuProcessSamplesCount, 4, 4);
+  if (ArrayBuffer.isView(utilizationSamples) && (utilizationSamples.byteLength < 96)) rawCovers('nvmlDeviceGetVgpuProcessUtilization', 'utilizationSamples', utilizationSamples, 96, 1);
   return (nvmlDeviceGetVgpuProcessUtilization$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
 }
 let nvmlDeviceGetVgpuProcessesUtilizationInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t, vgpuProcUtilInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuProcUtilInfo)) rawCovers('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'vgpuProcUtilInfo', vgpuProcUtilInfo, 24, 1);
+  if (ArrayBuffer.isView(vgpuProcUtilInfo) && (vgpuProcUtilInfo.byteLength < 24)) rawCovers('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'vgpuProcUtilInfo', vgpuProcUtilInfo, 24, 1);
   return (nvmlDeviceGetVgpuProcessesUtilizationInfo$ ??= binder.native('nvmlDeviceGetVgpuProcessesUtilizationInfo'))(device, vgpuProcUtilInfo);
 }
 let nvmlDeviceGetVgpuSchedulerCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device, nvmlVgpuSchedulerCapabilities_t *pCapabilities)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t, pCapabilities: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pCapabilities)) rawCovers('nvmlDeviceGetVgpuSchedulerCapabilities', 'pCapabilities', pCapabilities, 40, 1);
+  if (ArrayBuffer.isView(pCapabilities) && (pCapabilities.byteLength < 40)) rawCovers('nvmlDeviceGetVgpuSchedulerCapabilities', 'pCapabilities', pCapabilities, 40, 1);
   return (nvmlDeviceGetVgpuSchedulerCapabilities$ ??= binder.native('nvmlDeviceGetVgpuSchedulerCapabilities'))(device, pCapabilities);
 }
 let nvmlDeviceGetVgpuSchedulerLog$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t *pSchedulerLog)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t, pSchedulerLog: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pSchedulerLog)) rawCovers('nvmlDeviceGetVgpuSchedulerLog', 'pSchedulerLog', pSchedulerLog, 9624, 1);
+  if (ArrayBuffer.isView(pSchedulerLog) && (pSchedulerLog.byteLength < 9624)) rawCovers('nvmlDeviceGetVgpuSchedulerLog', 'pSchedulerLog', pSchedulerLog, 9624, 1);
   return (nvmlDeviceGetVgpuSchedulerLog$ ??= binder.native('nvmlDeviceGetVgpuSchedulerLog'))(device, pSchedulerLog);
 }
 let nvmlDeviceGetVgpuSchedulerState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t, pSchedulerState: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pSchedulerState)) rawCovers('nvmlDeviceGetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
+  if (ArrayBuffer.isView(pSchedulerState) && (pSchedulerState.byteLength < 16)) rawCovers('nvmlDeviceGetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
   return (nvmlDeviceGetVgpuSchedulerState$ ??= binder.native('nvmlDeviceGetVgpuSchedulerState'))(device, pSchedulerState);
 }
 let nvmlDeviceGetVgpuTypeCreatablePlacements$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t, vgpuTypeId: number, pPlacementList: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pPlacementList)) rawCovers('nvmlDeviceGetVgpuTypeCreatablePlacements', 'pPlacementList', pPlacementList, 32, 1);
+  if (ArrayBuffer.isView(pPlacementList) && (pPlacementList.byteLength < 32)) rawCovers('nvmlDeviceGetVgpuTypeCreatablePlacements', 'pPlacementList', pPlacementList, 32, 1);
   return (nvmlDeviceGetVgpuTypeCreatablePlacements$ ??= binder.native('nvmlDeviceGetVgpuTypeCreatablePlacements'))(device, vgpuTypeId, pPlacementList);
 }
 let nvmlDeviceGetVgpuTypeSupportedPlacements$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t *pPlacementList)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t, vgpuTypeId: number, pPlacementList: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pPlacementList)) rawCovers('nvmlDeviceGetVgpuTypeSupportedPlacements', 'pPlacementList', pPlacementList, 32, 1);
+  if (ArrayBuffer.isView(pPlacementList) && (pPlacementList.byteLength < 32)) rawCovers('nvmlDeviceGetVgpuTypeSupportedPlacements', 'pPlacementList', pPlacementList, 32, 1);
   return (nvmlDeviceGetVgpuTypeSupportedPlacements$ ??= binder.native('nvmlDeviceGetVgpuTypeSupportedPlacements'))(device, vgpuTypeId, pPlacementList);
 }
 let nvmlDeviceGetVgpuUtilization$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount, nvmlVgpuInstanceUtilizationSample_t *utilizationSamples)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVgpuUtilization(device: T.nvmlDevice_t, lastSeenTimeStamp: T.Int64, sampleValType: T.Pointer, vgpuInstanceSamplesCount: T.Pointer, utilizationSamples: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sampleValType)) rawCovers('nvmlDeviceGetVgpuUtilization', 'sampleValType', sampleValType, 4, 4);
-  if (ArrayBuffer.isView(vgpuInstanceSamplesCount)) rawCovers('nvmlDeviceGetVgpuUtilization', 'vgpuInstanceSamplesCount', vgpuInstanceSamplesCount, 4, 4);
-  if (ArrayBuffer.isView(utilizationSamples)) rawCovers('nvmlDeviceGetVgpuUtilization', 'utilizationSamples', utilizationSamples, 48, 1);
+  if (ArrayBuffer.isView(sampleValType) && (sampleValType.byteLength < 4 || (((sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sampleValType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetVgpuUtilization', 'sampleValType', sampleValType, 4, 4);
+  if (ArrayBuffer.isView(vgpuInstanceSamplesCount) && (vgpuInstanceSamplesCount.byteLength < 4 || (((vgpuInstanceSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuInstanceSamplesCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetVgpuUtilization', 'vgpuInstanceSamplesCount', vgpuInstanceSamplesCount, 4, 4);
+  if (ArrayBuffer.isView(utilizationSamples) && (utilizationSamples.byteLength < 48)) rawCovers('nvmlDeviceGetVgpuUtilization', 'utilizationSamples', utilizationSamples, 48, 1);
   return (nvmlDeviceGetVgpuUtilization$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
 }
 let nvmlDeviceGetViolationStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t, perfPolicyType: T.nvmlPerfPolicyType_t, violTime: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(violTime)) rawCovers('nvmlDeviceGetViolationStatus', 'violTime', violTime, 16, 1);
+  if (ArrayBuffer.isView(violTime) && (violTime.byteLength < 16)) rawCovers('nvmlDeviceGetViolationStatus', 'violTime', violTime, 16, 1);
   return (nvmlDeviceGetViolationStatus$ ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime);
 }
 let nvmlDeviceGetVirtualizationMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceGetVirtualizationMode(device: T.nvmlDevice_t, pVirtualMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pVirtualMode)) rawCovers('nvmlDeviceGetVirtualizationMode', 'pVirtualMode', pVirtualMode, 4, 4);
+  if (ArrayBuffer.isView(pVirtualMode) && (pVirtualMode.byteLength < 4 || (((pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pVirtualMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceGetVirtualizationMode', 'pVirtualMode', pVirtualMode, 4, 4);
   return (nvmlDeviceGetVirtualizationMode$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, pVirtualMode);
 }
 let nvmlDeviceIsMigDeviceHandle$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceIsMigDeviceHandle(device: T.nvmlDevice_t, isMigDevice: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isMigDevice)) rawCovers('nvmlDeviceIsMigDeviceHandle', 'isMigDevice', isMigDevice, 4, 4);
+  if (ArrayBuffer.isView(isMigDevice) && (isMigDevice.byteLength < 4 || (((isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isMigDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceIsMigDeviceHandle', 'isMigDevice', isMigDevice, 4, 4);
   return (nvmlDeviceIsMigDeviceHandle$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, isMigDevice);
 }
 let nvmlDeviceModifyDrainState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceModifyDrainState(pciInfo: T.Pointer, newState: T.nvmlEnableState_t): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pciInfo)) rawCovers('nvmlDeviceModifyDrainState', 'pciInfo', pciInfo, 68, 1);
+  if (ArrayBuffer.isView(pciInfo) && (pciInfo.byteLength < 68)) rawCovers('nvmlDeviceModifyDrainState', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceModifyDrainState$ ??= binder.native('nvmlDeviceModifyDrainState'))(pciInfo, newState);
 }
 let nvmlDeviceOnSameBoard$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceOnSameBoard(device1: T.nvmlDevice_t, device2: T.nvmlDevice_t, onSameBoard: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(onSameBoard)) rawCovers('nvmlDeviceOnSameBoard', 'onSameBoard', onSameBoard, 4, 4);
+  if (ArrayBuffer.isView(onSameBoard) && (onSameBoard.byteLength < 4 || (((onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (onSameBoard as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceOnSameBoard', 'onSameBoard', onSameBoard, 4, 4);
   return (nvmlDeviceOnSameBoard$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, onSameBoard);
 }
 let nvmlDevicePowerSmoothingActivatePresetProfile$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t, profile: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(profile)) rawCovers('nvmlDevicePowerSmoothingActivatePresetProfile', 'profile', profile, 24, 1);
+  if (ArrayBuffer.isView(profile) && (profile.byteLength < 24)) rawCovers('nvmlDevicePowerSmoothingActivatePresetProfile', 'profile', profile, 24, 1);
   return (nvmlDevicePowerSmoothingActivatePresetProfile$ ??= binder.native('nvmlDevicePowerSmoothingActivatePresetProfile'))(device, profile);
 }
 let nvmlDevicePowerSmoothingSetState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t, state: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(state)) rawCovers('nvmlDevicePowerSmoothingSetState', 'state', state, 8, 1);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 8)) rawCovers('nvmlDevicePowerSmoothingSetState', 'state', state, 8, 1);
   return (nvmlDevicePowerSmoothingSetState$ ??= binder.native('nvmlDevicePowerSmoothingSetState'))(device, state);
 }
 let nvmlDevicePowerSmoothingUpdatePresetProfileParam$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t, profile: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(profile)) rawCovers('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'profile', profile, 24, 1);
+  if (ArrayBuffer.isView(profile) && (profile.byteLength < 24)) rawCovers('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'profile', profile, 24, 1);
   return (nvmlDevicePowerSmoothingUpdatePresetProfileParam$ ??= binder.native('nvmlDevicePowerSmoothingUpdatePresetProfileParam'))(device, profile);
 }
 let nvmlDeviceQueryDrainState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceQueryDrainState(pciInfo: T.Pointer, currentState: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pciInfo)) rawCovers('nvmlDeviceQueryDrainState', 'pciInfo', pciInfo, 68, 1);
-  if (ArrayBuffer.isView(currentState)) rawCovers('nvmlDeviceQueryDrainState', 'currentState', currentState, 4, 4);
+  if (ArrayBuffer.isView(pciInfo) && (pciInfo.byteLength < 68)) rawCovers('nvmlDeviceQueryDrainState', 'pciInfo', pciInfo, 68, 1);
+  if (ArrayBuffer.isView(currentState) && (currentState.byteLength < 4 || (((currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (currentState as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceQueryDrainState', 'currentState', currentState, 4, 4);
   return (nvmlDeviceQueryDrainState$ ??= binder.native('nvmlDeviceQueryDrainState'))(pciInfo, currentState);
 }
 let nvmlDeviceReadWritePRM_v1$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceReadWritePRM_v1(device: T.nvmlDevice_t, buffer: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(buffer)) rawCovers('nvmlDeviceReadWritePRM_v1', 'buffer', buffer, 504, 1);
+  if (ArrayBuffer.isView(buffer) && (buffer.byteLength < 504)) rawCovers('nvmlDeviceReadWritePRM_v1', 'buffer', buffer, 504, 1);
   return (nvmlDeviceReadWritePRM_v1$ ??= binder.native('nvmlDeviceReadWritePRM_v1'))(device, buffer);
 }
 let nvmlDeviceRegisterEvents$: NativeFunction | undefined;
@@ -1366,7 +1366,7 @@ export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t, eventTypes: T.I
 let nvmlDeviceRemoveGpu$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachGpuState_t gpuState, nvmlPcieLinkState_t linkState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceRemoveGpu(pciInfo: T.Pointer, gpuState: T.nvmlDetachGpuState_t, linkState: T.nvmlPcieLinkState_t): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pciInfo)) rawCovers('nvmlDeviceRemoveGpu', 'pciInfo', pciInfo, 68, 1);
+  if (ArrayBuffer.isView(pciInfo) && (pciInfo.byteLength < 68)) rawCovers('nvmlDeviceRemoveGpu', 'pciInfo', pciInfo, 68, 1);
   return (nvmlDeviceRemoveGpu$ ??= binder.native('nvmlDeviceRemoveGpu'))(pciInfo, gpuState, linkState);
 }
 let nvmlDeviceResetApplicationsClocks$: NativeFunction | undefined;
@@ -1417,7 +1417,7 @@ export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t, en
 let nvmlDeviceSetClockOffsets$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceSetClockOffsets', 'info', info, 24, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 24)) rawCovers('nvmlDeviceSetClockOffsets', 'info', info, 24, 1);
   return (nvmlDeviceSetClockOffsets$ ??= binder.native('nvmlDeviceSetClockOffsets'))(device, info);
 }
 let nvmlDeviceSetComputeMode$: NativeFunction | undefined;
@@ -1488,7 +1488,7 @@ export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t, mode: T.nv
 let nvmlDeviceSetHostname_v1$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceSetHostname_v1(device: T.nvmlDevice_t, hostname: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(hostname)) rawCovers('nvmlDeviceSetHostname_v1', 'hostname', hostname, 64, 1);
+  if (ArrayBuffer.isView(hostname) && (hostname.byteLength < 64)) rawCovers('nvmlDeviceSetHostname_v1', 'hostname', hostname, 64, 1);
   return (nvmlDeviceSetHostname_v1$ ??= binder.native('nvmlDeviceSetHostname_v1'))(device, hostname);
 }
 let nvmlDeviceSetMemClkVfOffset$: NativeFunction | undefined;
@@ -1504,25 +1504,25 @@ export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t, minMemCl
 let nvmlDeviceSetMigMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetMigMode(device: T.nvmlDevice_t, mode: number, activationStatus: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(activationStatus)) rawCovers('nvmlDeviceSetMigMode', 'activationStatus', activationStatus, 4, 4);
+  if (ArrayBuffer.isView(activationStatus) && (activationStatus.byteLength < 4 || (((activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (activationStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceSetMigMode', 'activationStatus', activationStatus, 4, 4);
   return (nvmlDeviceSetMigMode$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, activationStatus);
 }
 let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device, nvmlNvLinkPowerThres_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', info, 4, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 4)) rawCovers('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', info, 4, 1);
   return (nvmlDeviceSetNvLinkDeviceLowPowerThreshold$ ??= binder.native('nvmlDeviceSetNvLinkDeviceLowPowerThreshold'))(device, info);
 }
 let nvmlDeviceSetNvLinkUtilizationControl$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t, link: number, counter: number, control: T.Pointer, reset: number): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(control)) rawCovers('nvmlDeviceSetNvLinkUtilizationControl', 'control', control, 8, 1);
+  if (ArrayBuffer.isView(control) && (control.byteLength < 8)) rawCovers('nvmlDeviceSetNvLinkUtilizationControl', 'control', control, 8, 1);
   return (nvmlDeviceSetNvLinkUtilizationControl$ ??= binder.native('nvmlDeviceSetNvLinkUtilizationControl'))(device, link, counter, control, reset);
 }
 let nvmlDeviceSetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceSetNvlinkBwMode(device: T.nvmlDevice_t, setBwMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(setBwMode)) rawCovers('nvmlDeviceSetNvlinkBwMode', 'setBwMode', setBwMode, 12, 1);
+  if (ArrayBuffer.isView(setBwMode) && (setBwMode.byteLength < 12)) rawCovers('nvmlDeviceSetNvlinkBwMode', 'setBwMode', setBwMode, 12, 1);
   return (nvmlDeviceSetNvlinkBwMode$ ??= binder.native('nvmlDeviceSetNvlinkBwMode'))(device, setBwMode);
 }
 let nvmlDeviceSetPersistenceMode$: NativeFunction | undefined;
@@ -1538,19 +1538,19 @@ export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t, limit:
 let nvmlDeviceSetPowerManagementLimit_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t, powerValue: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(powerValue)) rawCovers('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', powerValue, 12, 1);
+  if (ArrayBuffer.isView(powerValue) && (powerValue.byteLength < 12)) rawCovers('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', powerValue, 12, 1);
   return (nvmlDeviceSetPowerManagementLimit_v2$ ??= binder.native('nvmlDeviceSetPowerManagementLimit_v2'))(device, powerValue);
 }
 let nvmlDeviceSetPowerMizerMode_v1$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceSetPowerMizerMode_v1(device: T.nvmlDevice_t, powerMizerMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(powerMizerMode)) rawCovers('nvmlDeviceSetPowerMizerMode_v1', 'powerMizerMode', powerMizerMode, 12, 1);
+  if (ArrayBuffer.isView(powerMizerMode) && (powerMizerMode.byteLength < 12)) rawCovers('nvmlDeviceSetPowerMizerMode_v1', 'powerMizerMode', powerMizerMode, 12, 1);
   return (nvmlDeviceSetPowerMizerMode_v1$ ??= binder.native('nvmlDeviceSetPowerMizerMode_v1'))(device, powerMizerMode);
 }
 let nvmlDeviceSetTemperatureThreshold$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetTemperatureThreshold(device: T.nvmlDevice_t, thresholdType: T.nvmlTemperatureThresholds_t, temp: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(temp)) rawCovers('nvmlDeviceSetTemperatureThreshold', 'temp', temp, 4, 4);
+  if (ArrayBuffer.isView(temp) && (temp.byteLength < 4 || (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlDeviceSetTemperatureThreshold', 'temp', temp, 4, 4);
   return (nvmlDeviceSetTemperatureThreshold$ ??= binder.native('nvmlDeviceSetTemperatureThreshold'))(device, thresholdType, temp);
 }
 let nvmlDeviceSetVgpuCapabilities$: NativeFunction | undefined;
@@ -1566,7 +1566,7 @@ export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t, pHete
 let nvmlDeviceSetVgpuSchedulerState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t *pSchedulerState)` · nvml.h · CUDA 13.0 */
 export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t, pSchedulerState: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pSchedulerState)) rawCovers('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
+  if (ArrayBuffer.isView(pSchedulerState) && (pSchedulerState.byteLength < 16)) rawCovers('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', pSchedulerState, 16, 1);
   return (nvmlDeviceSetVgpuSchedulerState$ ??= binder.native('nvmlDeviceSetVgpuSchedulerState'))(device, pSchedulerState);
 }
 let nvmlDeviceSetVirtualizationMode$: NativeFunction | undefined;
@@ -1582,25 +1582,25 @@ export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t): T.nvmlReturn_
 let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t, requestedProfiles: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(requestedProfiles)) rawCovers('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'requestedProfiles', requestedProfiles, 36, 1);
+  if (ArrayBuffer.isView(requestedProfiles) && (requestedProfiles.byteLength < 36)) rawCovers('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'requestedProfiles', requestedProfiles, 36, 1);
   return (nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$ ??= binder.native('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles'))(device, requestedProfiles);
 }
 let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t, currentProfiles: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(currentProfiles)) rawCovers('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'currentProfiles', currentProfiles, 100, 1);
+  if (ArrayBuffer.isView(currentProfiles) && (currentProfiles.byteLength < 100)) rawCovers('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'currentProfiles', currentProfiles, 100, 1);
   return (nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$ ??= binder.native('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles'))(device, currentProfiles);
 }
 let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t, profilesInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(profilesInfo)) rawCovers('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'profilesInfo', profilesInfo, 11256, 1);
+  if (ArrayBuffer.isView(profilesInfo) && (profilesInfo.byteLength < 11256)) rawCovers('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'profilesInfo', profilesInfo, 11256, 1);
   return (nvmlDeviceWorkloadPowerProfileGetProfilesInfo$ ??= binder.native('nvmlDeviceWorkloadPowerProfileGetProfilesInfo'))(device, profilesInfo);
 }
 let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t, requestedProfiles: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(requestedProfiles)) rawCovers('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'requestedProfiles', requestedProfiles, 36, 1);
+  if (ArrayBuffer.isView(requestedProfiles) && (requestedProfiles.byteLength < 36)) rawCovers('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'requestedProfiles', requestedProfiles, 36, 1);
   return (nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$ ??= binder.native('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles'))(device, requestedProfiles);
 }
 let nvmlErrorString$: NativeFunction | undefined;
@@ -1611,7 +1611,7 @@ export function nvmlErrorString(result: T.nvmlReturn_t): string | null {
 let nvmlEventSetCreate$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)` · nvml.h · CUDA 13.0 */
 export function nvmlEventSetCreate(set: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(set)) rawCovers('nvmlEventSetCreate', 'set', set, 8, 8);
+  if (ArrayBuffer.isView(set) && (set.byteLength < 8 || (((set as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (set as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlEventSetCreate', 'set', set, 8, 8);
   return (nvmlEventSetCreate$ ??= binder.native('nvmlEventSetCreate'))(set);
 }
 let nvmlEventSetFree$: NativeFunction | undefined;
@@ -1622,46 +1622,46 @@ export function nvmlEventSetFree(set: T.nvmlEventSet_t): T.nvmlReturn_t {
 let nvmlEventSetWait$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)` · nvml.h · CUDA 13.0 */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t, data: T.Pointer, timeoutms: number): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(data)) rawCovers('nvmlEventSetWait', 'data', data, 32, 1);
+  if (ArrayBuffer.isView(data) && (data.byteLength < 32)) rawCovers('nvmlEventSetWait', 'data', data, 32, 1);
   return (nvmlEventSetWait$ ??= binder.native('nvmlEventSetWait'))(set, data, timeoutms);
 }
 let nvmlGetExcludedDeviceCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)` · nvml.h · CUDA 13.0 */
 export function nvmlGetExcludedDeviceCount(deviceCount: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(deviceCount)) rawCovers('nvmlGetExcludedDeviceCount', 'deviceCount', deviceCount, 4, 4);
+  if (ArrayBuffer.isView(deviceCount) && (deviceCount.byteLength < 4 || (((deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlGetExcludedDeviceCount', 'deviceCount', deviceCount, 4, 4);
   return (nvmlGetExcludedDeviceCount$ ??= binder.native('nvmlGetExcludedDeviceCount'))(deviceCount);
 }
 let nvmlGetExcludedDeviceInfoByIndex$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlExcludedDeviceInfo_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlGetExcludedDeviceInfoByIndex(index: number, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlGetExcludedDeviceInfoByIndex', 'info', info, 148, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 148)) rawCovers('nvmlGetExcludedDeviceInfoByIndex', 'info', info, 148, 1);
   return (nvmlGetExcludedDeviceInfoByIndex$ ??= binder.native('nvmlGetExcludedDeviceInfoByIndex'))(index, info);
 }
 let nvmlGetVgpuCompatibility$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata, nvmlVgpuPgpuMetadata_t *pgpuMetadata, nvmlVgpuPgpuCompatibility_t *compatibilityInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlGetVgpuCompatibility(vgpuMetadata: T.Pointer, pgpuMetadata: T.Pointer, compatibilityInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuMetadata)) rawCovers('nvmlGetVgpuCompatibility', 'vgpuMetadata', vgpuMetadata, 212, 1);
-  if (ArrayBuffer.isView(pgpuMetadata)) rawCovers('nvmlGetVgpuCompatibility', 'pgpuMetadata', pgpuMetadata, 128, 1);
-  if (ArrayBuffer.isView(compatibilityInfo)) rawCovers('nvmlGetVgpuCompatibility', 'compatibilityInfo', compatibilityInfo, 8, 1);
+  if (ArrayBuffer.isView(vgpuMetadata) && (vgpuMetadata.byteLength < 212)) rawCovers('nvmlGetVgpuCompatibility', 'vgpuMetadata', vgpuMetadata, 212, 1);
+  if (ArrayBuffer.isView(pgpuMetadata) && (pgpuMetadata.byteLength < 128)) rawCovers('nvmlGetVgpuCompatibility', 'pgpuMetadata', pgpuMetadata, 128, 1);
+  if (ArrayBuffer.isView(compatibilityInfo) && (compatibilityInfo.byteLength < 8)) rawCovers('nvmlGetVgpuCompatibility', 'compatibilityInfo', compatibilityInfo, 8, 1);
   return (nvmlGetVgpuCompatibility$ ??= binder.native('nvmlGetVgpuCompatibility'))(vgpuMetadata, pgpuMetadata, compatibilityInfo);
 }
 let nvmlGetVgpuDriverCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 */
 export function nvmlGetVgpuDriverCapabilities(capability: T.nvmlVgpuDriverCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(capResult)) rawCovers('nvmlGetVgpuDriverCapabilities', 'capResult', capResult, 4, 4);
+  if (ArrayBuffer.isView(capResult) && (capResult.byteLength < 4 || (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlGetVgpuDriverCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlGetVgpuDriverCapabilities$ ??= binder.native('nvmlGetVgpuDriverCapabilities'))(capability, capResult);
 }
 let nvmlGetVgpuVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuVersion_t *current)` · nvml.h · CUDA 13.0 */
 export function nvmlGetVgpuVersion(supported: T.Pointer, current: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(supported)) rawCovers('nvmlGetVgpuVersion', 'supported', supported, 8, 1);
-  if (ArrayBuffer.isView(current)) rawCovers('nvmlGetVgpuVersion', 'current', current, 8, 1);
+  if (ArrayBuffer.isView(supported) && (supported.byteLength < 8)) rawCovers('nvmlGetVgpuVersion', 'supported', supported, 8, 1);
+  if (ArrayBuffer.isView(current) && (current.byteLength < 8)) rawCovers('nvmlGetVgpuVersion', 'current', current, 8, 1);
   return (nvmlGetVgpuVersion$ ??= binder.native('nvmlGetVgpuVersion'))(supported, current);
 }
 let nvmlGpmMetricsGet$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)` · nvml.h · CUDA 13.0 */
 export function nvmlGpmMetricsGet(metricsGet: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(metricsGet)) rawCovers('nvmlGpmMetricsGet', 'metricsGet', metricsGet, 8424, 1);
+  if (ArrayBuffer.isView(metricsGet) && (metricsGet.byteLength < 8424)) rawCovers('nvmlGpmMetricsGet', 'metricsGet', metricsGet, 8424, 1);
   return (nvmlGpmMetricsGet$ ??= binder.native('nvmlGpmMetricsGet'))(metricsGet);
 }
 let nvmlGpmMigSampleGet$: NativeFunction | undefined;
@@ -1672,19 +1672,19 @@ export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t, gpuInstanceId: numbe
 let nvmlGpmQueryDeviceSupport$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport)` · nvml.h · CUDA 13.0 */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t, gpmSupport: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpmSupport)) rawCovers('nvmlGpmQueryDeviceSupport', 'gpmSupport', gpmSupport, 8, 1);
+  if (ArrayBuffer.isView(gpmSupport) && (gpmSupport.byteLength < 8)) rawCovers('nvmlGpmQueryDeviceSupport', 'gpmSupport', gpmSupport, 8, 1);
   return (nvmlGpmQueryDeviceSupport$ ??= binder.native('nvmlGpmQueryDeviceSupport'))(device, gpmSupport);
 }
 let nvmlGpmQueryIfStreamingEnabled$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state)` · nvml.h · CUDA 13.0 */
 export function nvmlGpmQueryIfStreamingEnabled(device: T.nvmlDevice_t, state: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(state)) rawCovers('nvmlGpmQueryIfStreamingEnabled', 'state', state, 4, 4);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 4 || (((state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (state as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlGpmQueryIfStreamingEnabled', 'state', state, 4, 4);
   return (nvmlGpmQueryIfStreamingEnabled$ ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, state);
 }
 let nvmlGpmSampleAlloc$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)` · nvml.h · CUDA 13.0 */
 export function nvmlGpmSampleAlloc(gpmSample: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpmSample)) rawCovers('nvmlGpmSampleAlloc', 'gpmSample', gpmSample, 8, 8);
+  if (ArrayBuffer.isView(gpmSample) && (gpmSample.byteLength < 8 || (((gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpmSample as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlGpmSampleAlloc', 'gpmSample', gpmSample, 8, 8);
   return (nvmlGpmSampleAlloc$ ??= binder.native('nvmlGpmSampleAlloc'))(gpmSample);
 }
 let nvmlGpmSampleFree$: NativeFunction | undefined;
@@ -1705,13 +1705,13 @@ export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t, state: number
 let nvmlGpuInstanceCreateComputeInstance$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceCreateComputeInstance(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(computeInstance)) rawCovers('nvmlGpuInstanceCreateComputeInstance', 'computeInstance', computeInstance, 8, 8);
+  if (ArrayBuffer.isView(computeInstance) && (computeInstance.byteLength < 8 || (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlGpuInstanceCreateComputeInstance', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceCreateComputeInstance$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, computeInstance);
 }
 let nvmlGpuInstanceCreateComputeInstanceWithPlacement$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuInstance_t gpuInstance, unsigned int profileId, const nvmlComputeInstancePlacement_t *placement, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placement: T.Pointer, computeInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(computeInstance)) rawCovers('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'computeInstance', computeInstance, 8, 8);
+  if (ArrayBuffer.isView(computeInstance) && (computeInstance.byteLength < 8 || (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceCreateComputeInstanceWithPlacement$ ??= binder.native('nvmlGpuInstanceCreateComputeInstanceWithPlacement'))(gpuInstance, profileId, placement, computeInstance);
 }
 let nvmlGpuInstanceDestroy$: NativeFunction | undefined;
@@ -1722,81 +1722,81 @@ export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t): T.nvml
 let nvmlGpuInstanceGetActiveVgpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t, pVgpuInstanceInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pVgpuInstanceInfo)) rawCovers('nvmlGpuInstanceGetActiveVgpus', 'pVgpuInstanceInfo', pVgpuInstanceInfo, 16, 1);
+  if (ArrayBuffer.isView(pVgpuInstanceInfo) && (pVgpuInstanceInfo.byteLength < 16)) rawCovers('nvmlGpuInstanceGetActiveVgpus', 'pVgpuInstanceInfo', pVgpuInstanceInfo, 16, 1);
   return (nvmlGpuInstanceGetActiveVgpus$ ??= binder.native('nvmlGpuInstanceGetActiveVgpus'))(gpuInstance, pVgpuInstanceInfo);
 }
 let nvmlGpuInstanceGetComputeInstanceById$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetComputeInstanceById(gpuInstance: T.nvmlGpuInstance_t, id: number, computeInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(computeInstance)) rawCovers('nvmlGpuInstanceGetComputeInstanceById', 'computeInstance', computeInstance, 8, 8);
+  if (ArrayBuffer.isView(computeInstance) && (computeInstance.byteLength < 8 || (((computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computeInstance as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlGpuInstanceGetComputeInstanceById', 'computeInstance', computeInstance, 8, 8);
   return (nvmlGpuInstanceGetComputeInstanceById$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, computeInstance);
 }
 let nvmlGpuInstanceGetComputeInstancePossiblePlacements$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstancePlacement_t *placements, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance: T.nvmlGpuInstance_t, profileId: number, placements: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(placements)) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'placements', placements, 8, 1);
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(placements) && (placements.byteLength < 8)) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'placements', placements, 8, 1);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'count', count, 4, 4);
   return (nvmlGpuInstanceGetComputeInstancePossiblePlacements$ ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, placements, count);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'info', info, 36, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 36)) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'info', info, 36, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfo$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfo'))(gpuInstance, profile, engProfile, info);
 }
 let nvmlGpuInstanceGetComputeInstanceProfileInfoV$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t, profile: number, engProfile: number, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', info, 136, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 136)) rawCovers('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'info', info, 136, 1);
   return (nvmlGpuInstanceGetComputeInstanceProfileInfoV$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceProfileInfoV'))(gpuInstance, profile, engProfile, info);
 }
 let nvmlGpuInstanceGetComputeInstanceRemainingCapacity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance, unsigned int profileId, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance: T.nvmlGpuInstance_t, profileId: number, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'count', count, 4, 4);
   return (nvmlGpuInstanceGetComputeInstanceRemainingCapacity$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, count);
 }
 let nvmlGpuInstanceGetComputeInstances$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetComputeInstances(gpuInstance: T.nvmlGpuInstance_t, profileId: number, computeInstances: T.Pointer, count: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(computeInstances)) rawCovers('nvmlGpuInstanceGetComputeInstances', 'computeInstances', computeInstances, 8, 8);
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlGpuInstanceGetComputeInstances', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(computeInstances) && (computeInstances.byteLength < 8 || (((computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (computeInstances as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlGpuInstanceGetComputeInstances', 'computeInstances', computeInstances, 8, 8);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlGpuInstanceGetComputeInstances', 'count', count, 4, 4);
   return (nvmlGpuInstanceGetComputeInstances$ ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, computeInstances, count);
 }
 let nvmlGpuInstanceGetCreatableVgpus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t, pVgpus: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pVgpus)) rawCovers('nvmlGpuInstanceGetCreatableVgpus', 'pVgpus', pVgpus, 16, 1);
+  if (ArrayBuffer.isView(pVgpus) && (pVgpus.byteLength < 16)) rawCovers('nvmlGpuInstanceGetCreatableVgpus', 'pVgpus', pVgpus, 16, 1);
   return (nvmlGpuInstanceGetCreatableVgpus$ ??= binder.native('nvmlGpuInstanceGetCreatableVgpus'))(gpuInstance, pVgpus);
 }
 let nvmlGpuInstanceGetInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlGpuInstanceGetInfo', 'info', info, 24, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 24)) rawCovers('nvmlGpuInstanceGetInfo', 'info', info, 24, 1);
   return (nvmlGpuInstanceGetInfo$ ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info);
 }
 let nvmlGpuInstanceGetVgpuHeterogeneousMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t, pHeterogeneousMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pHeterogeneousMode)) rawCovers('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 8, 1);
+  if (ArrayBuffer.isView(pHeterogeneousMode) && (pHeterogeneousMode.byteLength < 8)) rawCovers('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', pHeterogeneousMode, 8, 1);
   return (nvmlGpuInstanceGetVgpuHeterogeneousMode$ ??= binder.native('nvmlGpuInstanceGetVgpuHeterogeneousMode'))(gpuInstance, pHeterogeneousMode);
 }
 let nvmlGpuInstanceGetVgpuSchedulerLog$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t, pSchedulerLogInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pSchedulerLogInfo)) rawCovers('nvmlGpuInstanceGetVgpuSchedulerLog', 'pSchedulerLogInfo', pSchedulerLogInfo, 9632, 1);
+  if (ArrayBuffer.isView(pSchedulerLogInfo) && (pSchedulerLogInfo.byteLength < 9632)) rawCovers('nvmlGpuInstanceGetVgpuSchedulerLog', 'pSchedulerLogInfo', pSchedulerLogInfo, 9632, 1);
   return (nvmlGpuInstanceGetVgpuSchedulerLog$ ??= binder.native('nvmlGpuInstanceGetVgpuSchedulerLog'))(gpuInstance, pSchedulerLogInfo);
 }
 let nvmlGpuInstanceGetVgpuSchedulerState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t, pSchedulerStateInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pSchedulerStateInfo)) rawCovers('nvmlGpuInstanceGetVgpuSchedulerState', 'pSchedulerStateInfo', pSchedulerStateInfo, 24, 1);
+  if (ArrayBuffer.isView(pSchedulerStateInfo) && (pSchedulerStateInfo.byteLength < 24)) rawCovers('nvmlGpuInstanceGetVgpuSchedulerState', 'pSchedulerStateInfo', pSchedulerStateInfo, 24, 1);
   return (nvmlGpuInstanceGetVgpuSchedulerState$ ??= binder.native('nvmlGpuInstanceGetVgpuSchedulerState'))(gpuInstance, pSchedulerStateInfo);
 }
 let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t, pCreatablePlacementInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pCreatablePlacementInfo)) rawCovers('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'pCreatablePlacementInfo', pCreatablePlacementInfo, 32, 1);
+  if (ArrayBuffer.isView(pCreatablePlacementInfo) && (pCreatablePlacementInfo.byteLength < 32)) rawCovers('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'pCreatablePlacementInfo', pCreatablePlacementInfo, 32, 1);
   return (nvmlGpuInstanceGetVgpuTypeCreatablePlacements$ ??= binder.native('nvmlGpuInstanceGetVgpuTypeCreatablePlacements'))(gpuInstance, pCreatablePlacementInfo);
 }
 let nvmlGpuInstanceSetVgpuHeterogeneousMode$: NativeFunction | undefined;
@@ -1807,7 +1807,7 @@ export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuIn
 let nvmlGpuInstanceSetVgpuSchedulerState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t, pScheduler: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pScheduler)) rawCovers('nvmlGpuInstanceSetVgpuSchedulerState', 'pScheduler', pScheduler, 24, 1);
+  if (ArrayBuffer.isView(pScheduler) && (pScheduler.byteLength < 24)) rawCovers('nvmlGpuInstanceSetVgpuSchedulerState', 'pScheduler', pScheduler, 24, 1);
   return (nvmlGpuInstanceSetVgpuSchedulerState$ ??= binder.native('nvmlGpuInstanceSetVgpuSchedulerState'))(gpuInstance, pScheduler);
 }
 let nvmlInit$: NativeFunction | undefined;
@@ -1823,7 +1823,7 @@ export function nvmlInitWithFlags(flags: number): T.nvmlReturn_t {
 let nvmlSetVgpuVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)` · nvml.h · CUDA 13.0 */
 export function nvmlSetVgpuVersion(vgpuVersion: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuVersion)) rawCovers('nvmlSetVgpuVersion', 'vgpuVersion', vgpuVersion, 8, 1);
+  if (ArrayBuffer.isView(vgpuVersion) && (vgpuVersion.byteLength < 8)) rawCovers('nvmlSetVgpuVersion', 'vgpuVersion', vgpuVersion, 8, 1);
   return (nvmlSetVgpuVersion$ ??= binder.native('nvmlSetVgpuVersion'))(vgpuVersion);
 }
 let nvmlShutdown$: NativeFunction | undefined;
@@ -1834,67 +1834,67 @@ export function nvmlShutdown(): T.nvmlReturn_t {
 let nvmlSystemEventSetCreate$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlSystemEventSetCreate(request: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(request)) rawCovers('nvmlSystemEventSetCreate', 'request', request, 16, 1);
+  if (ArrayBuffer.isView(request) && (request.byteLength < 16)) rawCovers('nvmlSystemEventSetCreate', 'request', request, 16, 1);
   return (nvmlSystemEventSetCreate$ ??= binder.native('nvmlSystemEventSetCreate'))(request);
 }
 let nvmlSystemEventSetFree$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlSystemEventSetFree(request: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(request)) rawCovers('nvmlSystemEventSetFree', 'request', request, 16, 1);
+  if (ArrayBuffer.isView(request) && (request.byteLength < 16)) rawCovers('nvmlSystemEventSetFree', 'request', request, 16, 1);
   return (nvmlSystemEventSetFree$ ??= binder.native('nvmlSystemEventSetFree'))(request);
 }
 let nvmlSystemEventSetWait$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlSystemEventSetWait(request: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(request)) rawCovers('nvmlSystemEventSetWait', 'request', request, 32, 1);
+  if (ArrayBuffer.isView(request) && (request.byteLength < 32)) rawCovers('nvmlSystemEventSetWait', 'request', request, 32, 1);
   return (nvmlSystemEventSetWait$ ??= binder.native('nvmlSystemEventSetWait'))(request);
 }
 let nvmlSystemGetConfComputeCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetConfComputeCapabilities(capabilities: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(capabilities)) rawCovers('nvmlSystemGetConfComputeCapabilities', 'capabilities', capabilities, 8, 1);
+  if (ArrayBuffer.isView(capabilities) && (capabilities.byteLength < 8)) rawCovers('nvmlSystemGetConfComputeCapabilities', 'capabilities', capabilities, 8, 1);
   return (nvmlSystemGetConfComputeCapabilities$ ??= binder.native('nvmlSystemGetConfComputeCapabilities'))(capabilities);
 }
 let nvmlSystemGetConfComputeGpusReadyState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcceptingWork)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(isAcceptingWork)) rawCovers('nvmlSystemGetConfComputeGpusReadyState', 'isAcceptingWork', isAcceptingWork, 4, 4);
+  if (ArrayBuffer.isView(isAcceptingWork) && (isAcceptingWork.byteLength < 4 || (((isAcceptingWork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isAcceptingWork as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlSystemGetConfComputeGpusReadyState', 'isAcceptingWork', isAcceptingWork, 4, 4);
   return (nvmlSystemGetConfComputeGpusReadyState$ ??= binder.native('nvmlSystemGetConfComputeGpusReadyState'))(isAcceptingWork);
 }
 let nvmlSystemGetConfComputeKeyRotationThresholdInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfComputeGetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pKeyRotationThrInfo)) rawCovers('nvmlSystemGetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', pKeyRotationThrInfo, 16, 1);
+  if (ArrayBuffer.isView(pKeyRotationThrInfo) && (pKeyRotationThrInfo.byteLength < 16)) rawCovers('nvmlSystemGetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', pKeyRotationThrInfo, 16, 1);
   return (nvmlSystemGetConfComputeKeyRotationThresholdInfo$ ??= binder.native('nvmlSystemGetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo);
 }
 let nvmlSystemGetConfComputeSettings$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSettings_t *settings)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetConfComputeSettings(settings: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(settings)) rawCovers('nvmlSystemGetConfComputeSettings', 'settings', settings, 20, 1);
+  if (ArrayBuffer.isView(settings) && (settings.byteLength < 20)) rawCovers('nvmlSystemGetConfComputeSettings', 'settings', settings, 20, 1);
   return (nvmlSystemGetConfComputeSettings$ ??= binder.native('nvmlSystemGetConfComputeSettings'))(settings);
 }
 let nvmlSystemGetConfComputeState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t *state)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetConfComputeState(state: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(state)) rawCovers('nvmlSystemGetConfComputeState', 'state', state, 12, 1);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 12)) rawCovers('nvmlSystemGetConfComputeState', 'state', state, 12, 1);
   return (nvmlSystemGetConfComputeState$ ??= binder.native('nvmlSystemGetConfComputeState'))(state);
 }
 let nvmlSystemGetCudaDriverVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetCudaDriverVersion(cudaDriverVersion: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(cudaDriverVersion)) rawCovers('nvmlSystemGetCudaDriverVersion', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
+  if (ArrayBuffer.isView(cudaDriverVersion) && (cudaDriverVersion.byteLength < 4 || (((cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlSystemGetCudaDriverVersion', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
   return (nvmlSystemGetCudaDriverVersion$ ??= binder.native('nvmlSystemGetCudaDriverVersion'))(cudaDriverVersion);
 }
 let nvmlSystemGetCudaDriverVersion_v2$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(cudaDriverVersion)) rawCovers('nvmlSystemGetCudaDriverVersion_v2', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
+  if (ArrayBuffer.isView(cudaDriverVersion) && (cudaDriverVersion.byteLength < 4 || (((cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cudaDriverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlSystemGetCudaDriverVersion_v2', 'cudaDriverVersion', cudaDriverVersion, 4, 4);
   return (nvmlSystemGetCudaDriverVersion_v2$ ??= binder.native('nvmlSystemGetCudaDriverVersion_v2'))(cudaDriverVersion);
 }
 let nvmlSystemGetDriverBranch$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo, unsigned int length)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetDriverBranch(branchInfo: T.Pointer, length: number): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(branchInfo)) rawCovers('nvmlSystemGetDriverBranch', 'branchInfo', branchInfo, 84, 1);
+  if (ArrayBuffer.isView(branchInfo) && (branchInfo.byteLength < 84)) rawCovers('nvmlSystemGetDriverBranch', 'branchInfo', branchInfo, 84, 1);
   return (nvmlSystemGetDriverBranch$ ??= binder.native('nvmlSystemGetDriverBranch'))(branchInfo, length);
 }
 let nvmlSystemGetDriverVersion$: NativeFunction | undefined;
@@ -1905,8 +1905,8 @@ export function nvmlSystemGetDriverVersion(version: T.Pointer, length: number): 
 let nvmlSystemGetHicVersion$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetHicVersion(hwbcCount: T.Pointer, hwbcEntries: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(hwbcCount)) rawCovers('nvmlSystemGetHicVersion', 'hwbcCount', hwbcCount, 4, 4);
-  if (ArrayBuffer.isView(hwbcEntries)) rawCovers('nvmlSystemGetHicVersion', 'hwbcEntries', hwbcEntries, 36, 1);
+  if (ArrayBuffer.isView(hwbcCount) && (hwbcCount.byteLength < 4 || (((hwbcCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (hwbcCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlSystemGetHicVersion', 'hwbcCount', hwbcCount, 4, 4);
+  if (ArrayBuffer.isView(hwbcEntries) && (hwbcEntries.byteLength < 36)) rawCovers('nvmlSystemGetHicVersion', 'hwbcEntries', hwbcEntries, 36, 1);
   return (nvmlSystemGetHicVersion$ ??= binder.native('nvmlSystemGetHicVersion'))(hwbcCount, hwbcEntries);
 }
 let nvmlSystemGetNVMLVersion$: NativeFunction | undefined;
@@ -1917,7 +1917,7 @@ export function nvmlSystemGetNVMLVersion(version: T.Pointer, length: number): T.
 let nvmlSystemGetNvlinkBwMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetNvlinkBwMode(nvlinkBwMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(nvlinkBwMode)) rawCovers('nvmlSystemGetNvlinkBwMode', 'nvlinkBwMode', nvlinkBwMode, 4, 4);
+  if (ArrayBuffer.isView(nvlinkBwMode) && (nvlinkBwMode.byteLength < 4 || (((nvlinkBwMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nvlinkBwMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlSystemGetNvlinkBwMode', 'nvlinkBwMode', nvlinkBwMode, 4, 4);
   return (nvmlSystemGetNvlinkBwMode$ ??= binder.native('nvmlSystemGetNvlinkBwMode'))(nvlinkBwMode);
 }
 let nvmlSystemGetProcessName$: NativeFunction | undefined;
@@ -1928,14 +1928,14 @@ export function nvmlSystemGetProcessName(pid: number, name: T.Pointer, length: n
 let nvmlSystemGetTopologyGpuSet$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemGetTopologyGpuSet(cpuNumber: number, count: T.Pointer, deviceArray: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlSystemGetTopologyGpuSet', 'count', count, 4, 4);
-  if (ArrayBuffer.isView(deviceArray)) rawCovers('nvmlSystemGetTopologyGpuSet', 'deviceArray', deviceArray, 8, 8);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlSystemGetTopologyGpuSet', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(deviceArray) && (deviceArray.byteLength < 8 || (((deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlSystemGetTopologyGpuSet', 'deviceArray', deviceArray, 8, 8);
   return (nvmlSystemGetTopologyGpuSet$ ??= binder.native('nvmlSystemGetTopologyGpuSet'))(cpuNumber, count, deviceArray);
 }
 let nvmlSystemRegisterEvents$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlSystemRegisterEvents(request: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(request)) rawCovers('nvmlSystemRegisterEvents', 'request', request, 24, 1);
+  if (ArrayBuffer.isView(request) && (request.byteLength < 24)) rawCovers('nvmlSystemRegisterEvents', 'request', request, 24, 1);
   return (nvmlSystemRegisterEvents$ ??= binder.native('nvmlSystemRegisterEvents'))(request);
 }
 let nvmlSystemSetConfComputeGpusReadyState$: NativeFunction | undefined;
@@ -1946,7 +1946,7 @@ export function nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork: number):
 let nvmlSystemSetConfComputeKeyRotationThresholdInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfComputeSetKeyRotationThresholdInfo_t *pKeyRotationThrInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pKeyRotationThrInfo)) rawCovers('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', pKeyRotationThrInfo, 16, 1);
+  if (ArrayBuffer.isView(pKeyRotationThrInfo) && (pKeyRotationThrInfo.byteLength < 16)) rawCovers('nvmlSystemSetConfComputeKeyRotationThresholdInfo', 'pKeyRotationThrInfo', pKeyRotationThrInfo, 16, 1);
   return (nvmlSystemSetConfComputeKeyRotationThresholdInfo$ ??= binder.native('nvmlSystemSetConfComputeKeyRotationThresholdInfo'))(pKeyRotationThrInfo);
 }
 let nvmlSystemSetNvlinkBwMode$: NativeFunction | undefined;
@@ -1957,50 +1957,50 @@ export function nvmlSystemSetNvlinkBwMode(nvlinkBwMode: number): T.nvmlReturn_t 
 let nvmlUnitGetCount$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetCount(unitCount: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(unitCount)) rawCovers('nvmlUnitGetCount', 'unitCount', unitCount, 4, 4);
+  if (ArrayBuffer.isView(unitCount) && (unitCount.byteLength < 4 || (((unitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (unitCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlUnitGetCount', 'unitCount', unitCount, 4, 4);
   return (nvmlUnitGetCount$ ??= binder.native('nvmlUnitGetCount'))(unitCount);
 }
 let nvmlUnitGetDevices$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCount, nvmlDevice_t *devices)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetDevices(unit: T.nvmlUnit_t, deviceCount: T.Pointer, devices: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(deviceCount)) rawCovers('nvmlUnitGetDevices', 'deviceCount', deviceCount, 4, 4);
-  if (ArrayBuffer.isView(devices)) rawCovers('nvmlUnitGetDevices', 'devices', devices, 8, 8);
+  if (ArrayBuffer.isView(deviceCount) && (deviceCount.byteLength < 4 || (((deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlUnitGetDevices', 'deviceCount', deviceCount, 4, 4);
+  if (ArrayBuffer.isView(devices) && (devices.byteLength < 8 || (((devices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devices as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlUnitGetDevices', 'devices', devices, 8, 8);
   return (nvmlUnitGetDevices$ ??= binder.native('nvmlUnitGetDevices'))(unit, deviceCount, devices);
 }
 let nvmlUnitGetFanSpeedInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds_t *fanSpeeds)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t, fanSpeeds: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fanSpeeds)) rawCovers('nvmlUnitGetFanSpeedInfo', 'fanSpeeds', fanSpeeds, 196, 1);
+  if (ArrayBuffer.isView(fanSpeeds) && (fanSpeeds.byteLength < 196)) rawCovers('nvmlUnitGetFanSpeedInfo', 'fanSpeeds', fanSpeeds, 196, 1);
   return (nvmlUnitGetFanSpeedInfo$ ??= binder.native('nvmlUnitGetFanSpeedInfo'))(unit, fanSpeeds);
 }
 let nvmlUnitGetHandleByIndex$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *unit)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetHandleByIndex(index: number, unit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(unit)) rawCovers('nvmlUnitGetHandleByIndex', 'unit', unit, 8, 8);
+  if (ArrayBuffer.isView(unit) && (unit.byteLength < 8 || (((unit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (unit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlUnitGetHandleByIndex', 'unit', unit, 8, 8);
   return (nvmlUnitGetHandleByIndex$ ??= binder.native('nvmlUnitGetHandleByIndex'))(index, unit);
 }
 let nvmlUnitGetLedState$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetLedState(unit: T.nvmlUnit_t, state: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(state)) rawCovers('nvmlUnitGetLedState', 'state', state, 260, 1);
+  if (ArrayBuffer.isView(state) && (state.byteLength < 260)) rawCovers('nvmlUnitGetLedState', 'state', state, 260, 1);
   return (nvmlUnitGetLedState$ ??= binder.native('nvmlUnitGetLedState'))(unit, state);
 }
 let nvmlUnitGetPsuInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t, psu: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(psu)) rawCovers('nvmlUnitGetPsuInfo', 'psu', psu, 268, 1);
+  if (ArrayBuffer.isView(psu) && (psu.byteLength < 268)) rawCovers('nvmlUnitGetPsuInfo', 'psu', psu, 268, 1);
   return (nvmlUnitGetPsuInfo$ ??= binder.native('nvmlUnitGetPsuInfo'))(unit, psu);
 }
 let nvmlUnitGetTemperature$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type, unsigned int *temp)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetTemperature(unit: T.nvmlUnit_t, type: number, temp: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(temp)) rawCovers('nvmlUnitGetTemperature', 'temp', temp, 4, 4);
+  if (ArrayBuffer.isView(temp) && (temp.byteLength < 4 || (((temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (temp as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlUnitGetTemperature', 'temp', temp, 4, 4);
   return (nvmlUnitGetTemperature$ ??= binder.native('nvmlUnitGetTemperature'))(unit, type, temp);
 }
 let nvmlUnitGetUnitInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)` · nvml.h · CUDA 13.0 */
 export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t, info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(info)) rawCovers('nvmlUnitGetUnitInfo', 'info', info, 384, 1);
+  if (ArrayBuffer.isView(info) && (info.byteLength < 384)) rawCovers('nvmlUnitGetUnitInfo', 'info', info, 384, 1);
   return (nvmlUnitGetUnitInfo$ ??= binder.native('nvmlUnitGetUnitInfo'))(unit, info);
 }
 let nvmlUnitSetLedState$: NativeFunction | undefined;
@@ -2016,96 +2016,96 @@ export function nvmlVgpuInstanceClearAccountingPids(vgpuInstance: number): T.nvm
 let nvmlVgpuInstanceGetAccountingMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetAccountingMode(vgpuInstance: number, mode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('nvmlVgpuInstanceGetAccountingMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetAccountingMode', 'mode', mode, 4, 4);
   return (nvmlVgpuInstanceGetAccountingMode$ ??= binder.native('nvmlVgpuInstanceGetAccountingMode'))(vgpuInstance, mode);
 }
 let nvmlVgpuInstanceGetAccountingPids$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, unsigned int *count, unsigned int *pids)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetAccountingPids(vgpuInstance: number, count: T.Pointer, pids: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(count)) rawCovers('nvmlVgpuInstanceGetAccountingPids', 'count', count, 4, 4);
-  if (ArrayBuffer.isView(pids)) rawCovers('nvmlVgpuInstanceGetAccountingPids', 'pids', pids, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetAccountingPids', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(pids) && (pids.byteLength < 4 || (((pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pids as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetAccountingPids', 'pids', pids, 4, 4);
   return (nvmlVgpuInstanceGetAccountingPids$ ??= binder.native('nvmlVgpuInstanceGetAccountingPids'))(vgpuInstance, count, pids);
 }
 let nvmlVgpuInstanceGetAccountingStats$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid, nvmlAccountingStats_t *stats)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetAccountingStats(vgpuInstance: number, pid: number, stats: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(stats)) rawCovers('nvmlVgpuInstanceGetAccountingStats', 'stats', stats, 56, 1);
+  if (ArrayBuffer.isView(stats) && (stats.byteLength < 56)) rawCovers('nvmlVgpuInstanceGetAccountingStats', 'stats', stats, 56, 1);
   return (nvmlVgpuInstanceGetAccountingStats$ ??= binder.native('nvmlVgpuInstanceGetAccountingStats'))(vgpuInstance, pid, stats);
 }
 let nvmlVgpuInstanceGetEccMode$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetEccMode(vgpuInstance: number, eccMode: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(eccMode)) rawCovers('nvmlVgpuInstanceGetEccMode', 'eccMode', eccMode, 4, 4);
+  if (ArrayBuffer.isView(eccMode) && (eccMode.byteLength < 4 || (((eccMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (eccMode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetEccMode', 'eccMode', eccMode, 4, 4);
   return (nvmlVgpuInstanceGetEccMode$ ??= binder.native('nvmlVgpuInstanceGetEccMode'))(vgpuInstance, eccMode);
 }
 let nvmlVgpuInstanceGetEncoderCapacity$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance, unsigned int *encoderCapacity)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance: number, encoderCapacity: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(encoderCapacity)) rawCovers('nvmlVgpuInstanceGetEncoderCapacity', 'encoderCapacity', encoderCapacity, 4, 4);
+  if (ArrayBuffer.isView(encoderCapacity) && (encoderCapacity.byteLength < 4 || (((encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (encoderCapacity as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetEncoderCapacity', 'encoderCapacity', encoderCapacity, 4, 4);
   return (nvmlVgpuInstanceGetEncoderCapacity$ ??= binder.native('nvmlVgpuInstanceGetEncoderCapacity'))(vgpuInstance, encoderCapacity);
 }
 let nvmlVgpuInstanceGetEncoderSessions$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetEncoderSessions(vgpuInstance: number, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sessionCount)) rawCovers('nvmlVgpuInstanceGetEncoderSessions', 'sessionCount', sessionCount, 4, 4);
-  if (ArrayBuffer.isView(sessionInfo)) rawCovers('nvmlVgpuInstanceGetEncoderSessions', 'sessionInfo', sessionInfo, 32, 1);
+  if (ArrayBuffer.isView(sessionCount) && (sessionCount.byteLength < 4 || (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetEncoderSessions', 'sessionCount', sessionCount, 4, 4);
+  if (ArrayBuffer.isView(sessionInfo) && (sessionInfo.byteLength < 32)) rawCovers('nvmlVgpuInstanceGetEncoderSessions', 'sessionInfo', sessionInfo, 32, 1);
   return (nvmlVgpuInstanceGetEncoderSessions$ ??= binder.native('nvmlVgpuInstanceGetEncoderSessions'))(vgpuInstance, sessionCount, sessionInfo);
 }
 let nvmlVgpuInstanceGetEncoderStats$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetEncoderStats(vgpuInstance: number, sessionCount: T.Pointer, averageFps: T.Pointer, averageLatency: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sessionCount)) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'sessionCount', sessionCount, 4, 4);
-  if (ArrayBuffer.isView(averageFps)) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'averageFps', averageFps, 4, 4);
-  if (ArrayBuffer.isView(averageLatency)) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'averageLatency', averageLatency, 4, 4);
+  if (ArrayBuffer.isView(sessionCount) && (sessionCount.byteLength < 4 || (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'sessionCount', sessionCount, 4, 4);
+  if (ArrayBuffer.isView(averageFps) && (averageFps.byteLength < 4 || (((averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (averageFps as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'averageFps', averageFps, 4, 4);
+  if (ArrayBuffer.isView(averageLatency) && (averageLatency.byteLength < 4 || (((averageLatency as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (averageLatency as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetEncoderStats', 'averageLatency', averageLatency, 4, 4);
   return (nvmlVgpuInstanceGetEncoderStats$ ??= binder.native('nvmlVgpuInstanceGetEncoderStats'))(vgpuInstance, sessionCount, averageFps, averageLatency);
 }
 let nvmlVgpuInstanceGetFBCSessions$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInstance, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetFBCSessions(vgpuInstance: number, sessionCount: T.Pointer, sessionInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(sessionCount)) rawCovers('nvmlVgpuInstanceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
-  if (ArrayBuffer.isView(sessionInfo)) rawCovers('nvmlVgpuInstanceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
+  if (ArrayBuffer.isView(sessionCount) && (sessionCount.byteLength < 4 || (((sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sessionCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetFBCSessions', 'sessionCount', sessionCount, 4, 4);
+  if (ArrayBuffer.isView(sessionInfo) && (sessionInfo.byteLength < 48)) rawCovers('nvmlVgpuInstanceGetFBCSessions', 'sessionInfo', sessionInfo, 48, 1);
   return (nvmlVgpuInstanceGetFBCSessions$ ??= binder.native('nvmlVgpuInstanceGetFBCSessions'))(vgpuInstance, sessionCount, sessionInfo);
 }
 let nvmlVgpuInstanceGetFBCStats$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstance, nvmlFBCStats_t *fbcStats)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetFBCStats(vgpuInstance: number, fbcStats: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fbcStats)) rawCovers('nvmlVgpuInstanceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
+  if (ArrayBuffer.isView(fbcStats) && (fbcStats.byteLength < 12)) rawCovers('nvmlVgpuInstanceGetFBCStats', 'fbcStats', fbcStats, 12, 1);
   return (nvmlVgpuInstanceGetFBCStats$ ??= binder.native('nvmlVgpuInstanceGetFBCStats'))(vgpuInstance, fbcStats);
 }
 let nvmlVgpuInstanceGetFbUsage$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance, unsigned long long *fbUsage)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetFbUsage(vgpuInstance: number, fbUsage: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fbUsage)) rawCovers('nvmlVgpuInstanceGetFbUsage', 'fbUsage', fbUsage, 8, 8);
+  if (ArrayBuffer.isView(fbUsage) && (fbUsage.byteLength < 8 || (((fbUsage as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fbUsage as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlVgpuInstanceGetFbUsage', 'fbUsage', fbUsage, 8, 8);
   return (nvmlVgpuInstanceGetFbUsage$ ??= binder.native('nvmlVgpuInstanceGetFbUsage'))(vgpuInstance, fbUsage);
 }
 let nvmlVgpuInstanceGetFrameRateLimit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuInstance, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance: number, frameRateLimit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(frameRateLimit)) rawCovers('nvmlVgpuInstanceGetFrameRateLimit', 'frameRateLimit', frameRateLimit, 4, 4);
+  if (ArrayBuffer.isView(frameRateLimit) && (frameRateLimit.byteLength < 4 || (((frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetFrameRateLimit', 'frameRateLimit', frameRateLimit, 4, 4);
   return (nvmlVgpuInstanceGetFrameRateLimit$ ??= binder.native('nvmlVgpuInstanceGetFrameRateLimit'))(vgpuInstance, frameRateLimit);
 }
 let nvmlVgpuInstanceGetGpuInstanceId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuInstance, unsigned int *gpuInstanceId)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance: number, gpuInstanceId: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuInstanceId)) rawCovers('nvmlVgpuInstanceGetGpuInstanceId', 'gpuInstanceId', gpuInstanceId, 4, 4);
+  if (ArrayBuffer.isView(gpuInstanceId) && (gpuInstanceId.byteLength < 4 || (((gpuInstanceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpuInstanceId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetGpuInstanceId', 'gpuInstanceId', gpuInstanceId, 4, 4);
   return (nvmlVgpuInstanceGetGpuInstanceId$ ??= binder.native('nvmlVgpuInstanceGetGpuInstanceId'))(vgpuInstance, gpuInstanceId);
 }
 let nvmlVgpuInstanceGetGpuPciId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId, unsigned int *length)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetGpuPciId(vgpuInstance: number, vgpuPciId: T.Pointer, length: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(length)) rawCovers('nvmlVgpuInstanceGetGpuPciId', 'length', length, 4, 4);
+  if (ArrayBuffer.isView(length) && (length.byteLength < 4 || (((length as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (length as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetGpuPciId', 'length', length, 4, 4);
   return (nvmlVgpuInstanceGetGpuPciId$ ??= binder.native('nvmlVgpuInstanceGetGpuPciId'))(vgpuInstance, vgpuPciId, length);
 }
 let nvmlVgpuInstanceGetLicenseInfo$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuLicenseInfo_t *licenseInfo)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetLicenseInfo(vgpuInstance: number, licenseInfo: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(licenseInfo)) rawCovers('nvmlVgpuInstanceGetLicenseInfo', 'licenseInfo', licenseInfo, 24, 1);
+  if (ArrayBuffer.isView(licenseInfo) && (licenseInfo.byteLength < 24)) rawCovers('nvmlVgpuInstanceGetLicenseInfo', 'licenseInfo', licenseInfo, 24, 1);
   return (nvmlVgpuInstanceGetLicenseInfo$ ??= binder.native('nvmlVgpuInstanceGetLicenseInfo'))(vgpuInstance, licenseInfo);
 }
 let nvmlVgpuInstanceGetLicenseStatus$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int *licensed)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetLicenseStatus(vgpuInstance: number, licensed: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(licensed)) rawCovers('nvmlVgpuInstanceGetLicenseStatus', 'licensed', licensed, 4, 4);
+  if (ArrayBuffer.isView(licensed) && (licensed.byteLength < 4 || (((licensed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (licensed as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetLicenseStatus', 'licensed', licensed, 4, 4);
   return (nvmlVgpuInstanceGetLicenseStatus$ ??= binder.native('nvmlVgpuInstanceGetLicenseStatus'))(vgpuInstance, licensed);
 }
 let nvmlVgpuInstanceGetMdevUUID$: NativeFunction | undefined;
@@ -2116,26 +2116,26 @@ export function nvmlVgpuInstanceGetMdevUUID(vgpuInstance: number, mdevUuid: T.Po
 let nvmlVgpuInstanceGetMetadata$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetMetadata(vgpuInstance: number, vgpuMetadata: T.Pointer, bufferSize: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuMetadata)) rawCovers('nvmlVgpuInstanceGetMetadata', 'vgpuMetadata', vgpuMetadata, 212, 1);
-  if (ArrayBuffer.isView(bufferSize)) rawCovers('nvmlVgpuInstanceGetMetadata', 'bufferSize', bufferSize, 4, 4);
+  if (ArrayBuffer.isView(vgpuMetadata) && (vgpuMetadata.byteLength < 212)) rawCovers('nvmlVgpuInstanceGetMetadata', 'vgpuMetadata', vgpuMetadata, 212, 1);
+  if (ArrayBuffer.isView(bufferSize) && (bufferSize.byteLength < 4 || (((bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bufferSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetMetadata', 'bufferSize', bufferSize, 4, 4);
   return (nvmlVgpuInstanceGetMetadata$ ??= binder.native('nvmlVgpuInstanceGetMetadata'))(vgpuInstance, vgpuMetadata, bufferSize);
 }
 let nvmlVgpuInstanceGetPlacementId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetPlacementId(vgpuInstance: number, pPlacement: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pPlacement)) rawCovers('nvmlVgpuInstanceGetPlacementId', 'pPlacement', pPlacement, 8, 1);
+  if (ArrayBuffer.isView(pPlacement) && (pPlacement.byteLength < 8)) rawCovers('nvmlVgpuInstanceGetPlacementId', 'pPlacement', pPlacement, 8, 1);
   return (nvmlVgpuInstanceGetPlacementId$ ??= binder.native('nvmlVgpuInstanceGetPlacementId'))(vgpuInstance, pPlacement);
 }
 let nvmlVgpuInstanceGetRuntimeStateSize$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance: number, pState: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pState)) rawCovers('nvmlVgpuInstanceGetRuntimeStateSize', 'pState', pState, 16, 1);
+  if (ArrayBuffer.isView(pState) && (pState.byteLength < 16)) rawCovers('nvmlVgpuInstanceGetRuntimeStateSize', 'pState', pState, 16, 1);
   return (nvmlVgpuInstanceGetRuntimeStateSize$ ??= binder.native('nvmlVgpuInstanceGetRuntimeStateSize'))(vgpuInstance, pState);
 }
 let nvmlVgpuInstanceGetType$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetType(vgpuInstance: number, vgpuTypeId: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuTypeId)) rawCovers('nvmlVgpuInstanceGetType', 'vgpuTypeId', vgpuTypeId, 4, 4);
+  if (ArrayBuffer.isView(vgpuTypeId) && (vgpuTypeId.byteLength < 4 || (((vgpuTypeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuTypeId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetType', 'vgpuTypeId', vgpuTypeId, 4, 4);
   return (nvmlVgpuInstanceGetType$ ??= binder.native('nvmlVgpuInstanceGetType'))(vgpuInstance, vgpuTypeId);
 }
 let nvmlVgpuInstanceGetUUID$: NativeFunction | undefined;
@@ -2151,7 +2151,7 @@ export function nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance: number, version
 let nvmlVgpuInstanceGetVmID$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size, nvmlVgpuVmIdType_t *vmIdType)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuInstanceGetVmID(vgpuInstance: number, vmId: T.Pointer, size: number, vmIdType: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vmIdType)) rawCovers('nvmlVgpuInstanceGetVmID', 'vmIdType', vmIdType, 4, 4);
+  if (ArrayBuffer.isView(vmIdType) && (vmIdType.byteLength < 4 || (((vmIdType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vmIdType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuInstanceGetVmID', 'vmIdType', vmIdType, 4, 4);
   return (nvmlVgpuInstanceGetVmID$ ??= binder.native('nvmlVgpuInstanceGetVmID'))(vgpuInstance, vmId, size, vmIdType);
 }
 let nvmlVgpuInstanceSetEncoderCapacity$: NativeFunction | undefined;
@@ -2162,56 +2162,56 @@ export function nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance: number, encoder
 let nvmlVgpuTypeGetBAR1Info$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetBAR1Info(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuTypeBar1Info_t *bar1Info)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetBAR1Info(vgpuTypeId: number, bar1Info: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(bar1Info)) rawCovers('nvmlVgpuTypeGetBAR1Info', 'bar1Info', bar1Info, 16, 1);
+  if (ArrayBuffer.isView(bar1Info) && (bar1Info.byteLength < 16)) rawCovers('nvmlVgpuTypeGetBAR1Info', 'bar1Info', bar1Info, 16, 1);
   return (nvmlVgpuTypeGetBAR1Info$ ??= binder.native('nvmlVgpuTypeGetBAR1Info'))(vgpuTypeId, bar1Info);
 }
 let nvmlVgpuTypeGetCapabilities$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuCapability_t capability, unsigned int *capResult)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetCapabilities(vgpuTypeId: number, capability: T.nvmlVgpuCapability_t, capResult: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(capResult)) rawCovers('nvmlVgpuTypeGetCapabilities', 'capResult', capResult, 4, 4);
+  if (ArrayBuffer.isView(capResult) && (capResult.byteLength < 4 || (((capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capResult as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetCapabilities', 'capResult', capResult, 4, 4);
   return (nvmlVgpuTypeGetCapabilities$ ??= binder.native('nvmlVgpuTypeGetCapabilities'))(vgpuTypeId, capability, capResult);
 }
 let nvmlVgpuTypeGetClass$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeClass, unsigned int *size)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetClass(vgpuTypeId: number, vgpuTypeClass: T.Pointer, size: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(size)) rawCovers('nvmlVgpuTypeGetClass', 'size', size, 4, 4);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 4 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetClass', 'size', size, 4, 4);
   return (nvmlVgpuTypeGetClass$ ??= binder.native('nvmlVgpuTypeGetClass'))(vgpuTypeId, vgpuTypeClass, size);
 }
 let nvmlVgpuTypeGetDeviceID$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *deviceID, unsigned long long *subsystemID)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetDeviceID(vgpuTypeId: number, deviceID: T.Pointer, subsystemID: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(deviceID)) rawCovers('nvmlVgpuTypeGetDeviceID', 'deviceID', deviceID, 8, 8);
-  if (ArrayBuffer.isView(subsystemID)) rawCovers('nvmlVgpuTypeGetDeviceID', 'subsystemID', subsystemID, 8, 8);
+  if (ArrayBuffer.isView(deviceID) && (deviceID.byteLength < 8 || (((deviceID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (deviceID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlVgpuTypeGetDeviceID', 'deviceID', deviceID, 8, 8);
+  if (ArrayBuffer.isView(subsystemID) && (subsystemID.byteLength < 8 || (((subsystemID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (subsystemID as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlVgpuTypeGetDeviceID', 'subsystemID', subsystemID, 8, 8);
   return (nvmlVgpuTypeGetDeviceID$ ??= binder.native('nvmlVgpuTypeGetDeviceID'))(vgpuTypeId, deviceID, subsystemID);
 }
 let nvmlVgpuTypeGetFbReservation$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbReservation)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetFbReservation(vgpuTypeId: number, fbReservation: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fbReservation)) rawCovers('nvmlVgpuTypeGetFbReservation', 'fbReservation', fbReservation, 8, 8);
+  if (ArrayBuffer.isView(fbReservation) && (fbReservation.byteLength < 8 || (((fbReservation as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fbReservation as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlVgpuTypeGetFbReservation', 'fbReservation', fbReservation, 8, 8);
   return (nvmlVgpuTypeGetFbReservation$ ??= binder.native('nvmlVgpuTypeGetFbReservation'))(vgpuTypeId, fbReservation);
 }
 let nvmlVgpuTypeGetFrameRateLimit$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *frameRateLimit)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId: number, frameRateLimit: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(frameRateLimit)) rawCovers('nvmlVgpuTypeGetFrameRateLimit', 'frameRateLimit', frameRateLimit, 4, 4);
+  if (ArrayBuffer.isView(frameRateLimit) && (frameRateLimit.byteLength < 4 || (((frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (frameRateLimit as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetFrameRateLimit', 'frameRateLimit', frameRateLimit, 4, 4);
   return (nvmlVgpuTypeGetFrameRateLimit$ ??= binder.native('nvmlVgpuTypeGetFrameRateLimit'))(vgpuTypeId, frameRateLimit);
 }
 let nvmlVgpuTypeGetFramebufferSize$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetFramebufferSize(vgpuTypeId: number, fbSize: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(fbSize)) rawCovers('nvmlVgpuTypeGetFramebufferSize', 'fbSize', fbSize, 8, 8);
+  if (ArrayBuffer.isView(fbSize) && (fbSize.byteLength < 8 || (((fbSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fbSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlVgpuTypeGetFramebufferSize', 'fbSize', fbSize, 8, 8);
   return (nvmlVgpuTypeGetFramebufferSize$ ??= binder.native('nvmlVgpuTypeGetFramebufferSize'))(vgpuTypeId, fbSize);
 }
 let nvmlVgpuTypeGetGpuInstanceProfileId$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *gpuInstanceProfileId)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId: number, gpuInstanceProfileId: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gpuInstanceProfileId)) rawCovers('nvmlVgpuTypeGetGpuInstanceProfileId', 'gpuInstanceProfileId', gpuInstanceProfileId, 4, 4);
+  if (ArrayBuffer.isView(gpuInstanceProfileId) && (gpuInstanceProfileId.byteLength < 4 || (((gpuInstanceProfileId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gpuInstanceProfileId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetGpuInstanceProfileId', 'gpuInstanceProfileId', gpuInstanceProfileId, 4, 4);
   return (nvmlVgpuTypeGetGpuInstanceProfileId$ ??= binder.native('nvmlVgpuTypeGetGpuInstanceProfileId'))(vgpuTypeId, gpuInstanceProfileId);
 }
 let nvmlVgpuTypeGetGspHeapSize$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *gspHeapSize)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetGspHeapSize(vgpuTypeId: number, gspHeapSize: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(gspHeapSize)) rawCovers('nvmlVgpuTypeGetGspHeapSize', 'gspHeapSize', gspHeapSize, 8, 8);
+  if (ArrayBuffer.isView(gspHeapSize) && (gspHeapSize.byteLength < 8 || (((gspHeapSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (gspHeapSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvmlVgpuTypeGetGspHeapSize', 'gspHeapSize', gspHeapSize, 8, 8);
   return (nvmlVgpuTypeGetGspHeapSize$ ??= binder.native('nvmlVgpuTypeGetGspHeapSize'))(vgpuTypeId, gspHeapSize);
 }
 let nvmlVgpuTypeGetLicense$: NativeFunction | undefined;
@@ -2222,38 +2222,38 @@ export function nvmlVgpuTypeGetLicense(vgpuTypeId: number, vgpuTypeLicenseString
 let nvmlVgpuTypeGetMaxInstances$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetMaxInstances(device: T.nvmlDevice_t, vgpuTypeId: number, vgpuInstanceCount: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuInstanceCount)) rawCovers('nvmlVgpuTypeGetMaxInstances', 'vgpuInstanceCount', vgpuInstanceCount, 4, 4);
+  if (ArrayBuffer.isView(vgpuInstanceCount) && (vgpuInstanceCount.byteLength < 4 || (((vgpuInstanceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuInstanceCount as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetMaxInstances', 'vgpuInstanceCount', vgpuInstanceCount, 4, 4);
   return (nvmlVgpuTypeGetMaxInstances$ ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, vgpuInstanceCount);
 }
 let nvmlVgpuTypeGetMaxInstancesPerGpuInstance$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t *pMaxInstance)` · nvml.h · CUDA 13.0 (since 13.0) */
 export function nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(pMaxInstance)) rawCovers('nvmlVgpuTypeGetMaxInstancesPerGpuInstance', 'pMaxInstance', pMaxInstance, 12, 1);
+  if (ArrayBuffer.isView(pMaxInstance) && (pMaxInstance.byteLength < 12)) rawCovers('nvmlVgpuTypeGetMaxInstancesPerGpuInstance', 'pMaxInstance', pMaxInstance, 12, 1);
   return (nvmlVgpuTypeGetMaxInstancesPerGpuInstance$ ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerGpuInstance'))(pMaxInstance);
 }
 let nvmlVgpuTypeGetMaxInstancesPerVm$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId: number, vgpuInstanceCountPerVm: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(vgpuInstanceCountPerVm)) rawCovers('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuInstanceCountPerVm', vgpuInstanceCountPerVm, 4, 4);
+  if (ArrayBuffer.isView(vgpuInstanceCountPerVm) && (vgpuInstanceCountPerVm.byteLength < 4 || (((vgpuInstanceCountPerVm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (vgpuInstanceCountPerVm as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetMaxInstancesPerVm', 'vgpuInstanceCountPerVm', vgpuInstanceCountPerVm, 4, 4);
   return (nvmlVgpuTypeGetMaxInstancesPerVm$ ??= binder.native('nvmlVgpuTypeGetMaxInstancesPerVm'))(vgpuTypeId, vgpuInstanceCountPerVm);
 }
 let nvmlVgpuTypeGetName$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeName, unsigned int *size)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetName(vgpuTypeId: number, vgpuTypeName: T.Pointer, size: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(size)) rawCovers('nvmlVgpuTypeGetName', 'size', size, 4, 4);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 4 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetName', 'size', size, 4, 4);
   return (nvmlVgpuTypeGetName$ ??= binder.native('nvmlVgpuTypeGetName'))(vgpuTypeId, vgpuTypeName, size);
 }
 let nvmlVgpuTypeGetNumDisplayHeads$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *numDisplayHeads)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId: number, numDisplayHeads: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(numDisplayHeads)) rawCovers('nvmlVgpuTypeGetNumDisplayHeads', 'numDisplayHeads', numDisplayHeads, 4, 4);
+  if (ArrayBuffer.isView(numDisplayHeads) && (numDisplayHeads.byteLength < 4 || (((numDisplayHeads as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDisplayHeads as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetNumDisplayHeads', 'numDisplayHeads', numDisplayHeads, 4, 4);
   return (nvmlVgpuTypeGetNumDisplayHeads$ ??= binder.native('nvmlVgpuTypeGetNumDisplayHeads'))(vgpuTypeId, numDisplayHeads);
 }
 let nvmlVgpuTypeGetResolution$: NativeFunction | undefined;
 /** `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int *xdim, unsigned int *ydim)` · nvml.h · CUDA 13.0 */
 export function nvmlVgpuTypeGetResolution(vgpuTypeId: number, displayIndex: number, xdim: T.Pointer, ydim: T.Pointer): T.nvmlReturn_t {
-  if (ArrayBuffer.isView(xdim)) rawCovers('nvmlVgpuTypeGetResolution', 'xdim', xdim, 4, 4);
-  if (ArrayBuffer.isView(ydim)) rawCovers('nvmlVgpuTypeGetResolution', 'ydim', ydim, 4, 4);
+  if (ArrayBuffer.isView(xdim) && (xdim.byteLength < 4 || (((xdim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (xdim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetResolution', 'xdim', xdim, 4, 4);
+  if (ArrayBuffer.isView(ydim) && (ydim.byteLength < 4 || (((ydim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ydim as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvmlVgpuTypeGetResolution', 'ydim', ydim, 4, 4);
   return (nvmlVgpuTypeGetResolution$ ??= binder.native('nvmlVgpuTypeGetResolution'))(vgpuTypeId, displayIndex, xdim, ydim);
 }
 /** Alias of {@link nvmlGetExcludedDeviceCount} (`#define nvmlGetBlacklistDeviceCount nvmlGetExcludedDeviceCount`). */

@@ -21,13 +21,13 @@ export function nvrtcCompileProgram(prog: T.nvrtcProgram, numOptions: number, op
 let nvrtcCreateProgram$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcCreateProgram(prog: T.Pointer, src: string | T.Pointer, name: string | T.Pointer, numHeaders: number, headers: T.Pointer, includeNames: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(prog)) rawCovers('nvrtcCreateProgram', 'prog', prog, 8, 8);
+  if (ArrayBuffer.isView(prog) && (prog.byteLength < 8 || (((prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcCreateProgram', 'prog', prog, 8, 8);
   return (nvrtcCreateProgram$ ??= binder.native('nvrtcCreateProgram'))(prog, src, name, numHeaders, headers, includeNames);
 }
 let nvrtcDestroyProgram$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcDestroyProgram(prog: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(prog)) rawCovers('nvrtcDestroyProgram', 'prog', prog, 8, 8);
+  if (ArrayBuffer.isView(prog) && (prog.byteLength < 8 || (((prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prog as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcDestroyProgram', 'prog', prog, 8, 8);
   return (nvrtcDestroyProgram$ ??= binder.native('nvrtcDestroyProgram'))(prog);
 }
 let nvrtcGetCUBIN$: NativeFunction | undefined;
@@ -38,7 +38,7 @@ export function nvrtcGetCUBIN(prog: T.nvrtcProgram, cubin: T.Pointer): T.nvrtcRe
 let nvrtcGetCUBINSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetCUBINSize(prog: T.nvrtcProgram, cubinSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(cubinSizeRet)) rawCovers('nvrtcGetCUBINSize', 'cubinSizeRet', cubinSizeRet, 8, 8);
+  if (ArrayBuffer.isView(cubinSizeRet) && (cubinSizeRet.byteLength < 8 || (((cubinSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (cubinSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetCUBINSize', 'cubinSizeRet', cubinSizeRet, 8, 8);
   return (nvrtcGetCUBINSize$ ??= binder.native('nvrtcGetCUBINSize'))(prog, cubinSizeRet);
 }
 let nvrtcGetErrorString$: NativeFunction | undefined;
@@ -54,19 +54,19 @@ export function nvrtcGetLTOIR(prog: T.nvrtcProgram, LTOIR: T.Pointer): T.nvrtcRe
 let nvrtcGetLTOIRSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetLTOIRSize(prog: T.nvrtcProgram, LTOIRSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(LTOIRSizeRet)) rawCovers('nvrtcGetLTOIRSize', 'LTOIRSizeRet', LTOIRSizeRet, 8, 8);
+  if (ArrayBuffer.isView(LTOIRSizeRet) && (LTOIRSizeRet.byteLength < 8 || (((LTOIRSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (LTOIRSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetLTOIRSize', 'LTOIRSizeRet', LTOIRSizeRet, 8, 8);
   return (nvrtcGetLTOIRSize$ ??= binder.native('nvrtcGetLTOIRSize'))(prog, LTOIRSizeRet);
 }
 let nvrtcGetLoweredName$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const name_expression, const char **lowered_name)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetLoweredName(prog: T.nvrtcProgram, name_expression: string | T.Pointer, lowered_name: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(lowered_name)) rawCovers('nvrtcGetLoweredName', 'lowered_name', lowered_name, 8, 8);
+  if (ArrayBuffer.isView(lowered_name) && (lowered_name.byteLength < 8 || (((lowered_name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (lowered_name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetLoweredName', 'lowered_name', lowered_name, 8, 8);
   return (nvrtcGetLoweredName$ ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, lowered_name);
 }
 let nvrtcGetNumSupportedArchs$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetNumSupportedArchs(numArchs: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(numArchs)) rawCovers('nvrtcGetNumSupportedArchs', 'numArchs', numArchs, 4, 4);
+  if (ArrayBuffer.isView(numArchs) && (numArchs.byteLength < 4 || (((numArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcGetNumSupportedArchs', 'numArchs', numArchs, 4, 4);
   return (nvrtcGetNumSupportedArchs$ ??= binder.native('nvrtcGetNumSupportedArchs'))(numArchs);
 }
 let nvrtcGetOptiXIR$: NativeFunction | undefined;
@@ -77,7 +77,7 @@ export function nvrtcGetOptiXIR(prog: T.nvrtcProgram, optixir: T.Pointer): T.nvr
 let nvrtcGetOptiXIRSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetOptiXIRSize(prog: T.nvrtcProgram, optixirSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(optixirSizeRet)) rawCovers('nvrtcGetOptiXIRSize', 'optixirSizeRet', optixirSizeRet, 8, 8);
+  if (ArrayBuffer.isView(optixirSizeRet) && (optixirSizeRet.byteLength < 8 || (((optixirSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (optixirSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetOptiXIRSize', 'optixirSizeRet', optixirSizeRet, 8, 8);
   return (nvrtcGetOptiXIRSize$ ??= binder.native('nvrtcGetOptiXIRSize'))(prog, optixirSizeRet);
 }
 let nvrtcGetPCHCreateStatus$: NativeFunction | undefined;
@@ -88,13 +88,13 @@ export function nvrtcGetPCHCreateStatus(prog: T.nvrtcProgram): T.nvrtcResult {
 let nvrtcGetPCHHeapSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)` · nvrtc.h · CUDA 13.0 (since 13.0) */
 export function nvrtcGetPCHHeapSize(ret: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(ret)) rawCovers('nvrtcGetPCHHeapSize', 'ret', ret, 8, 8);
+  if (ArrayBuffer.isView(ret) && (ret.byteLength < 8 || (((ret as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ret as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetPCHHeapSize', 'ret', ret, 8, 8);
   return (nvrtcGetPCHHeapSize$ ??= binder.native('nvrtcGetPCHHeapSize'))(ret);
 }
 let nvrtcGetPCHHeapSizeRequired$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)` · nvrtc.h · CUDA 13.0 (since 13.0) */
 export function nvrtcGetPCHHeapSizeRequired(prog: T.nvrtcProgram, size: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(size)) rawCovers('nvrtcGetPCHHeapSizeRequired', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetPCHHeapSizeRequired', 'size', size, 8, 8);
   return (nvrtcGetPCHHeapSizeRequired$ ??= binder.native('nvrtcGetPCHHeapSizeRequired'))(prog, size);
 }
 let nvrtcGetPTX$: NativeFunction | undefined;
@@ -105,7 +105,7 @@ export function nvrtcGetPTX(prog: T.nvrtcProgram, ptx: T.Pointer): T.nvrtcResult
 let nvrtcGetPTXSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetPTXSize(prog: T.nvrtcProgram, ptxSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(ptxSizeRet)) rawCovers('nvrtcGetPTXSize', 'ptxSizeRet', ptxSizeRet, 8, 8);
+  if (ArrayBuffer.isView(ptxSizeRet) && (ptxSizeRet.byteLength < 8 || (((ptxSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptxSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetPTXSize', 'ptxSizeRet', ptxSizeRet, 8, 8);
   return (nvrtcGetPTXSize$ ??= binder.native('nvrtcGetPTXSize'))(prog, ptxSizeRet);
 }
 let nvrtcGetProgramLog$: NativeFunction | undefined;
@@ -116,13 +116,13 @@ export function nvrtcGetProgramLog(prog: T.nvrtcProgram, log: T.Pointer): T.nvrt
 let nvrtcGetProgramLogSize$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetProgramLogSize(prog: T.nvrtcProgram, logSizeRet: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(logSizeRet)) rawCovers('nvrtcGetProgramLogSize', 'logSizeRet', logSizeRet, 8, 8);
+  if (ArrayBuffer.isView(logSizeRet) && (logSizeRet.byteLength < 8 || (((logSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (logSizeRet as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('nvrtcGetProgramLogSize', 'logSizeRet', logSizeRet, 8, 8);
   return (nvrtcGetProgramLogSize$ ??= binder.native('nvrtcGetProgramLogSize'))(prog, logSizeRet);
 }
 let nvrtcGetSupportedArchs$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcGetSupportedArchs(supportedArchs: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(supportedArchs)) rawCovers('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, 4, 4);
+  if (ArrayBuffer.isView(supportedArchs) && (supportedArchs.byteLength < 4 || (((supportedArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (supportedArchs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcGetSupportedArchs', 'supportedArchs', supportedArchs, 4, 4);
   return (nvrtcGetSupportedArchs$ ??= binder.native('nvrtcGetSupportedArchs'))(supportedArchs);
 }
 let nvrtcSetFlowCallback$: NativeFunction | undefined;
@@ -138,7 +138,7 @@ export function nvrtcSetPCHHeapSize(size: T.Int64): T.nvrtcResult {
 let nvrtcVersion$: NativeFunction | undefined;
 /** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0 */
 export function nvrtcVersion(major: T.Pointer, minor: T.Pointer): T.nvrtcResult {
-  if (ArrayBuffer.isView(major)) rawCovers('nvrtcVersion', 'major', major, 4, 4);
-  if (ArrayBuffer.isView(minor)) rawCovers('nvrtcVersion', 'minor', minor, 4, 4);
+  if (ArrayBuffer.isView(major) && (major.byteLength < 4 || (((major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (major as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcVersion', 'major', major, 4, 4);
+  if (ArrayBuffer.isView(minor) && (minor.byteLength < 4 || (((minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (minor as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('nvrtcVersion', 'minor', minor, 4, 4);
   return (nvrtcVersion$ ??= binder.native('nvrtcVersion'))(major, minor);
 }

@@ -12,33 +12,33 @@ export { binder, configure } from './binding';
 let cudaArrayGetInfo$: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaArrayGetInfo(desc: T.Pointer, extent: T.Pointer, flags: T.Pointer, array: T.cudaArray_t): T.cudaError_t {
-  if (ArrayBuffer.isView(desc)) rawCovers('cudaArrayGetInfo', 'desc', desc, 20, 1);
-  if (ArrayBuffer.isView(extent)) rawCovers('cudaArrayGetInfo', 'extent', extent, 24, 1);
-  if (ArrayBuffer.isView(flags)) rawCovers('cudaArrayGetInfo', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(desc) && (desc.byteLength < 20)) rawCovers('cudaArrayGetInfo', 'desc', desc, 20, 1);
+  if (ArrayBuffer.isView(extent) && (extent.byteLength < 24)) rawCovers('cudaArrayGetInfo', 'extent', extent, 24, 1);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaArrayGetInfo', 'flags', flags, 4, 4);
   return (cudaArrayGetInfo$ ??= binder.native('cudaArrayGetInfo'))(desc, extent, flags, array);
 }
 let cudaArrayGetMemoryRequirements$: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaArray_t array, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaArrayGetMemoryRequirements(memoryRequirements: T.Pointer, array: T.cudaArray_t, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(memoryRequirements)) rawCovers('cudaArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
+  if (ArrayBuffer.isView(memoryRequirements) && (memoryRequirements.byteLength < 32)) rawCovers('cudaArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cudaArrayGetMemoryRequirements$ ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements, array, device);
 }
 let cudaArrayGetPlane$: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hArray, unsigned int planeIdx)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaArrayGetPlane(pPlaneArray: T.Pointer, hArray: T.cudaArray_t, planeIdx: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pPlaneArray)) rawCovers('cudaArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
+  if (ArrayBuffer.isView(pPlaneArray) && (pPlaneArray.byteLength < 8 || (((pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pPlaneArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaArrayGetPlane', 'pPlaneArray', pPlaneArray, 8, 8);
   return (cudaArrayGetPlane$ ??= binder.native('cudaArrayGetPlane'))(pPlaneArray, hArray, planeIdx);
 }
 let cudaArrayGetSparseProperties$: NativeFunction | undefined;
 /** `cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaArray_t array)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaArrayGetSparseProperties(sparseProperties: T.Pointer, array: T.cudaArray_t): T.cudaError_t {
-  if (ArrayBuffer.isView(sparseProperties)) rawCovers('cudaArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
+  if (ArrayBuffer.isView(sparseProperties) && (sparseProperties.byteLength < 48)) rawCovers('cudaArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cudaArrayGetSparseProperties$ ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties, array);
 }
 let cudaChooseDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaChooseDevice(device: T.Pointer, prop: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(device)) rawCovers('cudaChooseDevice', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaChooseDevice', 'device', device, 4, 4);
   return (cudaChooseDevice$ ??= binder.native('cudaChooseDevice'))(device, prop);
 }
 let cudaCreateChannelDesc$: NativeFunction | undefined;
@@ -49,13 +49,13 @@ export function cudaCreateChannelDesc(x: number, y: number, z: number, w: number
 let cudaCreateSurfaceObject$: NativeFunction | undefined;
 /** `cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaCreateSurfaceObject(pSurfObject: T.Pointer, pResDesc: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pSurfObject)) rawCovers('cudaCreateSurfaceObject', 'pSurfObject', pSurfObject, 8, 8);
+  if (ArrayBuffer.isView(pSurfObject) && (pSurfObject.byteLength < 8 || (((pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pSurfObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaCreateSurfaceObject', 'pSurfObject', pSurfObject, 8, 8);
   return (cudaCreateSurfaceObject$ ??= binder.native('cudaCreateSurfaceObject'))(pSurfObject, pResDesc);
 }
 let cudaCreateTextureObject$: NativeFunction | undefined;
 /** `cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaCreateTextureObject(pTexObject: T.Pointer, pResDesc: T.Pointer, pTexDesc: T.Pointer, pResViewDesc: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pTexObject)) rawCovers('cudaCreateTextureObject', 'pTexObject', pTexObject, 8, 8);
+  if (ArrayBuffer.isView(pTexObject) && (pTexObject.byteLength < 8 || (((pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pTexObject as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaCreateTextureObject', 'pTexObject', pTexObject, 8, 8);
   return (cudaCreateTextureObject$ ??= binder.native('cudaCreateTextureObject'))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
 let cudaCtxResetPersistingL2Cache$: NativeFunction | undefined;
@@ -86,7 +86,7 @@ export function cudaDestroyTextureObject(texObject: T.Int64): T.cudaError_t {
 let cudaDeviceCanAccessPeer$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceCanAccessPeer(canAccessPeer: T.Pointer, device: number, peerDevice: number): T.cudaError_t {
-  if (ArrayBuffer.isView(canAccessPeer)) rawCovers('cudaDeviceCanAccessPeer', 'canAccessPeer', canAccessPeer, 4, 4);
+  if (ArrayBuffer.isView(canAccessPeer) && (canAccessPeer.byteLength < 4 || (((canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (canAccessPeer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceCanAccessPeer', 'canAccessPeer', canAccessPeer, 4, 4);
   return (cudaDeviceCanAccessPeer$ ??= binder.native('cudaDeviceCanAccessPeer'))(canAccessPeer, device, peerDevice);
 }
 let cudaDeviceDisablePeerAccess$: NativeFunction | undefined;
@@ -107,25 +107,25 @@ export function cudaDeviceFlushGPUDirectRDMAWrites(target: T.cudaFlushGPUDirectR
 let cudaDeviceGetAttribute$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetAttribute(value: T.Pointer, attr: T.cudaDeviceAttr, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cudaDeviceGetAttribute', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetAttribute', 'value', value, 4, 4);
   return (cudaDeviceGetAttribute$ ??= binder.native('cudaDeviceGetAttribute'))(value, attr, device);
 }
 let cudaDeviceGetByPCIBusId$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetByPCIBusId(device: T.Pointer, pciBusId: string | T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(device)) rawCovers('cudaDeviceGetByPCIBusId', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetByPCIBusId', 'device', device, 4, 4);
   return (cudaDeviceGetByPCIBusId$ ??= binder.native('cudaDeviceGetByPCIBusId'))(device, pciBusId);
 }
 let cudaDeviceGetCacheConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetCacheConfig(pCacheConfig: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pCacheConfig)) rawCovers('cudaDeviceGetCacheConfig', 'pCacheConfig', pCacheConfig, 4, 4);
+  if (ArrayBuffer.isView(pCacheConfig) && (pCacheConfig.byteLength < 4 || (((pCacheConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pCacheConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetCacheConfig', 'pCacheConfig', pCacheConfig, 4, 4);
   return (cudaDeviceGetCacheConfig$ ??= binder.native('cudaDeviceGetCacheConfig'))(pCacheConfig);
 }
 let cudaDeviceGetDefaultMemPool$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetDefaultMemPool(memPool: T.Pointer, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(memPool)) rawCovers('cudaDeviceGetDefaultMemPool', 'memPool', memPool, 8, 8);
+  if (ArrayBuffer.isView(memPool) && (memPool.byteLength < 8 || (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaDeviceGetDefaultMemPool', 'memPool', memPool, 8, 8);
   return (cudaDeviceGetDefaultMemPool$ ??= binder.native('cudaDeviceGetDefaultMemPool'))(memPool, device);
 }
 let cudaDeviceGetGraphMemAttribute$: NativeFunction | undefined;
@@ -136,19 +136,19 @@ export function cudaDeviceGetGraphMemAttribute(device: number, attr: T.cudaGraph
 let cudaDeviceGetHostAtomicCapabilities$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaDeviceGetHostAtomicCapabilities(capabilities: T.Pointer, operations: T.Pointer, count: number, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(capabilities)) rawCovers('cudaDeviceGetHostAtomicCapabilities', 'capabilities', capabilities, 4, 4);
+  if (ArrayBuffer.isView(capabilities) && (capabilities.byteLength < 4 || (((capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetHostAtomicCapabilities', 'capabilities', capabilities, 4, 4);
   return (cudaDeviceGetHostAtomicCapabilities$ ??= binder.native('cudaDeviceGetHostAtomicCapabilities'))(capabilities, operations, count, device);
 }
 let cudaDeviceGetLimit$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetLimit(pValue: T.Pointer, limit: T.cudaLimit): T.cudaError_t {
-  if (ArrayBuffer.isView(pValue)) rawCovers('cudaDeviceGetLimit', 'pValue', pValue, 8, 8);
+  if (ArrayBuffer.isView(pValue) && (pValue.byteLength < 8 || (((pValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pValue as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaDeviceGetLimit', 'pValue', pValue, 8, 8);
   return (cudaDeviceGetLimit$ ??= binder.native('cudaDeviceGetLimit'))(pValue, limit);
 }
 let cudaDeviceGetMemPool$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetMemPool(memPool: T.Pointer, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(memPool)) rawCovers('cudaDeviceGetMemPool', 'memPool', memPool, 8, 8);
+  if (ArrayBuffer.isView(memPool) && (memPool.byteLength < 8 || (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaDeviceGetMemPool', 'memPool', memPool, 8, 8);
   return (cudaDeviceGetMemPool$ ??= binder.native('cudaDeviceGetMemPool'))(memPool, device);
 }
 let cudaDeviceGetNvSciSyncAttributes$: NativeFunction | undefined;
@@ -159,13 +159,13 @@ export function cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: T.Pointer, d
 let cudaDeviceGetP2PAtomicCapabilities$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaDeviceGetP2PAtomicCapabilities(capabilities: T.Pointer, operations: T.Pointer, count: number, srcDevice: number, dstDevice: number): T.cudaError_t {
-  if (ArrayBuffer.isView(capabilities)) rawCovers('cudaDeviceGetP2PAtomicCapabilities', 'capabilities', capabilities, 4, 4);
+  if (ArrayBuffer.isView(capabilities) && (capabilities.byteLength < 4 || (((capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (capabilities as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetP2PAtomicCapabilities', 'capabilities', capabilities, 4, 4);
   return (cudaDeviceGetP2PAtomicCapabilities$ ??= binder.native('cudaDeviceGetP2PAtomicCapabilities'))(capabilities, operations, count, srcDevice, dstDevice);
 }
 let cudaDeviceGetP2PAttribute$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetP2PAttribute(value: T.Pointer, attr: T.cudaDeviceP2PAttr, srcDevice: number, dstDevice: number): T.cudaError_t {
-  if (ArrayBuffer.isView(value)) rawCovers('cudaDeviceGetP2PAttribute', 'value', value, 4, 4);
+  if (ArrayBuffer.isView(value) && (value.byteLength < 4 || (((value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (value as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetP2PAttribute', 'value', value, 4, 4);
   return (cudaDeviceGetP2PAttribute$ ??= binder.native('cudaDeviceGetP2PAttribute'))(value, attr, srcDevice, dstDevice);
 }
 let cudaDeviceGetPCIBusId$: NativeFunction | undefined;
@@ -176,20 +176,20 @@ export function cudaDeviceGetPCIBusId(pciBusId: T.Pointer, len: number, device: 
 let cudaDeviceGetSharedMemConfig$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetSharedMemConfig(pConfig: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pConfig)) rawCovers('cudaDeviceGetSharedMemConfig', 'pConfig', pConfig, 4, 4);
+  if (ArrayBuffer.isView(pConfig) && (pConfig.byteLength < 4 || (((pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pConfig as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetSharedMemConfig', 'pConfig', pConfig, 4, 4);
   return (cudaDeviceGetSharedMemConfig$ ??= binder.native('cudaDeviceGetSharedMemConfig'))(pConfig);
 }
 let cudaDeviceGetStreamPriorityRange$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetStreamPriorityRange(leastPriority: T.Pointer, greatestPriority: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(leastPriority)) rawCovers('cudaDeviceGetStreamPriorityRange', 'leastPriority', leastPriority, 4, 4);
-  if (ArrayBuffer.isView(greatestPriority)) rawCovers('cudaDeviceGetStreamPriorityRange', 'greatestPriority', greatestPriority, 4, 4);
+  if (ArrayBuffer.isView(leastPriority) && (leastPriority.byteLength < 4 || (((leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (leastPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetStreamPriorityRange', 'leastPriority', leastPriority, 4, 4);
+  if (ArrayBuffer.isView(greatestPriority) && (greatestPriority.byteLength < 4 || (((greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (greatestPriority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDeviceGetStreamPriorityRange', 'greatestPriority', greatestPriority, 4, 4);
   return (cudaDeviceGetStreamPriorityRange$ ??= binder.native('cudaDeviceGetStreamPriorityRange'))(leastPriority, greatestPriority);
 }
 let cudaDeviceGetTexture1DLinearMaxWidth$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, const struct cudaChannelFormatDesc *fmtDesc, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: T.Pointer, fmtDesc: T.Pointer, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(maxWidthInElements)) rawCovers('cudaDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, 8, 8);
+  if (ArrayBuffer.isView(maxWidthInElements) && (maxWidthInElements.byteLength < 8 || (((maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (maxWidthInElements as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaDeviceGetTexture1DLinearMaxWidth', 'maxWidthInElements', maxWidthInElements, 8, 8);
   return (cudaDeviceGetTexture1DLinearMaxWidth$ ??= binder.native('cudaDeviceGetTexture1DLinearMaxWidth'))(maxWidthInElements, fmtDesc, device);
 }
 let cudaDeviceGraphMemTrim$: NativeFunction | undefined;
@@ -200,7 +200,7 @@ export function cudaDeviceGraphMemTrim(device: number): T.cudaError_t {
 let cudaDeviceRegisterAsyncNotification$: NativeFunction | undefined;
 /** `cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc, void *userData, cudaAsyncCallbackHandle_t *callback)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaAsyncCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cudaDeviceRegisterAsyncNotification(device: number, callbackFunc: T.Pointer, userData: T.Pointer, callback: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(callback)) rawCovers('cudaDeviceRegisterAsyncNotification', 'callback', callback, 8, 8);
+  if (ArrayBuffer.isView(callback) && (callback.byteLength < 8 || (((callback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (callback as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaDeviceRegisterAsyncNotification', 'callback', callback, 8, 8);
   return (cudaDeviceRegisterAsyncNotification$ ??= binder.native('cudaDeviceRegisterAsyncNotification'))(device, callbackFunc, userData, callback);
 }
 let cudaDeviceReset$: NativeFunction | undefined;
@@ -246,19 +246,19 @@ export function cudaDeviceUnregisterAsyncNotification(device: number, callback: 
 let cudaDriverGetVersion$: NativeFunction | undefined;
 /** `cudaError_t cudaDriverGetVersion(int *driverVersion)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaDriverGetVersion(driverVersion: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(driverVersion)) rawCovers('cudaDriverGetVersion', 'driverVersion', driverVersion, 4, 4);
+  if (ArrayBuffer.isView(driverVersion) && (driverVersion.byteLength < 4 || (((driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (driverVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaDriverGetVersion', 'driverVersion', driverVersion, 4, 4);
   return (cudaDriverGetVersion$ ??= binder.native('cudaDriverGetVersion'))(driverVersion);
 }
 let cudaEventCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaEventCreate(cudaEvent_t *event)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaEventCreate(event: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(event)) rawCovers('cudaEventCreate', 'event', event, 8, 8);
+  if (ArrayBuffer.isView(event) && (event.byteLength < 8 || (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaEventCreate', 'event', event, 8, 8);
   return (cudaEventCreate$ ??= binder.native('cudaEventCreate'))(event);
 }
 let cudaEventCreateWithFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaEventCreateWithFlags(event: T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(event)) rawCovers('cudaEventCreateWithFlags', 'event', event, 8, 8);
+  if (ArrayBuffer.isView(event) && (event.byteLength < 8 || (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaEventCreateWithFlags', 'event', event, 8, 8);
   return (cudaEventCreateWithFlags$ ??= binder.native('cudaEventCreateWithFlags'))(event, flags);
 }
 let cudaEventDestroy$: NativeFunction | undefined;
@@ -269,7 +269,7 @@ export function cudaEventDestroy(event: T.cudaEvent_t): T.cudaError_t {
 let cudaEventElapsedTime$: NativeFunction | undefined;
 /** `cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaEventElapsedTime(ms: T.Pointer, start: T.cudaEvent_t, end: T.cudaEvent_t): T.cudaError_t {
-  if (ArrayBuffer.isView(ms)) rawCovers('cudaEventElapsedTime', 'ms', ms, 4, 4);
+  if (ArrayBuffer.isView(ms) && (ms.byteLength < 4 || (((ms as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ms as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaEventElapsedTime', 'ms', ms, 4, 4);
   return (cudaEventElapsedTime$ ??= binder.native('cudaEventElapsedTime'))(ms, start, end);
 }
 let cudaEventQuery$: NativeFunction | undefined;
@@ -295,13 +295,13 @@ export function cudaEventSynchronize(event: T.cudaEvent_t): T.cudaError_t {
 let cudaExternalMemoryGetMappedBuffer$: NativeFunction | undefined;
 /** `cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaExternalMemoryGetMappedBuffer(devPtr: T.Pointer, extMem: T.cudaExternalMemory_t, bufferDesc: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaExternalMemoryGetMappedBuffer', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaExternalMemoryGetMappedBuffer', 'devPtr', devPtr, 8, 8);
   return (cudaExternalMemoryGetMappedBuffer$ ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(devPtr, extMem, bufferDesc);
 }
 let cudaExternalMemoryGetMappedMipmappedArray$: NativeFunction | undefined;
 /** `cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaExternalMemoryGetMappedMipmappedArray(mipmap: T.Pointer, extMem: T.cudaExternalMemory_t, mipmapDesc: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(mipmap)) rawCovers('cudaExternalMemoryGetMappedMipmappedArray', 'mipmap', mipmap, 8, 8);
+  if (ArrayBuffer.isView(mipmap) && (mipmap.byteLength < 8 || (((mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mipmap as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaExternalMemoryGetMappedMipmappedArray', 'mipmap', mipmap, 8, 8);
   return (cudaExternalMemoryGetMappedMipmappedArray$ ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(mipmap, extMem, mipmapDesc);
 }
 let cudaFree$: NativeFunction | undefined;
@@ -332,20 +332,20 @@ export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t): 
 let cudaFuncGetAttributes$: NativeFunction | undefined;
 /** `cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaFuncGetAttributes(attr: T.Pointer, func: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(attr)) rawCovers('cudaFuncGetAttributes', 'attr', attr, 144, 1);
+  if (ArrayBuffer.isView(attr) && (attr.byteLength < 144)) rawCovers('cudaFuncGetAttributes', 'attr', attr, 144, 1);
   return (cudaFuncGetAttributes$ ??= binder.native('cudaFuncGetAttributes'))(attr, func);
 }
 let cudaFuncGetName$: NativeFunction | undefined;
 /** `cudaError_t cudaFuncGetName(const char **name, const void *func)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaFuncGetName(name: T.Pointer, func: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(name)) rawCovers('cudaFuncGetName', 'name', name, 8, 8);
+  if (ArrayBuffer.isView(name) && (name.byteLength < 8 || (((name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (name as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaFuncGetName', 'name', name, 8, 8);
   return (cudaFuncGetName$ ??= binder.native('cudaFuncGetName'))(name, func);
 }
 let cudaFuncGetParamInfo$: NativeFunction | undefined;
 /** `cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaFuncGetParamInfo(func: T.Pointer, paramIndex: T.Int64, paramOffset: T.Pointer, paramSize: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(paramOffset)) rawCovers('cudaFuncGetParamInfo', 'paramOffset', paramOffset, 8, 8);
-  if (ArrayBuffer.isView(paramSize)) rawCovers('cudaFuncGetParamInfo', 'paramSize', paramSize, 8, 8);
+  if (ArrayBuffer.isView(paramOffset) && (paramOffset.byteLength < 8 || (((paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paramOffset as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaFuncGetParamInfo', 'paramOffset', paramOffset, 8, 8);
+  if (ArrayBuffer.isView(paramSize) && (paramSize.byteLength < 8 || (((paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (paramSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaFuncGetParamInfo', 'paramSize', paramSize, 8, 8);
   return (cudaFuncGetParamInfo$ ??= binder.native('cudaFuncGetParamInfo'))(func, paramIndex, paramOffset, paramSize);
 }
 let cudaFuncSetAttribute$: NativeFunction | undefined;
@@ -366,45 +366,45 @@ export function cudaFuncSetSharedMemConfig(func: T.Pointer, config: T.cudaShared
 let cudaGetChannelDesc$: NativeFunction | undefined;
 /** `cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_const_t array)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetChannelDesc(desc: T.Pointer, array: T.cudaArray_const_t): T.cudaError_t {
-  if (ArrayBuffer.isView(desc)) rawCovers('cudaGetChannelDesc', 'desc', desc, 20, 1);
+  if (ArrayBuffer.isView(desc) && (desc.byteLength < 20)) rawCovers('cudaGetChannelDesc', 'desc', desc, 20, 1);
   return (cudaGetChannelDesc$ ??= binder.native('cudaGetChannelDesc'))(desc, array);
 }
 let cudaGetDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDevice(int *device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetDevice(device: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(device)) rawCovers('cudaGetDevice', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGetDevice', 'device', device, 4, 4);
   return (cudaGetDevice$ ??= binder.native('cudaGetDevice'))(device);
 }
 let cudaGetDeviceCount$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceCount(int *count)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetDeviceCount(count: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(count)) rawCovers('cudaGetDeviceCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGetDeviceCount', 'count', count, 4, 4);
   return (cudaGetDeviceCount$ ??= binder.native('cudaGetDeviceCount'))(count);
 }
 let cudaGetDeviceFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceFlags(unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetDeviceFlags(flags: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(flags)) rawCovers('cudaGetDeviceFlags', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGetDeviceFlags', 'flags', flags, 4, 4);
   return (cudaGetDeviceFlags$ ??= binder.native('cudaGetDeviceFlags'))(flags);
 }
 let cudaGetDeviceProperties$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetDeviceProperties(prop: T.Pointer, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(prop)) rawCovers('cudaGetDeviceProperties', 'prop', prop, 1008, 1);
+  if (ArrayBuffer.isView(prop) && (prop.byteLength < 1008)) rawCovers('cudaGetDeviceProperties', 'prop', prop, 1008, 1);
   return (cudaGetDeviceProperties$ ??= binder.native('cudaGetDeviceProperties'))(prop, device);
 }
 let cudaGetDriverEntryPoint$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetDriverEntryPoint(symbol: string | T.Pointer, funcPtr: T.Pointer, flags: T.Int64, driverStatus: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(funcPtr)) rawCovers('cudaGetDriverEntryPoint', 'funcPtr', funcPtr, 8, 8);
-  if (ArrayBuffer.isView(driverStatus)) rawCovers('cudaGetDriverEntryPoint', 'driverStatus', driverStatus, 4, 4);
+  if (ArrayBuffer.isView(funcPtr) && (funcPtr.byteLength < 8 || (((funcPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (funcPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetDriverEntryPoint', 'funcPtr', funcPtr, 8, 8);
+  if (ArrayBuffer.isView(driverStatus) && (driverStatus.byteLength < 4 || (((driverStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (driverStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGetDriverEntryPoint', 'driverStatus', driverStatus, 4, 4);
   return (cudaGetDriverEntryPoint$ ??= binder.native('cudaGetDriverEntryPoint'))(symbol, funcPtr, flags, driverStatus);
 }
 let cudaGetDriverEntryPointByVersion$: NativeFunction | undefined;
 /** `cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetDriverEntryPointByVersion(symbol: string | T.Pointer, funcPtr: T.Pointer, cudaVersion: number, flags: T.Int64, driverStatus: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(funcPtr)) rawCovers('cudaGetDriverEntryPointByVersion', 'funcPtr', funcPtr, 8, 8);
-  if (ArrayBuffer.isView(driverStatus)) rawCovers('cudaGetDriverEntryPointByVersion', 'driverStatus', driverStatus, 4, 4);
+  if (ArrayBuffer.isView(funcPtr) && (funcPtr.byteLength < 8 || (((funcPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (funcPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetDriverEntryPointByVersion', 'funcPtr', funcPtr, 8, 8);
+  if (ArrayBuffer.isView(driverStatus) && (driverStatus.byteLength < 4 || (((driverStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (driverStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGetDriverEntryPointByVersion', 'driverStatus', driverStatus, 4, 4);
   return (cudaGetDriverEntryPointByVersion$ ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }
 let cudaGetErrorName$: NativeFunction | undefined;
@@ -420,19 +420,19 @@ export function cudaGetErrorString(error: T.cudaError_t): string | null {
 let cudaGetExportTable$: NativeFunction | undefined;
 /** `cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetExportTable(ppExportTable: T.Pointer, pExportTableId: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(ppExportTable)) rawCovers('cudaGetExportTable', 'ppExportTable', ppExportTable, 8, 8);
+  if (ArrayBuffer.isView(ppExportTable) && (ppExportTable.byteLength < 8 || (((ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ppExportTable as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetExportTable', 'ppExportTable', ppExportTable, 8, 8);
   return (cudaGetExportTable$ ??= binder.native('cudaGetExportTable'))(ppExportTable, pExportTableId);
 }
 let cudaGetFuncBySymbol$: NativeFunction | undefined;
 /** `cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetFuncBySymbol(functionPtr: T.Pointer, symbolPtr: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(functionPtr)) rawCovers('cudaGetFuncBySymbol', 'functionPtr', functionPtr, 8, 8);
+  if (ArrayBuffer.isView(functionPtr) && (functionPtr.byteLength < 8 || (((functionPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (functionPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetFuncBySymbol', 'functionPtr', functionPtr, 8, 8);
   return (cudaGetFuncBySymbol$ ??= binder.native('cudaGetFuncBySymbol'))(functionPtr, symbolPtr);
 }
 let cudaGetKernel$: NativeFunction | undefined;
 /** `cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetKernel(kernelPtr: T.Pointer, entryFuncAddr: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(kernelPtr)) rawCovers('cudaGetKernel', 'kernelPtr', kernelPtr, 8, 8);
+  if (ArrayBuffer.isView(kernelPtr) && (kernelPtr.byteLength < 8 || (((kernelPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kernelPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetKernel', 'kernelPtr', kernelPtr, 8, 8);
   return (cudaGetKernel$ ??= binder.native('cudaGetKernel'))(kernelPtr, entryFuncAddr);
 }
 let cudaGetLastError$: NativeFunction | undefined;
@@ -443,49 +443,49 @@ export function cudaGetLastError(): T.cudaError_t {
 let cudaGetMipmappedArrayLevel$: NativeFunction | undefined;
 /** `cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMipmappedArray_const_t mipmappedArray, unsigned int level)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetMipmappedArrayLevel(levelArray: T.Pointer, mipmappedArray: T.cudaMipmappedArray_const_t, level: number): T.cudaError_t {
-  if (ArrayBuffer.isView(levelArray)) rawCovers('cudaGetMipmappedArrayLevel', 'levelArray', levelArray, 8, 8);
+  if (ArrayBuffer.isView(levelArray) && (levelArray.byteLength < 8 || (((levelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (levelArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetMipmappedArrayLevel', 'levelArray', levelArray, 8, 8);
   return (cudaGetMipmappedArrayLevel$ ??= binder.native('cudaGetMipmappedArrayLevel'))(levelArray, mipmappedArray, level);
 }
 let cudaGetSurfaceObjectResourceDesc$: NativeFunction | undefined;
 /** `cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetSurfaceObjectResourceDesc(pResDesc: T.Pointer, surfObject: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pResDesc)) rawCovers('cudaGetSurfaceObjectResourceDesc', 'pResDesc', pResDesc, 144, 1);
+  if (ArrayBuffer.isView(pResDesc) && (pResDesc.byteLength < 144)) rawCovers('cudaGetSurfaceObjectResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cudaGetSurfaceObjectResourceDesc$ ??= binder.native('cudaGetSurfaceObjectResourceDesc'))(pResDesc, surfObject);
 }
 let cudaGetSymbolAddress$: NativeFunction | undefined;
 /** `cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetSymbolAddress(devPtr: T.Pointer, symbol: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaGetSymbolAddress', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetSymbolAddress', 'devPtr', devPtr, 8, 8);
   return (cudaGetSymbolAddress$ ??= binder.native('cudaGetSymbolAddress'))(devPtr, symbol);
 }
 let cudaGetSymbolSize$: NativeFunction | undefined;
 /** `cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetSymbolSize(size: T.Pointer, symbol: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(size)) rawCovers('cudaGetSymbolSize', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGetSymbolSize', 'size', size, 8, 8);
   return (cudaGetSymbolSize$ ??= binder.native('cudaGetSymbolSize'))(size, symbol);
 }
 let cudaGetTextureObjectResourceDesc$: NativeFunction | undefined;
 /** `cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetTextureObjectResourceDesc(pResDesc: T.Pointer, texObject: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pResDesc)) rawCovers('cudaGetTextureObjectResourceDesc', 'pResDesc', pResDesc, 144, 1);
+  if (ArrayBuffer.isView(pResDesc) && (pResDesc.byteLength < 144)) rawCovers('cudaGetTextureObjectResourceDesc', 'pResDesc', pResDesc, 144, 1);
   return (cudaGetTextureObjectResourceDesc$ ??= binder.native('cudaGetTextureObjectResourceDesc'))(pResDesc, texObject);
 }
 let cudaGetTextureObjectResourceViewDesc$: NativeFunction | undefined;
 /** `cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetTextureObjectResourceViewDesc(pResViewDesc: T.Pointer, texObject: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pResViewDesc)) rawCovers('cudaGetTextureObjectResourceViewDesc', 'pResViewDesc', pResViewDesc, 112, 1);
+  if (ArrayBuffer.isView(pResViewDesc) && (pResViewDesc.byteLength < 112)) rawCovers('cudaGetTextureObjectResourceViewDesc', 'pResViewDesc', pResViewDesc, 112, 1);
   return (cudaGetTextureObjectResourceViewDesc$ ??= binder.native('cudaGetTextureObjectResourceViewDesc'))(pResViewDesc, texObject);
 }
 let cudaGetTextureObjectTextureDesc$: NativeFunction | undefined;
 /** `cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGetTextureObjectTextureDesc(pTexDesc: T.Pointer, texObject: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pTexDesc)) rawCovers('cudaGetTextureObjectTextureDesc', 'pTexDesc', pTexDesc, 72, 1);
+  if (ArrayBuffer.isView(pTexDesc) && (pTexDesc.byteLength < 72)) rawCovers('cudaGetTextureObjectTextureDesc', 'pTexDesc', pTexDesc, 72, 1);
   return (cudaGetTextureObjectTextureDesc$ ??= binder.native('cudaGetTextureObjectTextureDesc'))(pTexDesc, texObject);
 }
 let cudaGraphAddChildGraphNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaGraph_t childGraph)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddChildGraphNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, childGraph: T.cudaGraph_t): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddChildGraphNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddChildGraphNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddChildGraphNode$ ??= binder.native('cudaGraphAddChildGraphNode'))(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
 let cudaGraphAddDependencies$: NativeFunction | undefined;
@@ -496,117 +496,117 @@ export function cudaGraphAddDependencies(graph: T.cudaGraph_t, from: T.Pointer, 
 let cudaGraphAddEmptyNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddEmptyNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddEmptyNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddEmptyNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddEmptyNode$ ??= binder.native('cudaGraphAddEmptyNode'))(pGraphNode, graph, pDependencies, numDependencies);
 }
 let cudaGraphAddEventRecordNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddEventRecordNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddEventRecordNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddEventRecordNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddEventRecordNode$ ??= binder.native('cudaGraphAddEventRecordNode'))(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 let cudaGraphAddEventWaitNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddEventWaitNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, event: T.cudaEvent_t): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddEventWaitNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddEventWaitNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddEventWaitNode$ ??= binder.native('cudaGraphAddEventWaitNode'))(pGraphNode, graph, pDependencies, numDependencies, event);
 }
 let cudaGraphAddExternalSemaphoresSignalNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreSignalNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddExternalSemaphoresSignalNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddExternalSemaphoresSignalNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddExternalSemaphoresSignalNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddExternalSemaphoresSignalNode$ ??= binder.native('cudaGraphAddExternalSemaphoresSignalNode'))(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 let cudaGraphAddExternalSemaphoresWaitNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaExternalSemaphoreWaitNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddExternalSemaphoresWaitNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddExternalSemaphoresWaitNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddExternalSemaphoresWaitNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddExternalSemaphoresWaitNode$ ??= binder.native('cudaGraphAddExternalSemaphoresWaitNode'))(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 let cudaGraphAddHostNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddHostNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddHostNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddHostNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddHostNode$ ??= binder.native('cudaGraphAddHostNode'))(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 let cudaGraphAddKernelNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddKernelNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pNodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddKernelNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddKernelNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddKernelNode$ ??= binder.native('cudaGraphAddKernelNode'))(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 let cudaGraphAddMemAllocNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemAllocNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemAllocNode', 'pGraphNode', pGraphNode, 8, 8);
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cudaGraphAddMemAllocNode', 'nodeParams', nodeParams, 120, 1);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemAllocNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 120)) rawCovers('cudaGraphAddMemAllocNode', 'nodeParams', nodeParams, 120, 1);
   return (cudaGraphAddMemAllocNode$ ??= binder.native('cudaGraphAddMemAllocNode'))(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
 }
 let cudaGraphAddMemFreeNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemFreeNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dptr: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemFreeNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemFreeNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddMemFreeNode$ ??= binder.native('cudaGraphAddMemFreeNode'))(pGraphNode, graph, pDependencies, numDependencies, dptr);
 }
 let cudaGraphAddMemcpyNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemcpyNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pCopyParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemcpyNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemcpyNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddMemcpyNode$ ??= binder.native('cudaGraphAddMemcpyNode'))(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
 let cudaGraphAddMemcpyNode1D$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemcpyNode1D(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemcpyNode1D', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemcpyNode1D', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddMemcpyNode1D$ ??= binder.native('cudaGraphAddMemcpyNode1D'))(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
 let cudaGraphAddMemcpyNodeFromSymbol$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemcpyNodeFromSymbol(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemcpyNodeFromSymbol', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemcpyNodeFromSymbol', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddMemcpyNodeFromSymbol$ ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
 let cudaGraphAddMemcpyNodeToSymbol$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemcpyNodeToSymbol(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemcpyNodeToSymbol', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemcpyNodeToSymbol', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddMemcpyNodeToSymbol$ ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
 let cudaGraphAddMemsetNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, const struct cudaMemsetParams *pMemsetParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddMemsetNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, numDependencies: T.Int64, pMemsetParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddMemsetNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddMemsetNode', 'pGraphNode', pGraphNode, 8, 8);
   return (cudaGraphAddMemsetNode$ ??= binder.native('cudaGraphAddMemsetNode'))(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
 let cudaGraphAddNode$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphAddNode(pGraphNode: T.Pointer, graph: T.cudaGraph_t, pDependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, nodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphNode)) rawCovers('cudaGraphAddNode', 'pGraphNode', pGraphNode, 8, 8);
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cudaGraphAddNode', 'nodeParams', nodeParams, 256, 1);
+  if (ArrayBuffer.isView(pGraphNode) && (pGraphNode.byteLength < 8 || (((pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphAddNode', 'pGraphNode', pGraphNode, 8, 8);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 256)) rawCovers('cudaGraphAddNode', 'nodeParams', nodeParams, 256, 1);
   return (cudaGraphAddNode$ ??= binder.native('cudaGraphAddNode'))(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
 }
 let cudaGraphChildGraphNodeGetGraph$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphChildGraphNodeGetGraph(node: T.cudaGraphNode_t, pGraph: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraph)) rawCovers('cudaGraphChildGraphNodeGetGraph', 'pGraph', pGraph, 8, 8);
+  if (ArrayBuffer.isView(pGraph) && (pGraph.byteLength < 8 || (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphChildGraphNodeGetGraph', 'pGraph', pGraph, 8, 8);
   return (cudaGraphChildGraphNodeGetGraph$ ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, pGraph);
 }
 let cudaGraphClone$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphClone(pGraphClone: T.Pointer, originalGraph: T.cudaGraph_t): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphClone)) rawCovers('cudaGraphClone', 'pGraphClone', pGraphClone, 8, 8);
+  if (ArrayBuffer.isView(pGraphClone) && (pGraphClone.byteLength < 8 || (((pGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphClone as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphClone', 'pGraphClone', pGraphClone, 8, 8);
   return (cudaGraphClone$ ??= binder.native('cudaGraphClone'))(pGraphClone, originalGraph);
 }
 let cudaGraphConditionalHandleCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph, unsigned int defaultLaunchValue, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphConditionalHandleCreate(pHandle_out: T.Pointer, graph: T.cudaGraph_t, defaultLaunchValue: number, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pHandle_out)) rawCovers('cudaGraphConditionalHandleCreate', 'pHandle_out', pHandle_out, 8, 8);
+  if (ArrayBuffer.isView(pHandle_out) && (pHandle_out.byteLength < 8 || (((pHandle_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHandle_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphConditionalHandleCreate', 'pHandle_out', pHandle_out, 8, 8);
   return (cudaGraphConditionalHandleCreate$ ??= binder.native('cudaGraphConditionalHandleCreate'))(pHandle_out, graph, defaultLaunchValue, flags);
 }
 let cudaGraphCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphCreate(pGraph: T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraph)) rawCovers('cudaGraphCreate', 'pGraph', pGraph, 8, 8);
+  if (ArrayBuffer.isView(pGraph) && (pGraph.byteLength < 8 || (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphCreate', 'pGraph', pGraph, 8, 8);
   return (cudaGraphCreate$ ??= binder.native('cudaGraphCreate'))(pGraph, flags);
 }
 let cudaGraphDebugDotPrint$: NativeFunction | undefined;
@@ -627,7 +627,7 @@ export function cudaGraphDestroyNode(node: T.cudaGraphNode_t): T.cudaError_t {
 let cudaGraphEventRecordNodeGetEvent$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphEventRecordNodeGetEvent(node: T.cudaGraphNode_t, event_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(event_out)) rawCovers('cudaGraphEventRecordNodeGetEvent', 'event_out', event_out, 8, 8);
+  if (ArrayBuffer.isView(event_out) && (event_out.byteLength < 8 || (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphEventRecordNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cudaGraphEventRecordNodeGetEvent$ ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, event_out);
 }
 let cudaGraphEventRecordNodeSetEvent$: NativeFunction | undefined;
@@ -638,7 +638,7 @@ export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t, event:
 let cudaGraphEventWaitNodeGetEvent$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphEventWaitNodeGetEvent(node: T.cudaGraphNode_t, event_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(event_out)) rawCovers('cudaGraphEventWaitNodeGetEvent', 'event_out', event_out, 8, 8);
+  if (ArrayBuffer.isView(event_out) && (event_out.byteLength < 8 || (((event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphEventWaitNodeGetEvent', 'event_out', event_out, 8, 8);
   return (cudaGraphEventWaitNodeGetEvent$ ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, event_out);
 }
 let cudaGraphEventWaitNodeSetEvent$: NativeFunction | undefined;
@@ -679,7 +679,7 @@ export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.c
 let cudaGraphExecGetFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphExecGetFlags(graphExec: T.cudaGraphExec_t, flags: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(flags)) rawCovers('cudaGraphExecGetFlags', 'flags', flags, 8, 8);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 8 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphExecGetFlags', 'flags', flags, 8, 8);
   return (cudaGraphExecGetFlags$ ??= binder.native('cudaGraphExecGetFlags'))(graphExec, flags);
 }
 let cudaGraphExecHostNodeSetParams$: NativeFunction | undefined;
@@ -720,19 +720,19 @@ export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t, 
 let cudaGraphExecNodeSetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t, node: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cudaGraphExecNodeSetParams', 'nodeParams', nodeParams, 256, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 256)) rawCovers('cudaGraphExecNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cudaGraphExecNodeSetParams$ ??= binder.native('cudaGraphExecNodeSetParams'))(graphExec, node, nodeParams);
 }
 let cudaGraphExecUpdate$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t, hGraph: T.cudaGraph_t, resultInfo: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(resultInfo)) rawCovers('cudaGraphExecUpdate', 'resultInfo', resultInfo, 24, 1);
+  if (ArrayBuffer.isView(resultInfo) && (resultInfo.byteLength < 24)) rawCovers('cudaGraphExecUpdate', 'resultInfo', resultInfo, 24, 1);
   return (cudaGraphExecUpdate$ ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, resultInfo);
 }
 let cudaGraphExternalSemaphoresSignalNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreSignalNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t, params_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(params_out)) rawCovers('cudaGraphExternalSemaphoresSignalNodeGetParams', 'params_out', params_out, 24, 1);
+  if (ArrayBuffer.isView(params_out) && (params_out.byteLength < 24)) rawCovers('cudaGraphExternalSemaphoresSignalNodeGetParams', 'params_out', params_out, 24, 1);
   return (cudaGraphExternalSemaphoresSignalNodeGetParams$ ??= binder.native('cudaGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out);
 }
 let cudaGraphExternalSemaphoresSignalNodeSetParams$: NativeFunction | undefined;
@@ -743,7 +743,7 @@ export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGrap
 let cudaGraphExternalSemaphoresWaitNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_t hNode, struct cudaExternalSemaphoreWaitNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t, params_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(params_out)) rawCovers('cudaGraphExternalSemaphoresWaitNodeGetParams', 'params_out', params_out, 24, 1);
+  if (ArrayBuffer.isView(params_out) && (params_out.byteLength < 24)) rawCovers('cudaGraphExternalSemaphoresWaitNodeGetParams', 'params_out', params_out, 24, 1);
   return (cudaGraphExternalSemaphoresWaitNodeGetParams$ ??= binder.native('cudaGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out);
 }
 let cudaGraphExternalSemaphoresWaitNodeSetParams$: NativeFunction | undefined;
@@ -754,30 +754,30 @@ export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphN
 let cudaGraphGetEdges$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphGetEdges(graph: T.cudaGraph_t, from: T.Pointer, to: T.Pointer, edgeData: T.Pointer, numEdges: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(from)) rawCovers('cudaGraphGetEdges', 'from', from, 8, 8);
-  if (ArrayBuffer.isView(to)) rawCovers('cudaGraphGetEdges', 'to', to, 8, 8);
-  if (ArrayBuffer.isView(edgeData)) rawCovers('cudaGraphGetEdges', 'edgeData', edgeData, 8, 1);
-  if (ArrayBuffer.isView(numEdges)) rawCovers('cudaGraphGetEdges', 'numEdges', numEdges, 8, 8);
+  if (ArrayBuffer.isView(from) && (from.byteLength < 8 || (((from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (from as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetEdges', 'from', from, 8, 8);
+  if (ArrayBuffer.isView(to) && (to.byteLength < 8 || (((to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (to as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetEdges', 'to', to, 8, 8);
+  if (ArrayBuffer.isView(edgeData) && (edgeData.byteLength < 8)) rawCovers('cudaGraphGetEdges', 'edgeData', edgeData, 8, 1);
+  if (ArrayBuffer.isView(numEdges) && (numEdges.byteLength < 8 || (((numEdges as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numEdges as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetEdges', 'numEdges', numEdges, 8, 8);
   return (cudaGraphGetEdges$ ??= binder.native('cudaGraphGetEdges'))(graph, from, to, edgeData, numEdges);
 }
 let cudaGraphGetNodes$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphGetNodes(graph: T.cudaGraph_t, nodes: T.Pointer, numNodes: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(nodes)) rawCovers('cudaGraphGetNodes', 'nodes', nodes, 8, 8);
-  if (ArrayBuffer.isView(numNodes)) rawCovers('cudaGraphGetNodes', 'numNodes', numNodes, 8, 8);
+  if (ArrayBuffer.isView(nodes) && (nodes.byteLength < 8 || (((nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (nodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetNodes', 'nodes', nodes, 8, 8);
+  if (ArrayBuffer.isView(numNodes) && (numNodes.byteLength < 8 || (((numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetNodes', 'numNodes', numNodes, 8, 8);
   return (cudaGraphGetNodes$ ??= binder.native('cudaGraphGetNodes'))(graph, nodes, numNodes);
 }
 let cudaGraphGetRootNodes$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphGetRootNodes(graph: T.cudaGraph_t, pRootNodes: T.Pointer, pNumRootNodes: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pRootNodes)) rawCovers('cudaGraphGetRootNodes', 'pRootNodes', pRootNodes, 8, 8);
-  if (ArrayBuffer.isView(pNumRootNodes)) rawCovers('cudaGraphGetRootNodes', 'pNumRootNodes', pNumRootNodes, 8, 8);
+  if (ArrayBuffer.isView(pRootNodes) && (pRootNodes.byteLength < 8 || (((pRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetRootNodes', 'pRootNodes', pRootNodes, 8, 8);
+  if (ArrayBuffer.isView(pNumRootNodes) && (pNumRootNodes.byteLength < 8 || (((pNumRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pNumRootNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphGetRootNodes', 'pNumRootNodes', pNumRootNodes, 8, 8);
   return (cudaGraphGetRootNodes$ ??= binder.native('cudaGraphGetRootNodes'))(graph, pRootNodes, pNumRootNodes);
 }
 let cudaGraphHostNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pNodeParams)) rawCovers('cudaGraphHostNodeGetParams', 'pNodeParams', pNodeParams, 16, 1);
+  if (ArrayBuffer.isView(pNodeParams) && (pNodeParams.byteLength < 16)) rawCovers('cudaGraphHostNodeGetParams', 'pNodeParams', pNodeParams, 16, 1);
   return (cudaGraphHostNodeGetParams$ ??= binder.native('cudaGraphHostNodeGetParams'))(node, pNodeParams);
 }
 let cudaGraphHostNodeSetParams$: NativeFunction | undefined;
@@ -788,20 +788,20 @@ export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t, pNodeParams:
 let cudaGraphInstantiate$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphInstantiate(pGraphExec: T.Pointer, graph: T.cudaGraph_t, flags: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphExec)) rawCovers('cudaGraphInstantiate', 'pGraphExec', pGraphExec, 8, 8);
+  if (ArrayBuffer.isView(pGraphExec) && (pGraphExec.byteLength < 8 || (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphInstantiate', 'pGraphExec', pGraphExec, 8, 8);
   return (cudaGraphInstantiate$ ??= binder.native('cudaGraphInstantiate'))(pGraphExec, graph, flags);
 }
 let cudaGraphInstantiateWithFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphInstantiateWithFlags(pGraphExec: T.Pointer, graph: T.cudaGraph_t, flags: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphExec)) rawCovers('cudaGraphInstantiateWithFlags', 'pGraphExec', pGraphExec, 8, 8);
+  if (ArrayBuffer.isView(pGraphExec) && (pGraphExec.byteLength < 8 || (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphInstantiateWithFlags', 'pGraphExec', pGraphExec, 8, 8);
   return (cudaGraphInstantiateWithFlags$ ??= binder.native('cudaGraphInstantiateWithFlags'))(pGraphExec, graph, flags);
 }
 let cudaGraphInstantiateWithParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphInstantiateWithParams(pGraphExec: T.Pointer, graph: T.cudaGraph_t, instantiateParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraphExec)) rawCovers('cudaGraphInstantiateWithParams', 'pGraphExec', pGraphExec, 8, 8);
-  if (ArrayBuffer.isView(instantiateParams)) rawCovers('cudaGraphInstantiateWithParams', 'instantiateParams', instantiateParams, 32, 1);
+  if (ArrayBuffer.isView(pGraphExec) && (pGraphExec.byteLength < 8 || (((pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraphExec as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphInstantiateWithParams', 'pGraphExec', pGraphExec, 8, 8);
+  if (ArrayBuffer.isView(instantiateParams) && (instantiateParams.byteLength < 32)) rawCovers('cudaGraphInstantiateWithParams', 'instantiateParams', instantiateParams, 32, 1);
   return (cudaGraphInstantiateWithParams$ ??= binder.native('cudaGraphInstantiateWithParams'))(pGraphExec, graph, instantiateParams);
 }
 let cudaGraphKernelNodeCopyAttributes$: NativeFunction | undefined;
@@ -812,13 +812,13 @@ export function cudaGraphKernelNodeCopyAttributes(hDst: T.cudaGraphNode_t, hSrc:
 let cudaGraphKernelNodeGetAttribute$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t, attr: T.cudaLaunchAttributeID, value_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(value_out)) rawCovers('cudaGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
+  if (ArrayBuffer.isView(value_out) && (value_out.byteLength < 64)) rawCovers('cudaGraphKernelNodeGetAttribute', 'value_out', value_out, 64, 1);
   return (cudaGraphKernelNodeGetAttribute$ ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out);
 }
 let cudaGraphKernelNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pNodeParams)) rawCovers('cudaGraphKernelNodeGetParams', 'pNodeParams', pNodeParams, 56, 1);
+  if (ArrayBuffer.isView(pNodeParams) && (pNodeParams.byteLength < 56)) rawCovers('cudaGraphKernelNodeGetParams', 'pNodeParams', pNodeParams, 56, 1);
   return (cudaGraphKernelNodeGetParams$ ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams);
 }
 let cudaGraphKernelNodeSetAttribute$: NativeFunction | undefined;
@@ -839,7 +839,7 @@ export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t, stream: T.cudaStre
 let cudaGraphMemAllocNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t, params_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(params_out)) rawCovers('cudaGraphMemAllocNodeGetParams', 'params_out', params_out, 120, 1);
+  if (ArrayBuffer.isView(params_out) && (params_out.byteLength < 120)) rawCovers('cudaGraphMemAllocNodeGetParams', 'params_out', params_out, 120, 1);
   return (cudaGraphMemAllocNodeGetParams$ ??= binder.native('cudaGraphMemAllocNodeGetParams'))(node, params_out);
 }
 let cudaGraphMemFreeNodeGetParams$: NativeFunction | undefined;
@@ -850,7 +850,7 @@ export function cudaGraphMemFreeNodeGetParams(node: T.cudaGraphNode_t, dptr_out:
 let cudaGraphMemcpyNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pNodeParams)) rawCovers('cudaGraphMemcpyNodeGetParams', 'pNodeParams', pNodeParams, 160, 1);
+  if (ArrayBuffer.isView(pNodeParams) && (pNodeParams.byteLength < 160)) rawCovers('cudaGraphMemcpyNodeGetParams', 'pNodeParams', pNodeParams, 160, 1);
   return (cudaGraphMemcpyNodeGetParams$ ??= binder.native('cudaGraphMemcpyNodeGetParams'))(node, pNodeParams);
 }
 let cudaGraphMemcpyNodeSetParams$: NativeFunction | undefined;
@@ -876,7 +876,7 @@ export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t, sy
 let cudaGraphMemsetNodeGetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t, pNodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pNodeParams)) rawCovers('cudaGraphMemsetNodeGetParams', 'pNodeParams', pNodeParams, 40, 1);
+  if (ArrayBuffer.isView(pNodeParams) && (pNodeParams.byteLength < 40)) rawCovers('cudaGraphMemsetNodeGetParams', 'pNodeParams', pNodeParams, 40, 1);
   return (cudaGraphMemsetNodeGetParams$ ??= binder.native('cudaGraphMemsetNodeGetParams'))(node, pNodeParams);
 }
 let cudaGraphMemsetNodeSetParams$: NativeFunction | undefined;
@@ -887,35 +887,35 @@ export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t, pNodeParam
 let cudaGraphNodeFindInClone$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t originalNode, cudaGraph_t clonedGraph)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphNodeFindInClone(pNode: T.Pointer, originalNode: T.cudaGraphNode_t, clonedGraph: T.cudaGraph_t): T.cudaError_t {
-  if (ArrayBuffer.isView(pNode)) rawCovers('cudaGraphNodeFindInClone', 'pNode', pNode, 8, 8);
+  if (ArrayBuffer.isView(pNode) && (pNode.byteLength < 8 || (((pNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pNode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphNodeFindInClone', 'pNode', pNode, 8, 8);
   return (cudaGraphNodeFindInClone$ ??= binder.native('cudaGraphNodeFindInClone'))(pNode, originalNode, clonedGraph);
 }
 let cudaGraphNodeGetDependencies$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphNodeGetDependencies(node: T.cudaGraphNode_t, pDependencies: T.Pointer, edgeData: T.Pointer, pNumDependencies: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pDependencies)) rawCovers('cudaGraphNodeGetDependencies', 'pDependencies', pDependencies, 8, 8);
-  if (ArrayBuffer.isView(edgeData)) rawCovers('cudaGraphNodeGetDependencies', 'edgeData', edgeData, 8, 1);
-  if (ArrayBuffer.isView(pNumDependencies)) rawCovers('cudaGraphNodeGetDependencies', 'pNumDependencies', pNumDependencies, 8, 8);
+  if (ArrayBuffer.isView(pDependencies) && (pDependencies.byteLength < 8 || (((pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphNodeGetDependencies', 'pDependencies', pDependencies, 8, 8);
+  if (ArrayBuffer.isView(edgeData) && (edgeData.byteLength < 8)) rawCovers('cudaGraphNodeGetDependencies', 'edgeData', edgeData, 8, 1);
+  if (ArrayBuffer.isView(pNumDependencies) && (pNumDependencies.byteLength < 8 || (((pNumDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pNumDependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphNodeGetDependencies', 'pNumDependencies', pNumDependencies, 8, 8);
   return (cudaGraphNodeGetDependencies$ ??= binder.native('cudaGraphNodeGetDependencies'))(node, pDependencies, edgeData, pNumDependencies);
 }
 let cudaGraphNodeGetDependentNodes$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphNodeGetDependentNodes(node: T.cudaGraphNode_t, pDependentNodes: T.Pointer, edgeData: T.Pointer, pNumDependentNodes: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pDependentNodes)) rawCovers('cudaGraphNodeGetDependentNodes', 'pDependentNodes', pDependentNodes, 8, 8);
-  if (ArrayBuffer.isView(edgeData)) rawCovers('cudaGraphNodeGetDependentNodes', 'edgeData', edgeData, 8, 1);
-  if (ArrayBuffer.isView(pNumDependentNodes)) rawCovers('cudaGraphNodeGetDependentNodes', 'pNumDependentNodes', pNumDependentNodes, 8, 8);
+  if (ArrayBuffer.isView(pDependentNodes) && (pDependentNodes.byteLength < 8 || (((pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphNodeGetDependentNodes', 'pDependentNodes', pDependentNodes, 8, 8);
+  if (ArrayBuffer.isView(edgeData) && (edgeData.byteLength < 8)) rawCovers('cudaGraphNodeGetDependentNodes', 'edgeData', edgeData, 8, 1);
+  if (ArrayBuffer.isView(pNumDependentNodes) && (pNumDependentNodes.byteLength < 8 || (((pNumDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pNumDependentNodes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphNodeGetDependentNodes', 'pNumDependentNodes', pNumDependentNodes, 8, 8);
   return (cudaGraphNodeGetDependentNodes$ ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, pDependentNodes, edgeData, pNumDependentNodes);
 }
 let cudaGraphNodeGetEnabled$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphNodeGetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.cudaGraphNode_t, isEnabled: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(isEnabled)) rawCovers('cudaGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
+  if (ArrayBuffer.isView(isEnabled) && (isEnabled.byteLength < 4 || (((isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (isEnabled as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGraphNodeGetEnabled', 'isEnabled', isEnabled, 4, 4);
   return (cudaGraphNodeGetEnabled$ ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, isEnabled);
 }
 let cudaGraphNodeGetType$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphNodeGetType(node: T.cudaGraphNode_t, pType: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pType)) rawCovers('cudaGraphNodeGetType', 'pType', pType, 4, 4);
+  if (ArrayBuffer.isView(pType) && (pType.byteLength < 4 || (((pType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pType as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaGraphNodeGetType', 'pType', pType, 4, 4);
   return (cudaGraphNodeGetType$ ??= binder.native('cudaGraphNodeGetType'))(node, pType);
 }
 let cudaGraphNodeSetEnabled$: NativeFunction | undefined;
@@ -926,7 +926,7 @@ export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t, hNode: T.
 let cudaGraphNodeSetParams$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t, nodeParams: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(nodeParams)) rawCovers('cudaGraphNodeSetParams', 'nodeParams', nodeParams, 256, 1);
+  if (ArrayBuffer.isView(nodeParams) && (nodeParams.byteLength < 256)) rawCovers('cudaGraphNodeSetParams', 'nodeParams', nodeParams, 256, 1);
   return (cudaGraphNodeSetParams$ ??= binder.native('cudaGraphNodeSetParams'))(node, nodeParams);
 }
 let cudaGraphReleaseUserObject$: NativeFunction | undefined;
@@ -952,20 +952,20 @@ export function cudaGraphUpload(graphExec: T.cudaGraphExec_t, stream: T.cudaStre
 let cudaGraphicsMapResources$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphicsMapResources(count: number, resources: T.Pointer, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(resources)) rawCovers('cudaGraphicsMapResources', 'resources', resources, 8, 8);
+  if (ArrayBuffer.isView(resources) && (resources.byteLength < 8 || (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphicsMapResources', 'resources', resources, 8, 8);
   return (cudaGraphicsMapResources$ ??= binder.native('cudaGraphicsMapResources'))(count, resources, stream);
 }
 let cudaGraphicsResourceGetMappedMipmappedArray$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedArray_t *mipmappedArray, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray: T.Pointer, resource: T.cudaGraphicsResource_t): T.cudaError_t {
-  if (ArrayBuffer.isView(mipmappedArray)) rawCovers('cudaGraphicsResourceGetMappedMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
+  if (ArrayBuffer.isView(mipmappedArray) && (mipmappedArray.byteLength < 8 || (((mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphicsResourceGetMappedMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
   return (cudaGraphicsResourceGetMappedMipmappedArray$ ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(mipmappedArray, resource);
 }
 let cudaGraphicsResourceGetMappedPointer$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, cudaGraphicsResource_t resource)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphicsResourceGetMappedPointer(devPtr: T.Pointer, size: T.Pointer, resource: T.cudaGraphicsResource_t): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaGraphicsResourceGetMappedPointer', 'devPtr', devPtr, 8, 8);
-  if (ArrayBuffer.isView(size)) rawCovers('cudaGraphicsResourceGetMappedPointer', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphicsResourceGetMappedPointer', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphicsResourceGetMappedPointer', 'size', size, 8, 8);
   return (cudaGraphicsResourceGetMappedPointer$ ??= binder.native('cudaGraphicsResourceGetMappedPointer'))(devPtr, size, resource);
 }
 let cudaGraphicsResourceSetMapFlags$: NativeFunction | undefined;
@@ -976,13 +976,13 @@ export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource
 let cudaGraphicsSubResourceGetMappedArray$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, cudaGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphicsSubResourceGetMappedArray(array: T.Pointer, resource: T.cudaGraphicsResource_t, arrayIndex: number, mipLevel: number): T.cudaError_t {
-  if (ArrayBuffer.isView(array)) rawCovers('cudaGraphicsSubResourceGetMappedArray', 'array', array, 8, 8);
+  if (ArrayBuffer.isView(array) && (array.byteLength < 8 || (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphicsSubResourceGetMappedArray', 'array', array, 8, 8);
   return (cudaGraphicsSubResourceGetMappedArray$ ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(array, resource, arrayIndex, mipLevel);
 }
 let cudaGraphicsUnmapResources$: NativeFunction | undefined;
 /** `cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_t *resources, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaGraphicsUnmapResources(count: number, resources: T.Pointer, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(resources)) rawCovers('cudaGraphicsUnmapResources', 'resources', resources, 8, 8);
+  if (ArrayBuffer.isView(resources) && (resources.byteLength < 8 || (((resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (resources as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaGraphicsUnmapResources', 'resources', resources, 8, 8);
   return (cudaGraphicsUnmapResources$ ??= binder.native('cudaGraphicsUnmapResources'))(count, resources, stream);
 }
 let cudaGraphicsUnregisterResource$: NativeFunction | undefined;
@@ -993,19 +993,19 @@ export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_
 let cudaHostAlloc$: NativeFunction | undefined;
 /** `cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaHostAlloc(pHost: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pHost)) rawCovers('cudaHostAlloc', 'pHost', pHost, 8, 8);
+  if (ArrayBuffer.isView(pHost) && (pHost.byteLength < 8 || (((pHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pHost as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaHostAlloc', 'pHost', pHost, 8, 8);
   return (cudaHostAlloc$ ??= binder.native('cudaHostAlloc'))(pHost, size, flags);
 }
 let cudaHostGetDevicePointer$: NativeFunction | undefined;
 /** `cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaHostGetDevicePointer(pDevice: T.Pointer, pHost: T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pDevice)) rawCovers('cudaHostGetDevicePointer', 'pDevice', pDevice, 8, 8);
+  if (ArrayBuffer.isView(pDevice) && (pDevice.byteLength < 8 || (((pDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pDevice as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaHostGetDevicePointer', 'pDevice', pDevice, 8, 8);
   return (cudaHostGetDevicePointer$ ??= binder.native('cudaHostGetDevicePointer'))(pDevice, pHost, flags);
 }
 let cudaHostGetFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaHostGetFlags(pFlags: T.Pointer, pHost: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pFlags)) rawCovers('cudaHostGetFlags', 'pFlags', pFlags, 4, 4);
+  if (ArrayBuffer.isView(pFlags) && (pFlags.byteLength < 4 || (((pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pFlags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaHostGetFlags', 'pFlags', pFlags, 4, 4);
   return (cudaHostGetFlags$ ??= binder.native('cudaHostGetFlags'))(pFlags, pHost);
 }
 let cudaHostRegister$: NativeFunction | undefined;
@@ -1021,13 +1021,13 @@ export function cudaHostUnregister(ptr: T.Pointer): T.cudaError_t {
 let cudaImportExternalMemory$: NativeFunction | undefined;
 /** `cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaImportExternalMemory(extMem_out: T.Pointer, memHandleDesc: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(extMem_out)) rawCovers('cudaImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
+  if (ArrayBuffer.isView(extMem_out) && (extMem_out.byteLength < 8 || (((extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (extMem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaImportExternalMemory', 'extMem_out', extMem_out, 8, 8);
   return (cudaImportExternalMemory$ ??= binder.native('cudaImportExternalMemory'))(extMem_out, memHandleDesc);
 }
 let cudaImportExternalSemaphore$: NativeFunction | undefined;
 /** `cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaImportExternalSemaphore(extSem_out: T.Pointer, semHandleDesc: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(extSem_out)) rawCovers('cudaImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
+  if (ArrayBuffer.isView(extSem_out) && (extSem_out.byteLength < 8 || (((extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (extSem_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaImportExternalSemaphore', 'extSem_out', extSem_out, 8, 8);
   return (cudaImportExternalSemaphore$ ??= binder.native('cudaImportExternalSemaphore'))(extSem_out, semHandleDesc);
 }
 let cudaInitDevice$: NativeFunction | undefined;
@@ -1043,26 +1043,26 @@ export function cudaIpcCloseMemHandle(devPtr: T.Pointer): T.cudaError_t {
 let cudaIpcGetEventHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEvent_t event)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaIpcGetEventHandle(handle: T.Pointer, event: T.cudaEvent_t): T.cudaError_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cudaIpcGetEventHandle', 'handle', handle, 64, 1);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 64)) rawCovers('cudaIpcGetEventHandle', 'handle', handle, 64, 1);
   return (cudaIpcGetEventHandle$ ??= binder.native('cudaIpcGetEventHandle'))(handle, event);
 }
 let cudaIpcGetMemHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaIpcGetMemHandle(handle: T.Pointer, devPtr: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(handle)) rawCovers('cudaIpcGetMemHandle', 'handle', handle, 64, 1);
+  if (ArrayBuffer.isView(handle) && (handle.byteLength < 64)) rawCovers('cudaIpcGetMemHandle', 'handle', handle, 64, 1);
   return (cudaIpcGetMemHandle$ ??= binder.native('cudaIpcGetMemHandle'))(handle, devPtr);
 }
 let cudaIpcOpenEventHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHandle_t handle)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaIpcOpenEventHandle(event: T.Pointer, handle: T.cudaIpcEventHandle_st): T.cudaError_t {
-  if (ArrayBuffer.isView(event)) rawCovers('cudaIpcOpenEventHandle', 'event', event, 8, 8);
+  if (ArrayBuffer.isView(event) && (event.byteLength < 8 || (((event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (event as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaIpcOpenEventHandle', 'event', event, 8, 8);
   checkRecord('cudaIpcOpenEventHandle', 'handle', records.cudaIpcEventHandle_st(), handle);
   return (cudaIpcOpenEventHandle$ ??= binder.native('cudaIpcOpenEventHandle'))(event, handle);
 }
 let cudaIpcOpenMemHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaIpcOpenMemHandle(devPtr: T.Pointer, handle: T.cudaIpcMemHandle_st, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaIpcOpenMemHandle', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaIpcOpenMemHandle', 'devPtr', devPtr, 8, 8);
   checkRecord('cudaIpcOpenMemHandle', 'handle', records.cudaIpcMemHandle_st(), handle);
   return (cudaIpcOpenMemHandle$ ??= binder.native('cudaIpcOpenMemHandle'))(devPtr, handle, flags);
 }
@@ -1076,7 +1076,7 @@ let cudaLaunchCooperativeKernel$: NativeFunction | undefined;
 export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
   checkRecord('cudaLaunchCooperativeKernel', 'blockDim', records.dim3(), blockDim);
-  if (ArrayBuffer.isView(args)) rawCovers('cudaLaunchCooperativeKernel', 'args', args, 8, 8);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 8 || (((args as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (args as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLaunchCooperativeKernel', 'args', args, 8, 8);
   return (cudaLaunchCooperativeKernel$ ??= binder.native('cudaLaunchCooperativeKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
 }
 let cudaLaunchHostFunc$: NativeFunction | undefined;
@@ -1089,71 +1089,71 @@ let cudaLaunchKernel$: NativeFunction | undefined;
 export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.dim3, args: T.Pointer, sharedMem: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
   checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
   checkRecord('cudaLaunchKernel', 'blockDim', records.dim3(), blockDim);
-  if (ArrayBuffer.isView(args)) rawCovers('cudaLaunchKernel', 'args', args, 8, 8);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 8 || (((args as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (args as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLaunchKernel', 'args', args, 8, 8);
   return (cudaLaunchKernel$ ??= binder.native('cudaLaunchKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
 }
 let cudaLaunchKernelExC$: NativeFunction | undefined;
 /** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaLaunchKernelExC(config: T.Pointer, func: T.Pointer, args: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(args)) rawCovers('cudaLaunchKernelExC', 'args', args, 8, 8);
+  if (ArrayBuffer.isView(args) && (args.byteLength < 8 || (((args as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (args as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLaunchKernelExC', 'args', args, 8, 8);
   return (cudaLaunchKernelExC$ ??= binder.native('cudaLaunchKernelExC'))(config, func, args);
 }
 let cudaLibraryEnumerateKernels$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryEnumerateKernels(kernels: T.Pointer, numKernels: number, lib: T.cudaLibrary_t): T.cudaError_t {
-  if (ArrayBuffer.isView(kernels)) rawCovers('cudaLibraryEnumerateKernels', 'kernels', kernels, 8, 8);
+  if (ArrayBuffer.isView(kernels) && (kernels.byteLength < 8 || (((kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (kernels as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryEnumerateKernels', 'kernels', kernels, 8, 8);
   return (cudaLibraryEnumerateKernels$ ??= binder.native('cudaLibraryEnumerateKernels'))(kernels, numKernels, lib);
 }
 let cudaLibraryGetGlobal$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryGetGlobal(dptr: T.Pointer, bytes: T.Pointer, library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cudaLibraryGetGlobal', 'dptr', dptr, 8, 8);
-  if (ArrayBuffer.isView(bytes)) rawCovers('cudaLibraryGetGlobal', 'bytes', bytes, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryGetGlobal', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(bytes) && (bytes.byteLength < 8 || (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryGetGlobal', 'bytes', bytes, 8, 8);
   return (cudaLibraryGetGlobal$ ??= binder.native('cudaLibraryGetGlobal'))(dptr, bytes, library, name);
 }
 let cudaLibraryGetKernel$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryGetKernel(pKernel: T.Pointer, library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pKernel)) rawCovers('cudaLibraryGetKernel', 'pKernel', pKernel, 8, 8);
+  if (ArrayBuffer.isView(pKernel) && (pKernel.byteLength < 8 || (((pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pKernel as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryGetKernel', 'pKernel', pKernel, 8, 8);
   return (cudaLibraryGetKernel$ ??= binder.native('cudaLibraryGetKernel'))(pKernel, library, name);
 }
 let cudaLibraryGetKernelCount$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryGetKernelCount(count: T.Pointer, lib: T.cudaLibrary_t): T.cudaError_t {
-  if (ArrayBuffer.isView(count)) rawCovers('cudaLibraryGetKernelCount', 'count', count, 4, 4);
+  if (ArrayBuffer.isView(count) && (count.byteLength < 4 || (((count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (count as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLibraryGetKernelCount', 'count', count, 4, 4);
   return (cudaLibraryGetKernelCount$ ??= binder.native('cudaLibraryGetKernelCount'))(count, lib);
 }
 let cudaLibraryGetManaged$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryGetManaged(dptr: T.Pointer, bytes: T.Pointer, library: T.cudaLibrary_t, name: string | T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(dptr)) rawCovers('cudaLibraryGetManaged', 'dptr', dptr, 8, 8);
-  if (ArrayBuffer.isView(bytes)) rawCovers('cudaLibraryGetManaged', 'bytes', bytes, 8, 8);
+  if (ArrayBuffer.isView(dptr) && (dptr.byteLength < 8 || (((dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryGetManaged', 'dptr', dptr, 8, 8);
+  if (ArrayBuffer.isView(bytes) && (bytes.byteLength < 8 || (((bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (bytes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryGetManaged', 'bytes', bytes, 8, 8);
   return (cudaLibraryGetManaged$ ??= binder.native('cudaLibraryGetManaged'))(dptr, bytes, library, name);
 }
 let cudaLibraryGetUnifiedFunction$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryGetUnifiedFunction(fptr: T.Pointer, library: T.cudaLibrary_t, symbol: string | T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(fptr)) rawCovers('cudaLibraryGetUnifiedFunction', 'fptr', fptr, 8, 8);
+  if (ArrayBuffer.isView(fptr) && (fptr.byteLength < 8 || (((fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (fptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryGetUnifiedFunction', 'fptr', fptr, 8, 8);
   return (cudaLibraryGetUnifiedFunction$ ??= binder.native('cudaLibraryGetUnifiedFunction'))(fptr, library, symbol);
 }
 let cudaLibraryLoadData$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryLoadData(library: T.Pointer, code: T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.cudaError_t {
-  if (ArrayBuffer.isView(library)) rawCovers('cudaLibraryLoadData', 'library', library, 8, 8);
-  if (ArrayBuffer.isView(jitOptions)) rawCovers('cudaLibraryLoadData', 'jitOptions', jitOptions, 4, 4);
-  if (ArrayBuffer.isView(jitOptionsValues)) rawCovers('cudaLibraryLoadData', 'jitOptionsValues', jitOptionsValues, 8, 8);
-  if (ArrayBuffer.isView(libraryOptions)) rawCovers('cudaLibraryLoadData', 'libraryOptions', libraryOptions, 4, 4);
-  if (ArrayBuffer.isView(libraryOptionValues)) rawCovers('cudaLibraryLoadData', 'libraryOptionValues', libraryOptionValues, 8, 8);
+  if (ArrayBuffer.isView(library) && (library.byteLength < 8 || (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryLoadData', 'library', library, 8, 8);
+  if (ArrayBuffer.isView(jitOptions) && (jitOptions.byteLength < 4 || (((jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLibraryLoadData', 'jitOptions', jitOptions, 4, 4);
+  if (ArrayBuffer.isView(jitOptionsValues) && (jitOptionsValues.byteLength < 8 || (((jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryLoadData', 'jitOptionsValues', jitOptionsValues, 8, 8);
+  if (ArrayBuffer.isView(libraryOptions) && (libraryOptions.byteLength < 4 || (((libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLibraryLoadData', 'libraryOptions', libraryOptions, 4, 4);
+  if (ArrayBuffer.isView(libraryOptionValues) && (libraryOptionValues.byteLength < 8 || (((libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryLoadData', 'libraryOptionValues', libraryOptionValues, 8, 8);
   return (cudaLibraryLoadData$ ??= binder.native('cudaLibraryLoadData'))(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 let cudaLibraryLoadFromFile$: NativeFunction | undefined;
 /** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLibraryLoadFromFile(library: T.Pointer, fileName: string | T.Pointer, jitOptions: T.Pointer, jitOptionsValues: T.Pointer, numJitOptions: number, libraryOptions: T.Pointer, libraryOptionValues: T.Pointer, numLibraryOptions: number): T.cudaError_t {
-  if (ArrayBuffer.isView(library)) rawCovers('cudaLibraryLoadFromFile', 'library', library, 8, 8);
-  if (ArrayBuffer.isView(jitOptions)) rawCovers('cudaLibraryLoadFromFile', 'jitOptions', jitOptions, 4, 4);
-  if (ArrayBuffer.isView(jitOptionsValues)) rawCovers('cudaLibraryLoadFromFile', 'jitOptionsValues', jitOptionsValues, 8, 8);
-  if (ArrayBuffer.isView(libraryOptions)) rawCovers('cudaLibraryLoadFromFile', 'libraryOptions', libraryOptions, 4, 4);
-  if (ArrayBuffer.isView(libraryOptionValues)) rawCovers('cudaLibraryLoadFromFile', 'libraryOptionValues', libraryOptionValues, 8, 8);
+  if (ArrayBuffer.isView(library) && (library.byteLength < 8 || (((library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (library as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryLoadFromFile', 'library', library, 8, 8);
+  if (ArrayBuffer.isView(jitOptions) && (jitOptions.byteLength < 4 || (((jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLibraryLoadFromFile', 'jitOptions', jitOptions, 4, 4);
+  if (ArrayBuffer.isView(jitOptionsValues) && (jitOptionsValues.byteLength < 8 || (((jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (jitOptionsValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryLoadFromFile', 'jitOptionsValues', jitOptionsValues, 8, 8);
+  if (ArrayBuffer.isView(libraryOptions) && (libraryOptions.byteLength < 4 || (((libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptions as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLibraryLoadFromFile', 'libraryOptions', libraryOptions, 4, 4);
+  if (ArrayBuffer.isView(libraryOptionValues) && (libraryOptionValues.byteLength < 8 || (((libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (libraryOptionValues as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLibraryLoadFromFile', 'libraryOptionValues', libraryOptionValues, 8, 8);
   return (cudaLibraryLoadFromFile$ ??= binder.native('cudaLibraryLoadFromFile'))(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
 let cudaLibraryUnload$: NativeFunction | undefined;
@@ -1164,26 +1164,26 @@ export function cudaLibraryUnload(library: T.cudaLibrary_t): T.cudaError_t {
 let cudaLogsCurrent$: NativeFunction | undefined;
 /** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLogsCurrent(iterator_out: T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(iterator_out)) rawCovers('cudaLogsCurrent', 'iterator_out', iterator_out, 4, 4);
+  if (ArrayBuffer.isView(iterator_out) && (iterator_out.byteLength < 4 || (((iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iterator_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLogsCurrent', 'iterator_out', iterator_out, 4, 4);
   return (cudaLogsCurrent$ ??= binder.native('cudaLogsCurrent'))(iterator_out, flags);
 }
 let cudaLogsDumpToFile$: NativeFunction | undefined;
 /** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLogsDumpToFile(iterator: T.Pointer, pathToFile: string | T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(iterator)) rawCovers('cudaLogsDumpToFile', 'iterator', iterator, 4, 4);
+  if (ArrayBuffer.isView(iterator) && (iterator.byteLength < 4 || (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLogsDumpToFile', 'iterator', iterator, 4, 4);
   return (cudaLogsDumpToFile$ ??= binder.native('cudaLogsDumpToFile'))(iterator, pathToFile, flags);
 }
 let cudaLogsDumpToMemory$: NativeFunction | undefined;
 /** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaLogsDumpToMemory(iterator: T.Pointer, buffer: T.Pointer, size: T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(iterator)) rawCovers('cudaLogsDumpToMemory', 'iterator', iterator, 4, 4);
-  if (ArrayBuffer.isView(size)) rawCovers('cudaLogsDumpToMemory', 'size', size, 8, 8);
+  if (ArrayBuffer.isView(iterator) && (iterator.byteLength < 4 || (((iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (iterator as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaLogsDumpToMemory', 'iterator', iterator, 4, 4);
+  if (ArrayBuffer.isView(size) && (size.byteLength < 8 || (((size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (size as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLogsDumpToMemory', 'size', size, 8, 8);
   return (cudaLogsDumpToMemory$ ??= binder.native('cudaLogsDumpToMemory'))(iterator, buffer, size, flags);
 }
 let cudaLogsRegisterCallback$: NativeFunction | undefined;
 /** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. */
 export function cudaLogsRegisterCallback(callbackFunc: T.Pointer, userData: T.Pointer, callback_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(callback_out)) rawCovers('cudaLogsRegisterCallback', 'callback_out', callback_out, 8, 8);
+  if (ArrayBuffer.isView(callback_out) && (callback_out.byteLength < 8 || (((callback_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (callback_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaLogsRegisterCallback', 'callback_out', callback_out, 8, 8);
   return (cudaLogsRegisterCallback$ ??= binder.native('cudaLogsRegisterCallback'))(callbackFunc, userData, callback_out);
 }
 let cudaLogsUnregisterCallback$: NativeFunction | undefined;
@@ -1194,65 +1194,65 @@ export function cudaLogsUnregisterCallback(callback: T.cudaLogsCallbackHandle): 
 let cudaMalloc$: NativeFunction | undefined;
 /** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMalloc(devPtr: T.Pointer, size: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaMalloc', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMalloc', 'devPtr', devPtr, 8, 8);
   return (cudaMalloc$ ??= binder.native('cudaMalloc'))(devPtr, size);
 }
 let cudaMalloc3D$: NativeFunction | undefined;
 /** `cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMalloc3D(pitchedDevPtr: T.Pointer, extent: T.cudaExtent): T.cudaError_t {
-  if (ArrayBuffer.isView(pitchedDevPtr)) rawCovers('cudaMalloc3D', 'pitchedDevPtr', pitchedDevPtr, 32, 1);
+  if (ArrayBuffer.isView(pitchedDevPtr) && (pitchedDevPtr.byteLength < 32)) rawCovers('cudaMalloc3D', 'pitchedDevPtr', pitchedDevPtr, 32, 1);
   checkRecord('cudaMalloc3D', 'extent', records.cudaExtent(), extent);
   return (cudaMalloc3D$ ??= binder.native('cudaMalloc3D'))(pitchedDevPtr, extent);
 }
 let cudaMalloc3DArray$: NativeFunction | undefined;
 /** `cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMalloc3DArray(array: T.Pointer, desc: T.Pointer, extent: T.cudaExtent, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(array)) rawCovers('cudaMalloc3DArray', 'array', array, 8, 8);
+  if (ArrayBuffer.isView(array) && (array.byteLength < 8 || (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMalloc3DArray', 'array', array, 8, 8);
   checkRecord('cudaMalloc3DArray', 'extent', records.cudaExtent(), extent);
   return (cudaMalloc3DArray$ ??= binder.native('cudaMalloc3DArray'))(array, desc, extent, flags);
 }
 let cudaMallocArray$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocArray(array: T.Pointer, desc: T.Pointer, width: T.Int64, height: T.Int64, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(array)) rawCovers('cudaMallocArray', 'array', array, 8, 8);
+  if (ArrayBuffer.isView(array) && (array.byteLength < 8 || (((array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (array as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocArray', 'array', array, 8, 8);
   return (cudaMallocArray$ ??= binder.native('cudaMallocArray'))(array, desc, width, height, flags);
 }
 let cudaMallocAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocAsync(devPtr: T.Pointer, size: T.Int64, hStream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaMallocAsync', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocAsync', 'devPtr', devPtr, 8, 8);
   return (cudaMallocAsync$ ??= binder.native('cudaMallocAsync'))(devPtr, size, hStream);
 }
 let cudaMallocFromPoolAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocFromPoolAsync(ptr: T.Pointer, size: T.Int64, memPool: T.cudaMemPool_t, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(ptr)) rawCovers('cudaMallocFromPoolAsync', 'ptr', ptr, 8, 8);
+  if (ArrayBuffer.isView(ptr) && (ptr.byteLength < 8 || (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocFromPoolAsync', 'ptr', ptr, 8, 8);
   return (cudaMallocFromPoolAsync$ ??= binder.native('cudaMallocFromPoolAsync'))(ptr, size, memPool, stream);
 }
 let cudaMallocHost$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocHost(void **ptr, size_t size)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocHost(ptr: T.Pointer, size: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(ptr)) rawCovers('cudaMallocHost', 'ptr', ptr, 8, 8);
+  if (ArrayBuffer.isView(ptr) && (ptr.byteLength < 8 || (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocHost', 'ptr', ptr, 8, 8);
   return (cudaMallocHost$ ??= binder.native('cudaMallocHost'))(ptr, size);
 }
 let cudaMallocManaged$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocManaged(devPtr: T.Pointer, size: T.Int64, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaMallocManaged', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocManaged', 'devPtr', devPtr, 8, 8);
   return (cudaMallocManaged$ ??= binder.native('cudaMallocManaged'))(devPtr, size, flags);
 }
 let cudaMallocMipmappedArray$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray, const struct cudaChannelFormatDesc *desc, struct cudaExtent extent, unsigned int numLevels, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocMipmappedArray(mipmappedArray: T.Pointer, desc: T.Pointer, extent: T.cudaExtent, numLevels: number, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(mipmappedArray)) rawCovers('cudaMallocMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
+  if (ArrayBuffer.isView(mipmappedArray) && (mipmappedArray.byteLength < 8 || (((mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mipmappedArray as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocMipmappedArray', 'mipmappedArray', mipmappedArray, 8, 8);
   checkRecord('cudaMallocMipmappedArray', 'extent', records.cudaExtent(), extent);
   return (cudaMallocMipmappedArray$ ??= binder.native('cudaMallocMipmappedArray'))(mipmappedArray, desc, extent, numLevels, flags);
 }
 let cudaMallocPitch$: NativeFunction | undefined;
 /** `cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMallocPitch(devPtr: T.Pointer, pitch: T.Pointer, width: T.Int64, height: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(devPtr)) rawCovers('cudaMallocPitch', 'devPtr', devPtr, 8, 8);
-  if (ArrayBuffer.isView(pitch)) rawCovers('cudaMallocPitch', 'pitch', pitch, 8, 8);
+  if (ArrayBuffer.isView(devPtr) && (devPtr.byteLength < 8 || (((devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (devPtr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocPitch', 'devPtr', devPtr, 8, 8);
+  if (ArrayBuffer.isView(pitch) && (pitch.byteLength < 8 || (((pitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pitch as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMallocPitch', 'pitch', pitch, 8, 8);
   return (cudaMallocPitch$ ??= binder.native('cudaMallocPitch'))(devPtr, pitch, width, height);
 }
 let cudaMemAdvise$: NativeFunction | undefined;
@@ -1264,44 +1264,44 @@ export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaM
 let cudaMemDiscardAndPrefetchBatchAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemDiscardAndPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(dptrs)) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'sizes', sizes, 8, 8);
-  if (ArrayBuffer.isView(prefetchLocs)) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
-  if (ArrayBuffer.isView(prefetchLocIdxs)) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
+  if (ArrayBuffer.isView(dptrs) && (dptrs.byteLength < 8 || (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(prefetchLocs) && (prefetchLocs.byteLength < 8)) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
+  if (ArrayBuffer.isView(prefetchLocIdxs) && (prefetchLocIdxs.byteLength < 8 || (((prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
   return (cudaMemDiscardAndPrefetchBatchAsync$ ??= binder.native('cudaMemDiscardAndPrefetchBatchAsync'))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 let cudaMemDiscardBatchAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemDiscardBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(dptrs)) rawCovers('cudaMemDiscardBatchAsync', 'dptrs', dptrs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cudaMemDiscardBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(dptrs) && (dptrs.byteLength < 8 || (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemDiscardBatchAsync', 'dptrs', dptrs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemDiscardBatchAsync', 'sizes', sizes, 8, 8);
   return (cudaMemDiscardBatchAsync$ ??= binder.native('cudaMemDiscardBatchAsync'))(dptrs, sizes, count, flags, stream);
 }
 let cudaMemGetDefaultMemPool$: NativeFunction | undefined;
 /** `cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemGetDefaultMemPool(memPool: T.Pointer, location: T.Pointer, type: T.cudaMemAllocationType): T.cudaError_t {
-  if (ArrayBuffer.isView(memPool)) rawCovers('cudaMemGetDefaultMemPool', 'memPool', memPool, 8, 8);
-  if (ArrayBuffer.isView(location)) rawCovers('cudaMemGetDefaultMemPool', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(memPool) && (memPool.byteLength < 8 || (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemGetDefaultMemPool', 'memPool', memPool, 8, 8);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cudaMemGetDefaultMemPool', 'location', location, 8, 1);
   return (cudaMemGetDefaultMemPool$ ??= binder.native('cudaMemGetDefaultMemPool'))(memPool, location, type);
 }
 let cudaMemGetInfo$: NativeFunction | undefined;
 /** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemGetInfo(free: T.Pointer, total: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(free)) rawCovers('cudaMemGetInfo', 'free', free, 8, 8);
-  if (ArrayBuffer.isView(total)) rawCovers('cudaMemGetInfo', 'total', total, 8, 8);
+  if (ArrayBuffer.isView(free) && (free.byteLength < 8 || (((free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (free as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemGetInfo', 'free', free, 8, 8);
+  if (ArrayBuffer.isView(total) && (total.byteLength < 8 || (((total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (total as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemGetInfo', 'total', total, 8, 8);
   return (cudaMemGetInfo$ ??= binder.native('cudaMemGetInfo'))(free, total);
 }
 let cudaMemGetMemPool$: NativeFunction | undefined;
 /** `cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemGetMemPool(memPool: T.Pointer, location: T.Pointer, type: T.cudaMemAllocationType): T.cudaError_t {
-  if (ArrayBuffer.isView(memPool)) rawCovers('cudaMemGetMemPool', 'memPool', memPool, 8, 8);
-  if (ArrayBuffer.isView(location)) rawCovers('cudaMemGetMemPool', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(memPool) && (memPool.byteLength < 8 || (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemGetMemPool', 'memPool', memPool, 8, 8);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cudaMemGetMemPool', 'location', location, 8, 1);
   return (cudaMemGetMemPool$ ??= binder.native('cudaMemGetMemPool'))(memPool, location, type);
 }
 let cudaMemPoolCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemPoolCreate(memPool: T.Pointer, poolProps: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(memPool)) rawCovers('cudaMemPoolCreate', 'memPool', memPool, 8, 8);
+  if (ArrayBuffer.isView(memPool) && (memPool.byteLength < 8 || (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemPoolCreate', 'memPool', memPool, 8, 8);
   return (cudaMemPoolCreate$ ??= binder.native('cudaMemPoolCreate'))(memPool, poolProps);
 }
 let cudaMemPoolDestroy$: NativeFunction | undefined;
@@ -1312,7 +1312,7 @@ export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t): T.cudaError_t {
 let cudaMemPoolExportPointer$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *exportData, void *ptr)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemPoolExportPointer(exportData: T.Pointer, ptr: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(exportData)) rawCovers('cudaMemPoolExportPointer', 'exportData', exportData, 64, 1);
+  if (ArrayBuffer.isView(exportData) && (exportData.byteLength < 64)) rawCovers('cudaMemPoolExportPointer', 'exportData', exportData, 64, 1);
   return (cudaMemPoolExportPointer$ ??= binder.native('cudaMemPoolExportPointer'))(exportData, ptr);
 }
 let cudaMemPoolExportToShareableHandle$: NativeFunction | undefined;
@@ -1323,8 +1323,8 @@ export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, m
 let cudaMemPoolGetAccess$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool, struct cudaMemLocation *location)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemPoolGetAccess(flags: T.Pointer, memPool: T.cudaMemPool_t, location: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(flags)) rawCovers('cudaMemPoolGetAccess', 'flags', flags, 4, 4);
-  if (ArrayBuffer.isView(location)) rawCovers('cudaMemPoolGetAccess', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaMemPoolGetAccess', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cudaMemPoolGetAccess', 'location', location, 8, 1);
   return (cudaMemPoolGetAccess$ ??= binder.native('cudaMemPoolGetAccess'))(flags, memPool, location);
 }
 let cudaMemPoolGetAttribute$: NativeFunction | undefined;
@@ -1335,14 +1335,14 @@ export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t, attr: T.cudaMe
 let cudaMemPoolImportFromShareableHandle$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool, void *shareableHandle, enum cudaMemAllocationHandleType handleType, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemPoolImportFromShareableHandle(memPool: T.Pointer, shareableHandle: T.Pointer, handleType: T.cudaMemAllocationHandleType, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(memPool)) rawCovers('cudaMemPoolImportFromShareableHandle', 'memPool', memPool, 8, 8);
+  if (ArrayBuffer.isView(memPool) && (memPool.byteLength < 8 || (((memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (memPool as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemPoolImportFromShareableHandle', 'memPool', memPool, 8, 8);
   return (cudaMemPoolImportFromShareableHandle$ ??= binder.native('cudaMemPoolImportFromShareableHandle'))(memPool, shareableHandle, handleType, flags);
 }
 let cudaMemPoolImportPointer$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool, struct cudaMemPoolPtrExportData *exportData)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemPoolImportPointer(ptr: T.Pointer, memPool: T.cudaMemPool_t, exportData: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(ptr)) rawCovers('cudaMemPoolImportPointer', 'ptr', ptr, 8, 8);
-  if (ArrayBuffer.isView(exportData)) rawCovers('cudaMemPoolImportPointer', 'exportData', exportData, 64, 1);
+  if (ArrayBuffer.isView(ptr) && (ptr.byteLength < 8 || (((ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (ptr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemPoolImportPointer', 'ptr', ptr, 8, 8);
+  if (ArrayBuffer.isView(exportData) && (exportData.byteLength < 64)) rawCovers('cudaMemPoolImportPointer', 'exportData', exportData, 64, 1);
   return (cudaMemPoolImportPointer$ ??= binder.native('cudaMemPoolImportPointer'))(ptr, memPool, exportData);
 }
 let cudaMemPoolSetAccess$: NativeFunction | undefined;
@@ -1369,10 +1369,10 @@ export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, location
 let cudaMemPrefetchBatchAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemPrefetchBatchAsync(dptrs: T.Pointer, sizes: T.Pointer, count: T.Int64, prefetchLocs: T.Pointer, prefetchLocIdxs: T.Pointer, numPrefetchLocs: T.Int64, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(dptrs)) rawCovers('cudaMemPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
-  if (ArrayBuffer.isView(sizes)) rawCovers('cudaMemPrefetchBatchAsync', 'sizes', sizes, 8, 8);
-  if (ArrayBuffer.isView(prefetchLocs)) rawCovers('cudaMemPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
-  if (ArrayBuffer.isView(prefetchLocIdxs)) rawCovers('cudaMemPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
+  if (ArrayBuffer.isView(dptrs) && (dptrs.byteLength < 8 || (((dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dptrs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemPrefetchBatchAsync', 'dptrs', dptrs, 8, 8);
+  if (ArrayBuffer.isView(sizes) && (sizes.byteLength < 8 || (((sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (sizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemPrefetchBatchAsync', 'sizes', sizes, 8, 8);
+  if (ArrayBuffer.isView(prefetchLocs) && (prefetchLocs.byteLength < 8)) rawCovers('cudaMemPrefetchBatchAsync', 'prefetchLocs', prefetchLocs, 8, 1);
+  if (ArrayBuffer.isView(prefetchLocIdxs) && (prefetchLocIdxs.byteLength < 8 || (((prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (prefetchLocIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemPrefetchBatchAsync', 'prefetchLocIdxs', prefetchLocIdxs, 8, 8);
   return (cudaMemPrefetchBatchAsync$ ??= binder.native('cudaMemPrefetchBatchAsync'))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
 }
 let cudaMemRangeGetAttribute$: NativeFunction | undefined;
@@ -1383,15 +1383,15 @@ export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, att
 let cudaMemRangeGetAttributes$: NativeFunction | undefined;
 /** `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMemRangeGetAttributes(data: T.Pointer, dataSizes: T.Pointer, attributes: T.Pointer, numAttributes: T.Int64, devPtr: T.Pointer, count: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(data)) rawCovers('cudaMemRangeGetAttributes', 'data', data, 8, 8);
-  if (ArrayBuffer.isView(dataSizes)) rawCovers('cudaMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
-  if (ArrayBuffer.isView(attributes)) rawCovers('cudaMemRangeGetAttributes', 'attributes', attributes, 4, 4);
+  if (ArrayBuffer.isView(data) && (data.byteLength < 8 || (((data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (data as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemRangeGetAttributes', 'data', data, 8, 8);
+  if (ArrayBuffer.isView(dataSizes) && (dataSizes.byteLength < 8 || (((dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dataSizes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemRangeGetAttributes', 'dataSizes', dataSizes, 8, 8);
+  if (ArrayBuffer.isView(attributes) && (attributes.byteLength < 4 || (((attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attributes as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaMemRangeGetAttributes', 'attributes', attributes, 4, 4);
   return (cudaMemRangeGetAttributes$ ??= binder.native('cudaMemRangeGetAttributes'))(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
 let cudaMemSetMemPool$: NativeFunction | undefined;
 /** `cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemSetMemPool(location: T.Pointer, type: T.cudaMemAllocationType, memPool: T.cudaMemPool_t): T.cudaError_t {
-  if (ArrayBuffer.isView(location)) rawCovers('cudaMemSetMemPool', 'location', location, 8, 1);
+  if (ArrayBuffer.isView(location) && (location.byteLength < 8)) rawCovers('cudaMemSetMemPool', 'location', location, 8, 1);
   return (cudaMemSetMemPool$ ??= binder.native('cudaMemSetMemPool'))(location, type, memPool);
 }
 let cudaMemcpy$: NativeFunction | undefined;
@@ -1447,7 +1447,7 @@ export function cudaMemcpy3DAsync(p: T.Pointer, stream: T.cudaStream_t): T.cudaE
 let cudaMemcpy3DBatchAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(opList)) rawCovers('cudaMemcpy3DBatchAsync', 'opList', opList, 112, 1);
+  if (ArrayBuffer.isView(opList) && (opList.byteLength < 112)) rawCovers('cudaMemcpy3DBatchAsync', 'opList', opList, 112, 1);
   return (cudaMemcpy3DBatchAsync$ ??= binder.native('cudaMemcpy3DBatchAsync'))(numOps, opList, flags, stream);
 }
 let cudaMemcpy3DPeer$: NativeFunction | undefined;
@@ -1473,8 +1473,8 @@ export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, 
 let cudaMemcpyBatchAsync$: NativeFunction | undefined;
 /** `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaMemcpyBatchAsync(dsts: T.Pointer, srcs: T.Pointer, sizes: T.Pointer, count: T.Int64, attrs: T.Pointer, attrsIdxs: T.Pointer, numAttrs: T.Int64, stream: T.cudaStream_t): T.cudaError_t {
-  if (ArrayBuffer.isView(attrs)) rawCovers('cudaMemcpyBatchAsync', 'attrs', attrs, 24, 1);
-  if (ArrayBuffer.isView(attrsIdxs)) rawCovers('cudaMemcpyBatchAsync', 'attrsIdxs', attrsIdxs, 8, 8);
+  if (ArrayBuffer.isView(attrs) && (attrs.byteLength < 24)) rawCovers('cudaMemcpyBatchAsync', 'attrs', attrs, 24, 1);
+  if (ArrayBuffer.isView(attrsIdxs) && (attrsIdxs.byteLength < 8 || (((attrsIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (attrsIdxs as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaMemcpyBatchAsync', 'attrsIdxs', attrsIdxs, 8, 8);
   return (cudaMemcpyBatchAsync$ ??= binder.native('cudaMemcpyBatchAsync'))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
 }
 let cudaMemcpyFromArray$: NativeFunction | undefined;
@@ -1564,43 +1564,43 @@ export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64
 let cudaMipmappedArrayGetMemoryRequirements$: NativeFunction | undefined;
 /** `cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMemoryRequirements *memoryRequirements, cudaMipmappedArray_t mipmap, int device)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMipmappedArrayGetMemoryRequirements(memoryRequirements: T.Pointer, mipmap: T.cudaMipmappedArray_t, device: number): T.cudaError_t {
-  if (ArrayBuffer.isView(memoryRequirements)) rawCovers('cudaMipmappedArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
+  if (ArrayBuffer.isView(memoryRequirements) && (memoryRequirements.byteLength < 32)) rawCovers('cudaMipmappedArrayGetMemoryRequirements', 'memoryRequirements', memoryRequirements, 32, 1);
   return (cudaMipmappedArrayGetMemoryRequirements$ ??= binder.native('cudaMipmappedArrayGetMemoryRequirements'))(memoryRequirements, mipmap, device);
 }
 let cudaMipmappedArrayGetSparseProperties$: NativeFunction | undefined;
 /** `cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySparseProperties *sparseProperties, cudaMipmappedArray_t mipmap)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaMipmappedArrayGetSparseProperties(sparseProperties: T.Pointer, mipmap: T.cudaMipmappedArray_t): T.cudaError_t {
-  if (ArrayBuffer.isView(sparseProperties)) rawCovers('cudaMipmappedArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
+  if (ArrayBuffer.isView(sparseProperties) && (sparseProperties.byteLength < 48)) rawCovers('cudaMipmappedArrayGetSparseProperties', 'sparseProperties', sparseProperties, 48, 1);
   return (cudaMipmappedArrayGetSparseProperties$ ??= binder.native('cudaMipmappedArrayGetSparseProperties'))(sparseProperties, mipmap);
 }
 let cudaOccupancyAvailableDynamicSMemPerBlock$: NativeFunction | undefined;
 /** `cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks, int blockSize)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: T.Pointer, func: T.Pointer, numBlocks: number, blockSize: number): T.cudaError_t {
-  if (ArrayBuffer.isView(dynamicSmemSize)) rawCovers('cudaOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
+  if (ArrayBuffer.isView(dynamicSmemSize) && (dynamicSmemSize.byteLength < 8 || (((dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dynamicSmemSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaOccupancyAvailableDynamicSMemPerBlock', 'dynamicSmemSize', dynamicSmemSize, 8, 8);
   return (cudaOccupancyAvailableDynamicSMemPerBlock$ ??= binder.native('cudaOccupancyAvailableDynamicSMemPerBlock'))(dynamicSmemSize, func, numBlocks, blockSize);
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessor$: NativeFunction | undefined;
 /** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64): T.cudaError_t {
-  if (ArrayBuffer.isView(numBlocks)) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
+  if (ArrayBuffer.isView(numBlocks) && (numBlocks.byteLength < 4 || (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'numBlocks', numBlocks, 4, 4);
   return (cudaOccupancyMaxActiveBlocksPerMultiprocessor$ ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(numBlocks, func, blockSize, dynamicSMemSize);
 }
 let cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: T.Pointer, func: T.Pointer, blockSize: number, dynamicSMemSize: T.Int64, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(numBlocks)) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
+  if (ArrayBuffer.isView(numBlocks) && (numBlocks.byteLength < 4 || (((numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numBlocks as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'numBlocks', numBlocks, 4, 4);
   return (cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags$ ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
 let cudaOccupancyMaxActiveClusters$: NativeFunction | undefined;
 /** `cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaOccupancyMaxActiveClusters(numClusters: T.Pointer, func: T.Pointer, launchConfig: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(numClusters)) rawCovers('cudaOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
+  if (ArrayBuffer.isView(numClusters) && (numClusters.byteLength < 4 || (((numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numClusters as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaOccupancyMaxActiveClusters', 'numClusters', numClusters, 4, 4);
   return (cudaOccupancyMaxActiveClusters$ ??= binder.native('cudaOccupancyMaxActiveClusters'))(numClusters, func, launchConfig);
 }
 let cudaOccupancyMaxPotentialClusterSize$: NativeFunction | undefined;
 /** `cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaOccupancyMaxPotentialClusterSize(clusterSize: T.Pointer, func: T.Pointer, launchConfig: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(clusterSize)) rawCovers('cudaOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
+  if (ArrayBuffer.isView(clusterSize) && (clusterSize.byteLength < 4 || (((clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (clusterSize as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaOccupancyMaxPotentialClusterSize', 'clusterSize', clusterSize, 4, 4);
   return (cudaOccupancyMaxPotentialClusterSize$ ??= binder.native('cudaOccupancyMaxPotentialClusterSize'))(clusterSize, func, launchConfig);
 }
 let cudaPeekAtLastError$: NativeFunction | undefined;
@@ -1611,7 +1611,7 @@ export function cudaPeekAtLastError(): T.cudaError_t {
 let cudaPointerGetAttributes$: NativeFunction | undefined;
 /** `cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaPointerGetAttributes(attributes: T.Pointer, ptr: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(attributes)) rawCovers('cudaPointerGetAttributes', 'attributes', attributes, 88, 1);
+  if (ArrayBuffer.isView(attributes) && (attributes.byteLength < 88)) rawCovers('cudaPointerGetAttributes', 'attributes', attributes, 88, 1);
   return (cudaPointerGetAttributes$ ??= binder.native('cudaPointerGetAttributes'))(attributes, ptr);
 }
 let cudaProfilerStart$: NativeFunction | undefined;
@@ -1627,7 +1627,7 @@ export function cudaProfilerStop(): T.cudaError_t {
 let cudaRuntimeGetVersion$: NativeFunction | undefined;
 /** `cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaRuntimeGetVersion(runtimeVersion: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(runtimeVersion)) rawCovers('cudaRuntimeGetVersion', 'runtimeVersion', runtimeVersion, 4, 4);
+  if (ArrayBuffer.isView(runtimeVersion) && (runtimeVersion.byteLength < 4 || (((runtimeVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (runtimeVersion as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaRuntimeGetVersion', 'runtimeVersion', runtimeVersion, 4, 4);
   return (cudaRuntimeGetVersion$ ??= binder.native('cudaRuntimeGetVersion'))(runtimeVersion);
 }
 let cudaSetDevice$: NativeFunction | undefined;
@@ -1643,7 +1643,7 @@ export function cudaSetDeviceFlags(flags: number): T.cudaError_t {
 let cudaSetValidDevices$: NativeFunction | undefined;
 /** `cudaError_t cudaSetValidDevices(int *device_arr, int len)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaSetValidDevices(device_arr: T.Pointer, len: number): T.cudaError_t {
-  if (ArrayBuffer.isView(device_arr)) rawCovers('cudaSetValidDevices', 'device_arr', device_arr, 4, 4);
+  if (ArrayBuffer.isView(device_arr) && (device_arr.byteLength < 4 || (((device_arr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device_arr as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaSetValidDevices', 'device_arr', device_arr, 4, 4);
   return (cudaSetValidDevices$ ??= binder.native('cudaSetValidDevices'))(device_arr, len);
 }
 let cudaSignalExternalSemaphoresAsync$: NativeFunction | undefined;
@@ -1679,19 +1679,19 @@ export function cudaStreamCopyAttributes(dst: T.cudaStream_t, src: T.cudaStream_
 let cudaStreamCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamCreate(cudaStream_t *pStream)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamCreate(pStream: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pStream)) rawCovers('cudaStreamCreate', 'pStream', pStream, 8, 8);
+  if (ArrayBuffer.isView(pStream) && (pStream.byteLength < 8 || (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamCreate', 'pStream', pStream, 8, 8);
   return (cudaStreamCreate$ ??= binder.native('cudaStreamCreate'))(pStream);
 }
 let cudaStreamCreateWithFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamCreateWithFlags(pStream: T.Pointer, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pStream)) rawCovers('cudaStreamCreateWithFlags', 'pStream', pStream, 8, 8);
+  if (ArrayBuffer.isView(pStream) && (pStream.byteLength < 8 || (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamCreateWithFlags', 'pStream', pStream, 8, 8);
   return (cudaStreamCreateWithFlags$ ??= binder.native('cudaStreamCreateWithFlags'))(pStream, flags);
 }
 let cudaStreamCreateWithPriority$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamCreateWithPriority(pStream: T.Pointer, flags: number, priority: number): T.cudaError_t {
-  if (ArrayBuffer.isView(pStream)) rawCovers('cudaStreamCreateWithPriority', 'pStream', pStream, 8, 8);
+  if (ArrayBuffer.isView(pStream) && (pStream.byteLength < 8 || (((pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pStream as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamCreateWithPriority', 'pStream', pStream, 8, 8);
   return (cudaStreamCreateWithPriority$ ??= binder.native('cudaStreamCreateWithPriority'))(pStream, flags, priority);
 }
 let cudaStreamDestroy$: NativeFunction | undefined;
@@ -1702,54 +1702,54 @@ export function cudaStreamDestroy(stream: T.cudaStream_t): T.cudaError_t {
 let cudaStreamEndCapture$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamEndCapture(stream: T.cudaStream_t, pGraph: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pGraph)) rawCovers('cudaStreamEndCapture', 'pGraph', pGraph, 8, 8);
+  if (ArrayBuffer.isView(pGraph) && (pGraph.byteLength < 8 || (((pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pGraph as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamEndCapture', 'pGraph', pGraph, 8, 8);
   return (cudaStreamEndCapture$ ??= binder.native('cudaStreamEndCapture'))(stream, pGraph);
 }
 let cudaStreamGetAttribute$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue *value_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t, attr: T.cudaLaunchAttributeID, value_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(value_out)) rawCovers('cudaStreamGetAttribute', 'value_out', value_out, 64, 1);
+  if (ArrayBuffer.isView(value_out) && (value_out.byteLength < 64)) rawCovers('cudaStreamGetAttribute', 'value_out', value_out, 64, 1);
   return (cudaStreamGetAttribute$ ??= binder.native('cudaStreamGetAttribute'))(hStream, attr, value_out);
 }
 let cudaStreamGetCaptureInfo$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamGetCaptureInfo(stream: T.cudaStream_t, captureStatus_out: T.Pointer, id_out: T.Pointer, graph_out: T.Pointer, dependencies_out: T.Pointer, edgeData_out: T.Pointer, numDependencies_out: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(captureStatus_out)) rawCovers('cudaStreamGetCaptureInfo', 'captureStatus_out', captureStatus_out, 4, 4);
-  if (ArrayBuffer.isView(id_out)) rawCovers('cudaStreamGetCaptureInfo', 'id_out', id_out, 8, 8);
-  if (ArrayBuffer.isView(graph_out)) rawCovers('cudaStreamGetCaptureInfo', 'graph_out', graph_out, 8, 8);
-  if (ArrayBuffer.isView(dependencies_out)) rawCovers('cudaStreamGetCaptureInfo', 'dependencies_out', dependencies_out, 8, 8);
-  if (ArrayBuffer.isView(edgeData_out)) rawCovers('cudaStreamGetCaptureInfo', 'edgeData_out', edgeData_out, 8, 8);
-  if (ArrayBuffer.isView(numDependencies_out)) rawCovers('cudaStreamGetCaptureInfo', 'numDependencies_out', numDependencies_out, 8, 8);
+  if (ArrayBuffer.isView(captureStatus_out) && (captureStatus_out.byteLength < 4 || (((captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (captureStatus_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaStreamGetCaptureInfo', 'captureStatus_out', captureStatus_out, 4, 4);
+  if (ArrayBuffer.isView(id_out) && (id_out.byteLength < 8 || (((id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (id_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamGetCaptureInfo', 'id_out', id_out, 8, 8);
+  if (ArrayBuffer.isView(graph_out) && (graph_out.byteLength < 8 || (((graph_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (graph_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamGetCaptureInfo', 'graph_out', graph_out, 8, 8);
+  if (ArrayBuffer.isView(dependencies_out) && (dependencies_out.byteLength < 8 || (((dependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamGetCaptureInfo', 'dependencies_out', dependencies_out, 8, 8);
+  if (ArrayBuffer.isView(edgeData_out) && (edgeData_out.byteLength < 8 || (((edgeData_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (edgeData_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamGetCaptureInfo', 'edgeData_out', edgeData_out, 8, 8);
+  if (ArrayBuffer.isView(numDependencies_out) && (numDependencies_out.byteLength < 8 || (((numDependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (numDependencies_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamGetCaptureInfo', 'numDependencies_out', numDependencies_out, 8, 8);
   return (cudaStreamGetCaptureInfo$ ??= binder.native('cudaStreamGetCaptureInfo'))(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
 let cudaStreamGetDevice$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) */
 export function cudaStreamGetDevice(hStream: T.cudaStream_t, device: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(device)) rawCovers('cudaStreamGetDevice', 'device', device, 4, 4);
+  if (ArrayBuffer.isView(device) && (device.byteLength < 4 || (((device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (device as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaStreamGetDevice', 'device', device, 4, 4);
   return (cudaStreamGetDevice$ ??= binder.native('cudaStreamGetDevice'))(hStream, device);
 }
 let cudaStreamGetFlags$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamGetFlags(hStream: T.cudaStream_t, flags: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(flags)) rawCovers('cudaStreamGetFlags', 'flags', flags, 4, 4);
+  if (ArrayBuffer.isView(flags) && (flags.byteLength < 4 || (((flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (flags as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaStreamGetFlags', 'flags', flags, 4, 4);
   return (cudaStreamGetFlags$ ??= binder.native('cudaStreamGetFlags'))(hStream, flags);
 }
 let cudaStreamGetId$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamGetId(hStream: T.cudaStream_t, streamId: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(streamId)) rawCovers('cudaStreamGetId', 'streamId', streamId, 8, 8);
+  if (ArrayBuffer.isView(streamId) && (streamId.byteLength < 8 || (((streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (streamId as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamGetId', 'streamId', streamId, 8, 8);
   return (cudaStreamGetId$ ??= binder.native('cudaStreamGetId'))(hStream, streamId);
 }
 let cudaStreamGetPriority$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamGetPriority(hStream: T.cudaStream_t, priority: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(priority)) rawCovers('cudaStreamGetPriority', 'priority', priority, 4, 4);
+  if (ArrayBuffer.isView(priority) && (priority.byteLength < 4 || (((priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (priority as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaStreamGetPriority', 'priority', priority, 4, 4);
   return (cudaStreamGetPriority$ ??= binder.native('cudaStreamGetPriority'))(hStream, priority);
 }
 let cudaStreamIsCapturing$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamIsCapturing(stream: T.cudaStream_t, pCaptureStatus: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(pCaptureStatus)) rawCovers('cudaStreamIsCapturing', 'pCaptureStatus', pCaptureStatus, 4, 4);
+  if (ArrayBuffer.isView(pCaptureStatus) && (pCaptureStatus.byteLength < 4 || (((pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (pCaptureStatus as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaStreamIsCapturing', 'pCaptureStatus', pCaptureStatus, 4, 4);
   return (cudaStreamIsCapturing$ ??= binder.native('cudaStreamIsCapturing'))(stream, pCaptureStatus);
 }
 let cudaStreamQuery$: NativeFunction | undefined;
@@ -1770,7 +1770,7 @@ export function cudaStreamSynchronize(stream: T.cudaStream_t): T.cudaError_t {
 let cudaStreamUpdateCaptureDependencies$: NativeFunction | undefined;
 /** `cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t, dependencies: T.Pointer, dependencyData: T.Pointer, numDependencies: T.Int64, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(dependencies)) rawCovers('cudaStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
+  if (ArrayBuffer.isView(dependencies) && (dependencies.byteLength < 8 || (((dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (dependencies as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaStreamUpdateCaptureDependencies', 'dependencies', dependencies, 8, 8);
   return (cudaStreamUpdateCaptureDependencies$ ??= binder.native('cudaStreamUpdateCaptureDependencies'))(stream, dependencies, dependencyData, numDependencies, flags);
 }
 let cudaStreamWaitEvent$: NativeFunction | undefined;
@@ -1781,13 +1781,13 @@ export function cudaStreamWaitEvent(stream: T.cudaStream_t, event: T.cudaEvent_t
 let cudaThreadExchangeStreamCaptureMode$: NativeFunction | undefined;
 /** `cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)` · cuda_runtime_api.h · CUDA 13.0 */
 export function cudaThreadExchangeStreamCaptureMode(mode: T.Pointer): T.cudaError_t {
-  if (ArrayBuffer.isView(mode)) rawCovers('cudaThreadExchangeStreamCaptureMode', 'mode', mode, 4, 4);
+  if (ArrayBuffer.isView(mode) && (mode.byteLength < 4 || (((mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (mode as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 4))) rawCovers('cudaThreadExchangeStreamCaptureMode', 'mode', mode, 4, 4);
   return (cudaThreadExchangeStreamCaptureMode$ ??= binder.native('cudaThreadExchangeStreamCaptureMode'))(mode);
 }
 let cudaUserObjectCreate$: NativeFunction | undefined;
 /** `cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `destroy` (callbacks.cudaHostFn_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done. The library calls it from a thread of its own: koffi queues the call to the main event loop, so never block the main thread (a synchronous stream/context/device synchronize) while it is pending: that deadlocks. Poll (stream query) or use an async synchronize instead. */
 export function cudaUserObjectCreate(object_out: T.Pointer, ptr: T.Pointer, destroy: T.Pointer, initialRefcount: number, flags: number): T.cudaError_t {
-  if (ArrayBuffer.isView(object_out)) rawCovers('cudaUserObjectCreate', 'object_out', object_out, 8, 8);
+  if (ArrayBuffer.isView(object_out) && (object_out.byteLength < 8 || (((object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) !== 1 && (object_out as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 8))) rawCovers('cudaUserObjectCreate', 'object_out', object_out, 8, 8);
   return (cudaUserObjectCreate$ ??= binder.native('cudaUserObjectCreate'))(object_out, ptr, destroy, initialRefcount, flags);
 }
 let cudaUserObjectRelease$: NativeFunction | undefined;
