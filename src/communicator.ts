@@ -324,9 +324,13 @@ export class Communicator extends Resource {
       }
       throw e;
     }
-    const ended = ncclRaw.ncclGroupEnd();
-    if (ended === NCCL_IN_PROGRESS) groupEpoch++; // non-blocking communicators finish it; they settle before their next call
-    else if (ended !== 0) throw new nccl.NcclError('ncclGroupEnd', ended);
+    try {
+      nccl.ncclGroupEnd();
+    } catch (e) {
+      // non-blocking communicators finish the group in NCCL's threads; they settle before their next call
+      if (e instanceof nccl.NcclError && e.code === NCCL_IN_PROGRESS) groupEpoch++;
+      else throw e;
+    }
     if (typeof (result as { then?: unknown } | null)?.then === 'function') {
       throw new TypeError('Communicator.group: fn must be synchronous (the group ended before its promise settled)');
     }
