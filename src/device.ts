@@ -3,6 +3,9 @@ import * as drv from './driver';
 import { Context, deviceHandle, describe, init } from './context';
 import { assertMayBlock } from './lifecycle';
 import { canAccessPeer, disablePeerAccess, enablePeerAccess } from './peer';
+import { DEVICE_PROPERTY_TABLE, type DeviceProperties } from './device-properties';
+
+export type { DeviceProperties };
 
 const A = drv.CUdevice_attribute;
 const devices = new Map<number, Device>();
@@ -90,6 +93,46 @@ export class Device {
     if (typeof attr !== 'number' || !Number.isInteger(attr) || attr < 1 || attr >= A.CU_DEVICE_ATTRIBUTE_MAX) throw new RangeError(`Device.attribute: attr must be a CUdevice_attribute, got ${describe(attr)}`);
     drv.global('cuDeviceGetAttribute', drv.out32, attr, this.handle);
     return drv.out32[0];
+  }
+
+  /**
+   * Every device attribute in one frozen, typed object (one cuDeviceGetAttribute per attribute, read
+   * once and cached: attributes do not change while the process runs), e.g. `dev.properties.warpSize`.
+   */
+  get properties(): DeviceProperties {
+    if (this.cachedProperties !== undefined) return this.cachedProperties;
+    const props: Record<string, number | undefined> = {};
+    const fn = drv.native('cuDeviceGetAttribute');
+    const value = new Int32Array(1);
+    for (const [name, attr, old] of DEVICE_PROPERTY_TABLE) {
+      const status = fn(value, attr, this.handle);
+      if (status === 0) props[name] = value[0];
+      else if (status === drv.CUresult.CUDA_ERROR_INVALID_VALUE && !old) props[name] = undefined; // a driver older than the attribute
+      else throw drv.fail(undefined, 'cuDeviceGetAttribute', status);
+    }
+    this.cachedProperties = Object.freeze(props) as unknown as DeviceProperties;
+    return this.cachedProperties;
+  }
+  private cachedProperties: DeviceProperties | undefined;
+
+  /** The PCI bus id as `domain:bus:device.function` in hex (cuDeviceGetPCIBusId), e.g. `0000:1b:00.0`. */
+  get pciBusId(): string {
+    const buf = new Uint8Array(64);
+    drv.global('cuDeviceGetPCIBusId', buf, buf.length, this.handle);
+    const end = buf.indexOf(0);
+    return Buffer.from(buf.subarray(0, end < 0 ? buf.length : end)).toString('ascii');
+  }
+
+  /**
+   * The LUID (locally unique id, 8 bytes as 16 hex digits) and device node mask, where the driver gives
+   * one (Windows with WDDM); undefined elsewhere, e.g. on Linux.
+   */
+  get luid(): { luid: string; deviceNodeMask: number } | undefined {
+    const luid = new Uint8Array(8);
+    const mask = new Uint32Array(1);
+    const status = drv.native('cuDeviceGetLuid')(luid, mask, this.handle);
+    if (status !== 0) return undefined; // not supported on this platform (CUDA_ERROR_NOT_SUPPORTED / INVALID_VALUE)
+    return { luid: Buffer.from(luid).toString('hex'), deviceNodeMask: mask[0] };
   }
 
   /** Number of streaming multiprocessors (SMs). */

@@ -14,7 +14,10 @@ import { Kernel } from './module';
 import { anyCapture, captureOf } from './capture';
 
 
-/** Scalar kernel parameter types. `ptr` takes DeviceBuffer, PinnedHostBuffer, a device address or null. */
+/**
+ * Scalar kernel parameter types. `ptr` takes a DeviceBuffer, a PinnedHostBuffer, a TypedArray/ArrayBuffer
+ * over page-locked device-mapped host memory (a PinnedHostBuffer's view), a device address or null.
+ */
 export type ScalarType = 'ptr' | 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'f32' | 'f64';
 /** A struct passed by value: its bytes (a TypedArray/ArrayBuffer of exactly `struct` bytes). */
 export interface StructType {
@@ -30,6 +33,32 @@ const SIZES: Record<ScalarType, number> = { ptr: 8, i8: 1, u8: 1, i16: 2, u16: 2
 const INT_RANGE: Partial<Record<ScalarType, [number, number]>> = {
   i8: [-128, 127], u8: [0, 255], i16: [-32768, 32767], u16: [0, 65535], i32: [-2147483648, 2147483647], u32: [0, 4294967295],
 };
+
+/**
+ * What a `'ptr'` parameter takes: a DeviceBuffer (or ManagedBuffer), a PinnedHostBuffer, a TypedArray,
+ * DataView or ArrayBuffer over page-locked, device-mapped host memory (e.g. `pinned.view(Float32Array)`:
+ * its device address is looked up with cuMemHostGetDevicePointer, no koffi needed), a device address
+ * (number or bigint), or null.
+ */
+export type DevicePointer = DeviceBuffer | PinnedHostBuffer | ArrayBufferView | ArrayBuffer | number | bigint | null;
+
+/** The JS value a parameter of type `T` takes (a {@link TypedArg} is accepted everywhere too). */
+export type ArgValue<T> = T extends 'ptr'
+  ? DevicePointer
+  : T extends 'i64' | 'u64'
+    ? number | bigint
+    : T extends ScalarType
+      ? number
+      : T extends StructType
+        ? ArrayBufferView | ArrayBuffer
+        : never;
+
+/**
+ * The launch-argument tuple of a kernel signature: `KernelArgs<['ptr', 'f32', 'u32']>` is
+ * `[DevicePointer, number, number]` (each also accepting a {@link TypedArg}). A signature that is not a
+ * literal tuple gives `unknown[]` (checked at run time only).
+ */
+export type KernelArgs<S extends readonly ArgType[]> = number extends S['length'] ? unknown[] : { -readonly [I in keyof S]: ArgValue<S[I]> | TypedArg };
 
 /** An explicitly typed argument (for kernels without a declared signature). */
 export interface TypedArg {
@@ -221,6 +250,7 @@ function badArg(what: string, i: number, t: ArgType, v: unknown): TypeError {
 function pointerOf(v: unknown, i: number, what: string): number {
   if (v instanceof DeviceBuffer) return v.ptr;
   if (v instanceof PinnedHostBuffer) return v.devicePointer;
+  if (isArrayBuffer(v) || ArrayBuffer.isView(v)) return hostMemoryDevicePointer(v, i, what);
   if (v === null || v === undefined) {
     if (v === undefined) throw badArg(what, i, 'ptr', v);
     return 0;
@@ -234,6 +264,27 @@ function pointerOf(v: unknown, i: number, what: string): number {
     return Number(v);
   }
   throw badArg(what, i, 'ptr', v);
+}
+
+const hostPointerSlot = new BigUint64Array(1);
+/**
+ * The device address of host memory under an ArrayBuffer or view (cuMemHostGetDevicePointer): it must
+ * be page-locked and mapped into the device's address space (a PinnedHostBuffer's memory, or memory
+ * registered with CU_MEMHOSTREGISTER_DEVICEMAP). Anything else is a TypeError, before the launch.
+ */
+function hostMemoryDevicePointer(v: ArrayBuffer | ArrayBufferView, i: number, what: string): number {
+  const buffer = isArrayBuffer(v) ? v : v.buffer;
+  const offset = isArrayBuffer(v) ? 0 : v.byteOffset;
+  if (buffer.byteLength === 0) throw new TypeError(`${what}: argument ${i} (ptr) is an empty ArrayBuffer: it has no memory to point at`);
+  const host = Number(koffi.address(buffer)) + offset;
+  const status = drv.native('cuMemHostGetDevicePointer')(hostPointerSlot, host, 0);
+  if (status !== 0) {
+    throw new TypeError(
+      `${what}: argument ${i} (ptr) is a ${describeValue(v)} over host memory the device cannot address (cuMemHostGetDevicePointer: CUresult ${status}): ` +
+        'use a PinnedHostBuffer (or its view()) or a DeviceBuffer',
+    );
+  }
+  return Number(hostPointerSlot[0]);
 }
 
 const TWO32 = 0x100000000;
@@ -283,23 +334,60 @@ function dim3(where: string, name: string, d: unknown): [number, number, number]
 
 /** What a {@link LaunchConfig} is made from; launch() also takes one directly. */
 export interface LaunchConfigInit {
-  /** Blocks in the grid. */
+  /**
+   * Blocks in the grid. With `cluster`, this still counts blocks, not clusters: `grid: 8, cluster: 2`
+   * launches 8 blocks in 4 clusters of 2 (each grid dimension must be a multiple of the cluster's).
+   */
   grid: Dim3;
   /** Threads per block. */
   block: Dim3;
   /** Dynamic shared memory per block, bytes. */
   sharedMemBytes?: number;
-  /** Thread block cluster dimensions (sm_90+). */
+  /**
+   * Thread block cluster dimensions, in blocks (sm_90+): the blocks of one cluster are co-scheduled on
+   * one GPU processing cluster and share distributed shared memory. `grid` counts blocks, not clusters.
+   */
   cluster?: Dim3;
   /** Cooperative launch (grid-wide sync). */
   cooperative?: boolean;
+  /**
+   * Programmatic dependent launch (sm_90+): this kernel may start before the previous kernel on the
+   * same stream has finished, once every block of that kernel has executed
+   * `griddepcontrol.launch_dependents` (`cudaTriggerProgrammaticLaunchCompletion()`) or exited. The
+   * kernel must execute `griddepcontrol.wait` (`cudaGridDependencySynchronize()`) before it reads what the
+   * previous kernel writes. (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.)
+   */
+  programmaticDependentLaunch?: boolean;
+  /** Scheduling priority of this launch's blocks (CU_LAUNCH_ATTRIBUTE_PRIORITY); lower numbers are higher priority, see Stream.priorityRange(). */
+  priority?: number;
+  /**
+   * Memory-synchronization domain of the kernel (CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN): `'remote'` for
+   * kernels whose memory fences only need to order memory with other GPUs (communication kernels), so
+   * that their fences do not wait for the compute kernels' traffic; default `'default'`.
+   */
+  memSyncDomain?: 'default' | 'remote';
+  /**
+   * Maps the logical domains to the physical ones (CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP), each 0 to
+   * the device's CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT - 1.
+   */
+  memSyncDomainMap?: {
+    /** Physical domain of the logical `'default'` domain. */
+    default: number;
+    /** Physical domain of the logical `'remote'` domain. */
+    remote: number;
+  };
 }
 
-const CONFIG_KEYS = new Set(['grid', 'block', 'sharedMemBytes', 'cluster', 'cooperative']);
+const CONFIG_KEYS = new Set(['grid', 'block', 'sharedMemBytes', 'cluster', 'cooperative', 'programmaticDependentLaunch', 'priority', 'memSyncDomain', 'memSyncDomainMap']);
 const CONFIG_BYTES = 56;
 const ATTR_BYTES = 72;
+const LA = drv.CUlaunchAttributeID;
 
-/** Grid/block/shared memory/cluster/cooperative, validated and encoded once. */
+/**
+ * Grid, block, shared memory and launch attributes (cluster, cooperative, programmatic dependent
+ * launch, priority, memory-sync domain), validated and encoded once. Without attributes a launch is
+ * one cuLaunchKernel; with any, one cuLaunchKernelEx with the CUlaunchConfig encoded here.
+ */
 export class LaunchConfig {
   /** Grid size in x (blocks). */
   readonly gx: number;
@@ -319,6 +407,14 @@ export class LaunchConfig {
   readonly cluster: readonly [number, number, number] | undefined;
   /** Cooperative launch (grid-wide sync). */
   readonly cooperative: boolean;
+  /** Programmatic dependent launch (see {@link LaunchConfigInit.programmaticDependentLaunch}). */
+  readonly programmaticDependentLaunch: boolean;
+  /** Launch priority, or undefined for the stream's. */
+  readonly priority: number | undefined;
+  /** Memory-sync domain, or undefined for the default. */
+  readonly memSyncDomain: 'default' | 'remote' | undefined;
+  /** Logical-to-physical memory-sync domain map, or undefined for the default. */
+  readonly memSyncDomainMap: { readonly default: number; readonly remote: number } | undefined;
   /** Encoded CUlaunchConfig + attributes, when cuLaunchKernelEx is needed. @internal */
   readonly ex: { view: DataView; bytes: Uint8Array } | undefined;
 
@@ -342,29 +438,42 @@ export class LaunchConfig {
     this.cluster = init.cluster !== undefined ? dim3(W, 'cluster', init.cluster) : undefined;
     if (init.cooperative !== undefined && typeof init.cooperative !== 'boolean') throw new TypeError(`${W}: cooperative must be a boolean, got ${describe(init.cooperative)}`);
     this.cooperative = init.cooperative === true;
+    if (init.programmaticDependentLaunch !== undefined && typeof init.programmaticDependentLaunch !== 'boolean') throw new TypeError(`${W}: programmaticDependentLaunch must be a boolean, got ${describe(init.programmaticDependentLaunch)}`);
+    this.programmaticDependentLaunch = init.programmaticDependentLaunch === true;
+    if (init.priority !== undefined && (typeof init.priority !== 'number' || !Number.isInteger(init.priority) || Math.abs(init.priority) > 0x7fffffff)) throw new RangeError(`${W}: priority must be a 32-bit integer, got ${describe(init.priority)}`);
+    this.priority = init.priority;
+    if (init.memSyncDomain !== undefined && init.memSyncDomain !== 'default' && init.memSyncDomain !== 'remote') throw new TypeError(`${W}: memSyncDomain must be 'default' or 'remote', got ${describe(init.memSyncDomain)}`);
+    this.memSyncDomain = init.memSyncDomain;
+    this.memSyncDomainMap = init.memSyncDomainMap === undefined ? undefined : domainMap(W, init.memSyncDomainMap);
     if (this.cluster) {
       const [cx, cy, cz] = this.cluster;
-      if (this.gx % cx || this.gy % cy || this.gz % cz) throw new RangeError(`grid [${this.gx}, ${this.gy}, ${this.gz}] is not a multiple of cluster [${cx}, ${cy}, ${cz}]`);
+      if (this.gx % cx || this.gy % cy || this.gz % cz) throw new RangeError(`${W}: grid [${this.gx}, ${this.gy}, ${this.gz}] (in blocks) is not a multiple of cluster [${cx}, ${cy}, ${cz}]`);
     }
-    if (this.cluster || this.cooperative) {
-      const numAttrs = (this.cluster ? 1 : 0) + (this.cooperative ? 1 : 0);
-      const buffer = new ArrayBuffer(CONFIG_BYTES + numAttrs * ATTR_BYTES);
+    const attrs: [number, (dv: DataView, at: number) => void][] = [];
+    const cluster = this.cluster;
+    if (cluster) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, (dv, at) => cluster.forEach((v, i) => dv.setUint32(at + i * 4, v, true))]);
+    if (this.cooperative) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, (dv, at) => dv.setInt32(at, 1, true)]);
+    if (this.programmaticDependentLaunch) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, (dv, at) => dv.setInt32(at, 1, true)]);
+    const priority = this.priority;
+    if (priority !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_PRIORITY, (dv, at) => dv.setInt32(at, priority, true)]);
+    const domain = this.memSyncDomain;
+    if (domain !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, (dv, at) => dv.setInt32(at, domain === 'remote' ? drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE : drv.CUlaunchMemSyncDomain.CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT, true)]);
+    const map = this.memSyncDomainMap;
+    if (map !== undefined) attrs.push([LA.CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP, (dv, at) => { dv.setUint8(at, map.default); dv.setUint8(at + 1, map.remote); }]);
+    if (attrs.length > 0) {
+      const buffer = new ArrayBuffer(CONFIG_BYTES + attrs.length * ATTR_BYTES);
       const dv = new DataView(buffer);
       const fields = [this.gx, this.gy, this.gz, this.bx, this.by, this.bz, this.sharedMemBytes];
       fields.forEach((v, i) => dv.setUint32(i * 4, v, true));
       const base = Number(koffi.address(buffer));
       writeU64(dv, 40, base + CONFIG_BYTES); // attrs
-      dv.setUint32(48, numAttrs, true);
-      let a = CONFIG_BYTES;
-      if (this.cluster) {
-        dv.setInt32(a, drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, true);
-        this.cluster.forEach((v, i) => dv.setUint32(a + 8 + i * 4, v, true));
-        a += ATTR_BYTES;
-      }
-      if (this.cooperative) {
-        dv.setInt32(a, drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, true);
-        dv.setInt32(a + 8, 1, true);
-      }
+      dv.setUint32(48, attrs.length, true);
+      // CUlaunchAttribute: { id: int32, pad, value: 64-byte union }
+      attrs.forEach(([id, write], i) => {
+        const a = CONFIG_BYTES + i * ATTR_BYTES;
+        dv.setInt32(a, id, true);
+        write(dv, a + 8);
+      });
       this.ex = { view: dv, bytes: new Uint8Array(buffer) };
     }
     Object.freeze(this);
@@ -384,6 +493,17 @@ export class LaunchConfig {
     if (Math.ceil(n / blockSize) > 0x7fffffff) throw new RangeError(`LaunchConfig.linear: ${n} items in blocks of ${blockSize} need more than 2^31 - 1 blocks`);
     return new LaunchConfig({ grid: Math.ceil(n / blockSize), block: blockSize, sharedMemBytes });
   }
+}
+
+function domainMap(where: string, m: unknown): { readonly default: number; readonly remote: number } {
+  if (typeof m !== 'object' || m === null) throw new TypeError(`${where}: memSyncDomainMap must be { default, remote }, got ${describe(m)}`);
+  const o = m as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'default' && k !== 'remote') throw new TypeError(`${where}: memSyncDomainMap has an unknown field '${k}' (expected default, remote)`);
+  for (const k of ['default', 'remote']) {
+    const v = o[k];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw new RangeError(`${where}: memSyncDomainMap.${k} must be an integer from 0 to 255 (a physical domain), got ${describe(v)}`);
+  }
+  return Object.freeze({ default: o.default as number, remote: o.remote as number });
 }
 
 function configOf(c: LaunchConfig | LaunchConfigInit): LaunchConfig {
@@ -471,9 +591,13 @@ function enqueue(cfg: LaunchConfig, kernel: Kernel, h: number, pack: ArgPack): n
   return (cuLaunchKernelEx ??= drv.native('cuLaunchKernelEx'))(cfg.ex.bytes, kernel.handle, pack.table, null);
 }
 
-/** `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`. */
-export function launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel, ...args: unknown[]): void {
-  launchArgs(stream, config, kernel, args, 0);
+/**
+ * `launch(stream, config, kernel, ...args)`: arguments typed by the kernel's signature or with `arg.*`.
+ * For a kernel declared with a literal signature (`module.kernel('saxpy', ['ptr', 'f32', 'u32'])`) the
+ * arguments are also checked by the compiler: a string where a pointer goes does not type-check.
+ */
+export function launch<A extends readonly unknown[]>(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, kernel: Kernel<A>, ...args: NoInfer<A>): void {
+  launchArgs(stream, config, kernel as unknown as Kernel, args as unknown as unknown[], 0);
 }
 
 /** @internal: encodes kernel node params (CUDA_KERNEL_NODE_PARAMS_v2, 72 bytes) for graphs. */

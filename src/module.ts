@@ -5,7 +5,7 @@ import koffi from 'koffi';
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
 import { Resource, whenNoHostFuncs } from './lifecycle';
-import { ArgPack, launchArgs, type ArgType, type LaunchConfig, type LaunchConfigInit } from './launch';
+import { ArgPack, LaunchConfig, launchArgs, type ArgType, type KernelArgs, type LaunchConfigInit } from './launch';
 import type { StreamLike } from './stream';
 
 const FA = drv.CUfunction_attribute;
@@ -109,9 +109,12 @@ export class Module extends Resource {
 
   /**
    * The kernel `name` (use the lowered name for C++ kernels: Program.loweredName). With a `signature`,
-   * launches validate and pack arguments without allocating.
+   * launches validate and pack arguments without allocating, and the compiler checks launch arguments:
+   * `module.kernel('saxpy', ['ptr', 'f32', 'u32'])` is a `Kernel<[DevicePointer, number, number]>`, so
+   * `launch(s, cfg, k, 'x', 1, 2)` does not type-check. The argument tuple can also be given explicitly:
+   * `module.kernel<[DevicePointer, number, number]>('saxpy', ['ptr', 'f32', 'u32'])`.
    */
-  kernel(name: string, signature?: readonly ArgType[]): Kernel {
+  kernel<A extends readonly unknown[] = never, const S extends readonly ArgType[] = readonly ArgType[]>(name: string, signature?: S): Kernel<[A] extends [never] ? KernelArgs<S> : A> {
     this.check();
     checkName('Module.kernel', name);
     drv.call(this.context, 'cuModuleGetFunction', drv.out64, this.handle, name);
@@ -131,11 +134,67 @@ function checkName(where: string, name: unknown): void {
   if (typeof name !== 'string' || name.length === 0 || name.includes('\0')) throw new TypeError(`${where}: name must be a non-empty string without NUL, got ${describe(name)}`);
 }
 
+/** Every attribute of a kernel (cuFuncGetAttribute), from {@link Kernel.attributes}. */
+export interface KernelAttributes {
+  /** Largest block size the kernel can be launched with (depends on its register use). */
+  readonly maxThreadsPerBlock: number;
+  /** Statically allocated shared memory per block, bytes. */
+  readonly sharedSizeBytes: number;
+  /** Constant memory the kernel uses, bytes. */
+  readonly constSizeBytes: number;
+  /** Local memory per thread, bytes. */
+  readonly localSizeBytes: number;
+  /** Registers per thread. */
+  readonly numRegs: number;
+  /** PTX virtual architecture it was compiled for, major * 10 + minor (e.g. 90). */
+  readonly ptxVersion: number;
+  /** Binary architecture it was compiled for, major * 10 + minor. */
+  readonly binaryVersion: number;
+  /** 1 when compiled with -Xptxas --dlcm=ca (global loads cached in L1). */
+  readonly cacheModeCa: number;
+  /** Largest dynamic shared memory per block it may be launched with, bytes (settable). */
+  readonly maxDynamicSharedSizeBytes: number;
+  /** Preferred shared-memory carveout, percent of the L1/shared capacity, or -1 for no preference (settable). */
+  readonly preferredSharedMemoryCarveout: number;
+  /** 1 when the kernel must be launched with a cluster size (compiled with a required cluster size). */
+  readonly clusterSizeMustBeSet: number;
+  /** Required cluster width in blocks (0: none; settable before first launch). */
+  readonly requiredClusterWidth: number;
+  /** Required cluster height in blocks. */
+  readonly requiredClusterHeight: number;
+  /** Required cluster depth in blocks. */
+  readonly requiredClusterDepth: number;
+  /** 1 when cluster sizes above the portable 8 blocks are allowed (settable). */
+  readonly nonPortableClusterSizeAllowed: number;
+  /** Cluster scheduling policy preference (CUclusterSchedulingPolicy, settable). */
+  readonly clusterSchedulingPolicyPreference: number;
+}
+
+const KERNEL_ATTRIBUTES: readonly (readonly [keyof KernelAttributes, drv.CUfunction_attribute])[] = [
+  ['maxThreadsPerBlock', FA.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK],
+  ['sharedSizeBytes', FA.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES],
+  ['constSizeBytes', FA.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES],
+  ['localSizeBytes', FA.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES],
+  ['numRegs', FA.CU_FUNC_ATTRIBUTE_NUM_REGS],
+  ['ptxVersion', FA.CU_FUNC_ATTRIBUTE_PTX_VERSION],
+  ['binaryVersion', FA.CU_FUNC_ATTRIBUTE_BINARY_VERSION],
+  ['cacheModeCa', FA.CU_FUNC_ATTRIBUTE_CACHE_MODE_CA],
+  ['maxDynamicSharedSizeBytes', FA.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES],
+  ['preferredSharedMemoryCarveout', FA.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT],
+  ['clusterSizeMustBeSet', FA.CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET],
+  ['requiredClusterWidth', FA.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH],
+  ['requiredClusterHeight', FA.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT],
+  ['requiredClusterDepth', FA.CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH],
+  ['nonPortableClusterSizeAllowed', FA.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED],
+  ['clusterSchedulingPolicyPreference', FA.CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE],
+];
+
 /**
  * A kernel of a {@link Module} (from {@link Module.kernel}): its attributes, occupancy, and launch().
- * It keeps its module loaded while it lives.
+ * It keeps its module loaded while it lives. `A` is the tuple of launch arguments (see
+ * {@link Module.kernel}); `unknown[]` for a kernel declared without a literal signature.
  */
-export class Kernel extends Resource {
+export class Kernel<A extends readonly unknown[] = unknown[]> extends Resource {
   /** The driver handle (CUfunction). */
   readonly handle: drv.CUfunction;
   /** The module the kernel belongs to. */
@@ -229,6 +288,13 @@ export class Kernel extends Resource {
     drv.call(ctx, 'cuFuncSetAttribute', this.handle, attr, value);
   }
 
+  /** Every attribute at once (one cuFuncGetAttribute each, read now: settable ones can change). */
+  get attributes(): KernelAttributes {
+    const out: Record<string, number> = {};
+    for (const [name, attr] of KERNEL_ATTRIBUTES) out[name] = this.attribute(attr);
+    return Object.freeze(out) as unknown as KernelAttributes;
+  }
+
   /** The largest block size this kernel can be launched with. */
   get maxThreadsPerBlock(): number {
     return this.attribute(FA.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
@@ -270,9 +336,27 @@ export class Kernel extends Resource {
     return { minGridSize: drv.out32[0], blockSize: block[0] };
   }
 
+  /**
+   * The most clusters of `config.cluster` blocks that can be co-resident on the device at once
+   * (cuOccupancyMaxActiveClusters), for launches of this kernel with `config` (which must set `cluster`,
+   * unless the kernel was compiled with a required cluster size).
+   */
+  maxActiveClusters(config: LaunchConfig | LaunchConfigInit): number {
+    const ctx = this.check();
+    const cfg = config instanceof LaunchConfig ? config : new LaunchConfig(config);
+    let bytes = cfg.ex?.bytes;
+    if (bytes === undefined) {
+      bytes = new Uint8Array(56); // CUlaunchConfig without attributes
+      const dv = new DataView(bytes.buffer);
+      [cfg.gx, cfg.gy, cfg.gz, cfg.bx, cfg.by, cfg.bz, cfg.sharedMemBytes].forEach((v, i) => dv.setUint32(i * 4, v, true));
+    }
+    drv.call(ctx, 'cuOccupancyMaxActiveClusters', drv.out32, this.handle, bytes);
+    return drv.out32[0];
+  }
+
   /** `kernel.launch(stream, config, ...args)` — same as `launch(stream, config, kernel, ...args)`. */
-  launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, ...args: unknown[]): void {
-    launchArgs(stream, config, this, args, 0);
+  launch(stream: StreamLike | undefined, config: LaunchConfig | LaunchConfigInit, ...args: A): void {
+    launchArgs(stream, config, this as unknown as Kernel, args, 0);
   }
 }
 
