@@ -15,8 +15,7 @@ import { Device } from './device';
 import { Resource, checkSize, whenNoHostFuncs } from './lifecycle';
 import { DeviceBuffer } from './memory';
 import { Stream, streamHandle, type StreamLike } from './stream';
-import * as driverRaw from '../generated/13.0/driver/raw';
-import { DriverError } from '../generated/13.0/driver';
+import { DriverError, raw as driverRaw } from './driver';
 import { openStore, type StoreLimits, type TcpStore } from './distributed/store';
 import { distributedEnvironment } from './distributed/rendezvous';
 

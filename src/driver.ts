@@ -8,12 +8,16 @@
 // No other file of src/ imports the generated driver bindings (test/door.test.ts checks it); they get
 // types, enums and constants from here too.
 import { DriverError } from '../generated/13.0/driver';
+import * as raw from '../generated/13.0/driver/raw';
 import { binder } from '../generated/13.0/driver/raw';
 import * as T from '../generated/13.0/driver/types';
 import { CudaError, type NativeFunction } from './runtime';
 
 export * from '../generated/13.0/driver/types';
 export { DriverError };
+/** The raw driver layer at the pinned release, for the few objects (IPC, NCCL stream polls) that make
+ *  C-exact calls and build their errors with {@link fail}. */
+export { raw };
 
 /** The CUDA release whose driver ABI the objects layer calls. */
 export const DRIVER_RELEASE = '13.0';

@@ -26,8 +26,7 @@
 // take the descriptor (and ptrace the exporter).
 import { closeSync, openSync, constants as fsConstants } from 'node:fs';
 import koffi from 'koffi';
-import * as raw from '../generated/13.0/driver/raw';
-import { DriverError } from '../generated/13.0/driver';
+import { DriverError, raw } from './driver';
 import { Context } from './context';
 import { Device } from './device';
 import { Event } from './event';

@@ -7,6 +7,7 @@ import { Device } from '../src/device';
 import { Core } from '../src/lifecycle';
 import { DeviceBuffer } from '../src/memory';
 import { copyPeer } from '../src/peer';
+import * as streams from '../src/stream';
 import { Stream } from '../src/stream';
 import { CudaLibraryError, decodeRecord, encodeRecord, loadLibrary } from '../src/runtime';
 
@@ -215,7 +216,10 @@ describe('life cycle', () => {
     const comm = fakeComm(1, 4);
     const send = new FakeBuffer(64, 0, 0x10000);
     const recv = new FakeBuffer(256, 0, 0x20000);
-    comm.allReduce(send, recv, { dtype: 'f32', op: 'max', stream: 0x55 });
+    // a stream given through the protocol: its handle reaches NCCL (resolving it needs no driver here)
+    const stream = { [Symbol.for('cuda.stream')]: () => 0x55 } as unknown as streams.StreamLike;
+    jest.spyOn(streams, 'streamHandle').mockImplementation((s) => (s === stream ? 0x55 : 0) as never);
+    comm.allReduce(send, recv, { dtype: 'f32', op: 'max', stream });
     expect(allReduce).toHaveBeenLastCalledWith(0x10000, 0x20000, 16, nccl.ncclDataType_t.ncclFloat32, nccl.ncclRedOp_t.ncclMax, 0xc0de, 0x55);
     comm.allReduce(send, { dtype: 'f64' });
     expect(allReduce).toHaveBeenLastCalledWith(0x10000, 0x10000, 8, nccl.ncclDataType_t.ncclFloat64, nccl.ncclRedOp_t.ncclSum, 0xc0de, 0);
