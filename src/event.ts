@@ -1,4 +1,5 @@
-// Event: record on a stream, wait (blocking or awaited), time between two events.
+// Event: record on a stream, wait (blocking or awaited), time between two events; interprocess events
+// shared through a 64-byte IPC handle (cuIpcGetEventHandle / cuIpcOpenEventHandle).
 import * as drv from './driver';
 import { Context, contextOf, describe } from './context';
 import { Resource, assertMayBlock } from './lifecycle';
@@ -94,6 +95,39 @@ export class Event extends Resource {
   synchronized(options?: PollOptions): Promise<void> {
     this.assertOpen();
     return poll(() => drv.query(this.context, 'cuEventQuery', this.handle), 'Event.synchronized()', options);
+  }
+
+  /** Resolves when the event completes (same as {@link Event.synchronized}): `await event.completed()`. */
+  completed(options?: PollOptions): Promise<void> {
+    return this.synchronized(options);
+  }
+
+  /**
+   * The 64-byte IPC handle of this interprocess event (cuIpcGetEventHandle), to hand to another process
+   * of this machine, which opens it with {@link Event.fromIpcHandle}.
+   * @throws TypeError unless the event was created with `{ interprocess: true, timing: false }`
+   */
+  ipcHandle(): Uint8Array {
+    this.assertOpen();
+    if (!(this.flags & F.CU_EVENT_INTERPROCESS)) throw new TypeError('Event.ipcHandle: the event was not created with { interprocess: true, timing: false }');
+    const out = new Uint8Array(64);
+    drv.call(this.context, 'cuIpcGetEventHandle', out, this.handle);
+    return out;
+  }
+
+  /**
+   * Opens an event of another process from its IPC handle (cuIpcOpenEventHandle) in `options.context`
+   * (default: the current context, else device 0's primary context; it must be on the exporter's device).
+   * The result records, waits and queries like any event (no timing); close() releases it here only.
+   */
+  static fromIpcHandle(handle: Uint8Array, options: { context?: Context } = {}): Event {
+    if (!(handle instanceof Uint8Array) || handle.byteLength !== 64) throw new TypeError(`Event.fromIpcHandle: handle must be the 64-byte Uint8Array from Event.ipcHandle(), got ${describe(handle)}${handle instanceof Uint8Array ? ` of ${handle.byteLength} bytes` : ''}`);
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Event.fromIpcHandle: options must be an object, got ${describe(options)}`);
+    const ctx = contextOf(options.context, 'Event.fromIpcHandle: context');
+    // CUipcEventHandle is passed by value: koffi takes it as its record (char reserved[64]).
+    const record = { reserved: Array.from(new Int8Array(handle.buffer, handle.byteOffset, 64)) };
+    drv.call(ctx, 'cuIpcOpenEventHandle', drv.out64, record);
+    return new Event(drv.outNumber() as drv.CUevent, ctx, F.CU_EVENT_INTERPROCESS | F.CU_EVENT_DISABLE_TIMING);
   }
 
   /** Milliseconds from `start` to this event (both recorded with timing, both complete). */
