@@ -1,5 +1,6 @@
 // Context: the primary context of a device (retained once, shared) or a created one. Binding to the
 // calling thread, sticky-error marking and every driver call go through the door (driver.ts).
+import koffi from 'koffi';
 import * as drv from './driver';
 import { ContextUnusableError, STICKY_ERRORS } from './driver';
 import type { CudaError } from './runtime';
@@ -46,8 +47,8 @@ export class Context extends Resource implements drv.Bindable {
   /** @internal the stream-ordered caching allocator's state for this context (see allocator.ts) */
   allocCache: unknown = undefined;
 
-  private constructor(handle: drv.CUcontext, device: number, primary: boolean, destroy: (() => void) | undefined) {
-    super(primary ? 'Context (primary)' : 'Context', destroy);
+  private constructor(handle: drv.CUcontext, device: number, primary: boolean, destroy: (() => void) | undefined, kind?: string) {
+    super(kind ?? (primary ? 'Context (primary)' : 'Context'), destroy);
     this.handle = handle;
     this.device = device;
     this.primary = primary;
@@ -79,11 +80,34 @@ export class Context extends Resource implements drv.Bindable {
   /**
    * Creates a new context on device `ordinal` (cuCtxCreate, with `flags`: CUctx_flags, default 0) and
    * makes it current. It owns its memory and modules; close() destroys it.
+   *
+   * `options.smCount` asks for execution affinity: the context's work uses at most that many SMs
+   * (CU_EXEC_AFFINITY_TYPE_SM_COUNT; the driver may round up). Only where the device supports it
+   * (under MPS, see {@link Context.executionAffinitySupported}); elsewhere it throws an Error saying so.
+   * Green contexts (GreenContext) partition SMs without MPS.
    */
-  static create(ordinal = 0, flags = 0): Context {
+  static create(ordinal = 0, flags = 0, options: { smCount?: number } = {}): Context {
     if (!Number.isInteger(flags) || flags < 0 || flags > 0xffffffff) throw new RangeError(`Context.create: flags must be a 32-bit unsigned integer, got ${String(flags)}`);
+    if (typeof options !== 'object' || options === null) throw new TypeError(`Context.create: options must be an object, got ${describe(options)}`);
+    for (const k of Object.keys(options)) if (k !== 'smCount') throw new TypeError(`Context.create: unknown option '${k}' (expected smCount)`);
+    const sm = options.smCount;
+    if (sm !== undefined && (typeof sm !== 'number' || !Number.isInteger(sm) || sm < 1 || sm > 0xffffffff)) throw new RangeError(`Context.create: smCount must be a positive integer, got ${describe(sm)}`);
     const dev = deviceHandle(ordinal);
-    drv.global('cuCtxCreate', drv.out64, null, flags, dev);
+    let params: Uint8Array | null = null;
+    let affinity: Uint8Array | undefined;
+    if (sm !== undefined) {
+      if (!Context.executionAffinitySupported(ordinal)) throw new Error(`Context.create: device ${ordinal} does not support execution affinity by SM count here (it needs MPS); use a GreenContext to partition SMs`);
+      affinity = new Uint8Array(8); // CUexecAffinityParam { type, param.smCount.val }
+      const a = new DataView(affinity.buffer);
+      a.setInt32(0, drv.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT, true);
+      a.setUint32(4, sm, true);
+      params = new Uint8Array(24); // CUctxCreateParams { execAffinityParams, numExecAffinityParams, cigParams }
+      const p = new DataView(params.buffer);
+      p.setBigUint64(0, BigInt(koffi.address(affinity.buffer)), true);
+      p.setInt32(8, 1, true);
+    }
+    drv.global('cuCtxCreate', drv.out64, params, flags, dev);
+    void affinity; // kept reachable until the call returned
     const handle = drv.outNumber() as drv.CUcontext;
     const ctx = new Context(handle, ordinal, false, () => {
       known.delete(handle);
@@ -93,6 +117,35 @@ export class Context extends Resource implements drv.Bindable {
       drv.global('cuCtxDestroy', handle);
     });
     drv.noteBound(ctx); // cuCtxCreate made it current
+    return ctx;
+  }
+
+  /** True when contexts of device `ordinal` can be created with an SM-count execution affinity (cuDeviceGetExecAffinitySupport). */
+  static executionAffinitySupported(ordinal = 0): boolean {
+    const dev = deviceHandle(ordinal);
+    drv.global('cuDeviceGetExecAffinitySupport', drv.out32, drv.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT, dev);
+    return drv.out32[0] !== 0;
+  }
+
+  /** The SM count this context's work may use (cuCtxGetExecAffinity): the device's, unless created with `smCount`. */
+  get executionAffinity(): { smCount: number } {
+    this.check();
+    const out = new Uint8Array(8);
+    drv.call(this, 'cuCtxGetExecAffinity', out, drv.CUexecAffinityType.CU_EXEC_AFFINITY_TYPE_SM_COUNT);
+    return { smCount: new DataView(out.buffer).getUint32(4, true) };
+  }
+
+  /**
+   * Wraps the CUcontext of a green context (cuCtxFromGreenCtx); `destroy` destroys the green context
+   * once this wrapper is closed and nothing depends on it any more. @internal use GreenContext
+   */
+  static fromGreen(handle: drv.CUcontext, device: number, destroy: () => void): Context {
+    const ctx = new Context(handle, device, false, () => {
+      known.delete(handle);
+      dropContextCache(handle, false);
+      drv.forget(handle);
+      destroy();
+    }, 'Context (green)');
     return ctx;
   }
 

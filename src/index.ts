@@ -20,3 +20,9 @@ export { Program, CompileError, compile, type CompileOptions, type ProgramOption
 export { Linker, LinkError, type LinkInput, type LinkerOptions } from './linker';
 export { canAccessPeer, copyPeer, disablePeerAccess, enablePeerAccess, onDevice, type PeerCopyOptions } from './peer';
 export { Communicator, NcclUnavailableError, NCCL_DTYPES, NCCL_OPS, type BroadcastOptions, type CollectiveOptions, type NcclDtype, type ReduceOp, type UniqueId, type ReduceOptions } from './communicator';
+// objects layer part 2 (issue 13): graph nodes, device properties, kernel attributes, typed launches, green contexts
+export { GraphConditional, type ConditionalNode, type GraphAllocation, type GraphCopyEndpoint, type GraphCopyOptions, type GraphMemsetOptions } from './graph';
+export { type DeviceProperties } from './device';
+export { type KernelAttributes } from './module';
+export { type ArgValue, type DevicePointer, type KernelArgs } from './launch';
+export { GreenContext, SmResource, type GreenStreamOptions } from './green';

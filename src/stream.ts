@@ -241,7 +241,11 @@ export class Stream extends Resource {
     const ctx = contextOf(options.context, 'Stream.create: context');
     const flags = options.nonBlocking ? drv.CUstream_flags.CU_STREAM_NON_BLOCKING : drv.CUstream_flags.CU_STREAM_DEFAULT;
     drv.call(ctx, 'cuStreamCreateWithPriority', drv.out64, flags, options.priority ?? 0);
-    const handle = drv.outNumber() as drv.CUstream;
+    return Stream.adoptCreated(drv.outNumber() as drv.CUstream, ctx);
+  }
+
+  /** Owns a stream just created in `ctx` (by cuStreamCreate*, or cuGreenCtxStreamCreate). @internal */
+  static adoptCreated(handle: drv.CUstream, ctx: Context): Stream {
     destroyedStreams.delete(handle);
     const stream = new Stream(handle, ctx, () => {
       liveStreams.delete(handle);
