@@ -1,0 +1,70 @@
+// Bad-input fuzz of the typed layer of the driver and runtime (and of the raw layer's out-parameters),
+// each call in a child process: 0 crashes, 0 bad values reaching C, every TypeError/RangeError naming the
+// function and the parameter. The harness is first checked on a fixture module that does each wrong thing.
+import { join } from 'node:path';
+import { runFuzz, type FuzzReport } from './fuzz/harness';
+import { clean, failureTable, rawSummaryLine, summaryLine } from './fuzz/report';
+
+const root = join(__dirname, '..');
+
+describe('fuzz harness (fixture module: one function per kind of failure)', () => {
+  let report: FuzzReport;
+  beforeAll(async () => {
+    report = await runFuzz({ root: join(__dirname, 'fuzz/fixture'), version: '0.0', modules: ['sample'], jobs: 2, timeoutBaseMs: 3000, timeoutPerCallMs: 0, neutralRounds: 1 });
+  }, 120_000);
+
+  const outcomes = (fn: string) => [...new Set(report.failures.filter((f) => f.c.fn === fn).map((f) => f.outcome))];
+
+  test('tells each failure apart and says where it happened', () => {
+    expect(report.sources).toEqual({ sample: 'adapter' });
+    expect(outcomes('checks')).toEqual([]);
+    expect(outcomes('leaks')).toEqual(['reachedC']);
+    expect(outcomes('aborts')).toEqual(['crash']);
+    expect(outcomes('vague')).toEqual(['unnamed']);
+    expect(outcomes('blames')).toEqual(['misattributed']);
+    expect(outcomes('hangs')).toEqual(['timeout']);
+    expect(outcomes('getValue')).toEqual([]);
+    expect(outcomes('getSize')).toEqual(['reachedC']);
+    expect(report.failures.find((f) => f.c.fn === 'aborts')!.detail).toMatch(/SIGABRT/);
+    // each crashing value is charged to its own call, confirmed alone; the other values still ran
+    const aborts = report.failures.filter((f) => f.c.fn === 'aborts');
+    expect(aborts.map((f) => f.c.value).sort()).toEqual(["''", "'1'", "'x'"]);
+    expect(aborts.every((f) => f.confirmed)).toBe(true);
+    expect(report.failures.filter((f) => f.c.fn === 'hangs').map((f) => f.c.value)).toEqual(['null']);
+    expect(clean(report)).toBe(false);
+  });
+
+  test('sends only values the parameter kind must refuse', () => {
+    const values = (fn: string) => report.failures.filter((f) => f.c.fn === fn).map((f) => f.c.value);
+    expect(values('vague')).not.toContain('NaN'); // NaN and ±Infinity are valid floats
+    expect(values('vague')).not.toContain('Infinity');
+    expect(values('vague')).toContain("'x'");
+    expect(values('leaks')).not.toContain('-1'); // a valid int32
+    expect(values('leaks')).toEqual(expect.arrayContaining(['NaN', '1.5', '2**31', '2**32+1', '2**53+1', '-1n', '2n**64n', 'null', 'undefined']));
+    expect(values('blames')).toContain('-1'); // not a uint32
+  });
+});
+
+describe('bad-input fuzz: 13.0 driver + runtime typed layer, crash-isolated', () => {
+  let report: FuzzReport;
+  beforeAll(async () => {
+    report = await runFuzz({ root, version: '13.0', modules: ['driver', 'runtime'], jobs: 2, batchSize: 4000 });
+  }, 600_000);
+
+  test('covers every typed function of both modules (the count cannot pass vacuously)', () => {
+    expect(report.mismatches).toEqual([]);
+    expect(report.typed.functions).toBeGreaterThan(650);
+    expect(report.typed.cases).toBeGreaterThan(25_000);
+    expect(report.raw.cases).toBeGreaterThan(500);
+  });
+
+  test('0 crashes, 0 bad values reaching C, every error names the function and the parameter', () => {
+    const counts = (c: FuzzReport['typed']) => ({ crashes: c.crashes, reachedC: c.reachedC, unnamed: c.unnamed, misattributed: c.misattributed });
+    if (!clean(report)) process.stderr.write(`${failureTable(report)}\n${summaryLine(report)}\n${rawSummaryLine(report)}\n`);
+    expect({ typed: counts(report.typed), raw: counts(report.raw), stopped: report.stopped }).toEqual({
+      typed: { crashes: 0, reachedC: 0, unnamed: 0, misattributed: 0 },
+      raw: { crashes: 0, reachedC: 0, unnamed: 0, misattributed: 0 },
+      stopped: false,
+    });
+  });
+});

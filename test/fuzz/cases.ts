@@ -1,0 +1,144 @@
+// The cases: for every typed function and parameter, each bad value the parameter's kind must reject,
+// the other parameters neutral; for the raw layer, typed-array out-parameters shorter than their pointee
+// or of the wrong element size.
+import type { CType, FuzzParam, ModuleIR } from './model';
+import { BAD_VALUES, BAD_VALUE_IDS, neutral, neutralCandidates, validity, type ArgSpec, type BadValueId, type TypedArrayName } from './values';
+
+export interface FuzzCase {
+  id: number;
+  layer: 'typed' | 'raw';
+  module: string;
+  fn: string;
+  /** The parameter under test (named in the expected error). */
+  param: string;
+  position: number;
+  /** The parameter's kind (typed) or its C pointee (raw), for reports. */
+  accepts: string;
+  /** The bad value, as a label (`NaN`, `'x'`, `Uint8Array(3) for 4-byte int`). */
+  value: string;
+  args: ArgSpec[];
+}
+
+let nextId = 0;
+
+/** Every bad-value case of one module's typed layer; `only` limits it to those functions. */
+export function typedCases(module: string, functions: Map<string, FuzzParam[]>, only?: Set<string>): FuzzCase[] {
+  const cases: FuzzCase[] = [];
+  for (const [fn, params] of functions) {
+    if (only && !only.has(fn)) continue;
+    const base = params.map(neutral);
+    params.forEach((p, position) => {
+      for (const value of BAD_VALUE_IDS) {
+        if (validity(p, BAD_VALUES[value]()) !== 'bad') continue;
+        const args = base.slice();
+        args[position] = { bad: value as BadValueId };
+        cases.push({ id: nextId++, layer: 'typed', module, fn, param: p.name, position, accepts: describeParam(p), value, args });
+      }
+    });
+  }
+  return cases;
+}
+
+/**
+ * The same case with other neutral values: `choice[q]` picks parameter q's candidate. Undefined when a
+ * choice runs past the candidates (nothing left to try).
+ */
+export function withNeutrals(c: FuzzCase, params: FuzzParam[], choice: number[]): FuzzCase | undefined {
+  const args = c.args.slice();
+  for (let q = 0; q < params.length; q++) {
+    if (q === c.position) continue;
+    const candidates = neutralCandidates(params[q]);
+    if ((choice[q] ?? 0) >= candidates.length) return undefined;
+    args[q] = candidates[choice[q] ?? 0];
+  }
+  return { ...c, args };
+}
+
+function describeParam(p: FuzzParam): string {
+  if (p.accepts === 'int' || p.accepts === 'enum') return `${p.accepts}${p.bits ?? ''}${p.signed === false ? 'u' : ''}`;
+  return p.nullable && p.accepts !== 'pointer' ? `${p.accepts}?` : p.accepts;
+}
+
+/** What a raw parameter's C type is to the fuzz: a sized pointee (scalar or record), or neither. */
+type Pointee = { size: number; scalar: boolean; label: string } | undefined;
+
+const SCALARS: Record<string, number> = {
+  char: 1, 'signed char': 1, 'unsigned char': 1, short: 2, 'unsigned short': 2, int: 4, 'unsigned int': 4,
+  long: 8, 'unsigned long': 8, 'long long': 8, 'unsigned long long': 8, float: 4, double: 8, _Bool: 1, bool: 1, _Float16: 2,
+};
+
+function rawModel(ir: ModuleIR) {
+  const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
+  const records = new Map(ir.records.map((r) => [r.name, r.size]));
+  const enums = new Map(ir.enums.map((e) => [e.name, e.size]));
+  const opaque = new Set(ir.opaque);
+  /** Size of a value of type t (scalars, enums, handles, pointers, records), or undefined (void, functions). */
+  const sizeOf = (t: CType, depth = 0): { size: number; scalar: boolean } | undefined => {
+    if (depth > 10) return undefined;
+    switch (t.kind) {
+      case 'builtin':
+        return t.name in SCALARS ? { size: SCALARS[t.name], scalar: true } : undefined;
+      case 'pointer':
+        return { size: 8, scalar: true };
+      case 'named': {
+        if (opaque.has(t.name) || t.name === 'size_t') return { size: 8, scalar: true };
+        if (enums.has(t.name)) return { size: enums.get(t.name)!, scalar: true };
+        if (records.has(t.name)) return { size: records.get(t.name)!, scalar: false };
+        const td = typedefs.get(t.name);
+        return td ? sizeOf(td, depth + 1) : undefined;
+      }
+      default:
+        return undefined;
+    }
+  };
+  /** The pointee of a non-const data pointer parameter (through typedefs that are not handles). */
+  const pointee = (t: CType): Pointee => {
+    if (t.kind !== 'pointer' || t.to.kind === 'function' || t.to.kind === 'array' || t.to.const) return undefined;
+    const s = sizeOf(t.to);
+    if (!s) return undefined;
+    const label = t.to.kind === 'builtin' || t.to.kind === 'named' ? t.to.name : t.to.kind;
+    return { ...s, label };
+  };
+  /** Whether the raw layer passes this parameter by value as a record (an object the fuzz cannot neutralise). */
+  const byValueRecord = (t: CType): boolean => {
+    const s = t.kind === 'named' ? sizeOf(t) : undefined;
+    return !!s && !s.scalar;
+  };
+  return { pointee, byValueRecord, sizeOf };
+}
+
+/** A typed array whose element size differs from a scalar pointee's but covers its bytes. */
+function wrongElement(size: number): { ctor: TypedArrayName; length: number } | undefined {
+  if (size === 4) return { ctor: 'Float64Array', length: 1 };
+  if (size === 8) return { ctor: 'Int32Array', length: 2 };
+  if (size === 2) return { ctor: 'Int32Array', length: 1 };
+  return undefined;
+}
+
+/**
+ * Raw-layer cases of one module: each non-const sized pointer parameter given a Uint8Array one byte
+ * shorter than its pointee, and (scalar pointees) a typed array of another element size; the others
+ * are 0 / null. `exported` limits them to the raw layer's exports.
+ */
+export function rawCases(module: string, ir: ModuleIR, exported: Set<string>, only?: Set<string>): FuzzCase[] {
+  const m = rawModel(ir);
+  const cases: FuzzCase[] = [];
+  for (const f of ir.functions) {
+    if (!exported.has(f.name) || (only && !only.has(f.name))) continue;
+    if (f.params.some((p) => m.byValueRecord(p.type))) continue;
+    const base: ArgSpec[] = f.params.map((p) => (p.type.kind === 'pointer' ? { n: 'null' } : { n: 'zero' }));
+    f.params.forEach((p, position) => {
+      const pt = m.pointee(p.type);
+      if (!pt) return;
+      const add = (arg: ArgSpec, value: string) => {
+        const args = base.slice();
+        args[position] = arg;
+        cases.push({ id: nextId++, layer: 'raw', module, fn: f.name, param: p.name, position, accepts: `${pt.label}* (${pt.size} B)`, value, args });
+      };
+      if (pt.size >= 2) add({ n: 'typed', ctor: 'Uint8Array', length: pt.size - 1 }, `Uint8Array(${pt.size - 1})`);
+      const wrong = pt.scalar ? wrongElement(pt.size) : undefined;
+      if (wrong) add({ n: 'typed', ...wrong }, `${wrong.ctor}(${wrong.length})`);
+    });
+  }
+  return cases;
+}

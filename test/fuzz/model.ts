@@ -1,0 +1,115 @@
+// What the fuzz needs to know about each typed function: its parameters in call order, each with the
+// kind of JS value it accepts. The source of truth is the generator's parameter-semantics model
+// (generator/semantics); until that lands, a temporary adapter derives the same shape from the IR and
+// the generated typed layer (see adapter.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The JS value kinds a typed parameter accepts (mirrors generator/semantics' `Accept`). */
+export type Accept = 'int' | 'float' | 'bool' | 'enum' | 'handle' | 'deviceptr' | 'string' | 'record' | 'array' | 'buffer' | 'pointer' | 'callback';
+
+/** One parameter of a typed function (mirrors generator/semantics' `TypedParam`). */
+export interface TypedParam {
+  name: string;
+  accepts: Accept;
+  bits?: number;
+  signed?: boolean;
+  nullable: boolean;
+  /** Not in the contract yet: a parameter that may be left out (`undefined` is then valid). */
+  optional?: boolean;
+}
+
+/** A parameter as the fuzz uses it: the model's facts plus the record size from the IR (for neutral values). */
+export interface FuzzParam extends TypedParam {
+  recordSize?: number;
+}
+
+export interface ModuleSignatures {
+  /** Where the signatures came from: the generator's model, or the temporary adapter. */
+  source: 'semantics' | 'adapter';
+  functions: Map<string, FuzzParam[]>;
+}
+
+/** A C type as the IR (headers/<ver>/<module>.json) writes it. */
+export type CType =
+  | { kind: 'builtin'; name: string; const?: boolean }
+  | { kind: 'named'; name: string; const?: boolean }
+  | { kind: 'pointer'; to: CType; const?: boolean }
+  | { kind: 'array'; of: CType; length: number }
+  | { kind: 'function'; returns: CType; params: CType[] };
+
+export interface IRFunction {
+  name: string;
+  symbol: string;
+  params: { name: string; type: CType }[];
+}
+
+export interface ModuleIR {
+  functions: IRFunction[];
+  enums: { name: string; size: number; signed: boolean }[];
+  records: { name: string; size: number }[];
+  typedefs: { name: string; type: CType }[];
+  opaque: string[];
+}
+
+export function readIR(root: string, version: string, module: string): ModuleIR {
+  return JSON.parse(readFileSync(join(root, 'headers', version, `${module}.json`), 'utf8')) as ModuleIR;
+}
+
+const SEMANTICS = 'generator/semantics/index.ts';
+
+/** Whether the generator's parameter-semantics model is present in this checkout. */
+export function semanticsAvailable(root: string): boolean {
+  return existsSync(join(root, SEMANTICS));
+}
+
+/**
+ * The typed parameters of every function of one module: from generator/semantics when present
+ * (FUZZ_SIGNATURES=adapter forces the temporary adapter), each param given its record size from the IR.
+ */
+export function loadSignatures(root: string, version: string, module: string): ModuleSignatures {
+  const ir = readIR(root, version, module);
+  const sizes = recordSizes(ir);
+  let source: ModuleSignatures['source'];
+  let raw: Map<string, TypedParam[]>;
+  if (process.env.FUZZ_SIGNATURES !== 'adapter' && semanticsAvailable(root)) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const semantics = require(join(root, SEMANTICS)) as { typedSignatures(root: string, version: string, module: string): Map<string, TypedParam[]> };
+    raw = semantics.typedSignatures(root, version, module);
+    source = 'semantics';
+  } else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { adapterSignatures } = require('./adapter') as typeof import('./adapter');
+    raw = adapterSignatures(root, version, module, ir);
+    source = 'adapter';
+  }
+  const byName = new Map(ir.functions.map((f) => [f.name, f]));
+  const functions = new Map<string, FuzzParam[]>();
+  for (const [name, params] of raw) {
+    const cfn = byName.get(name);
+    functions.set(
+      name,
+      params.map((p) => {
+        if (p.accepts !== 'record') return { ...p };
+        const ctype = cfn?.params.find((q) => q.name === p.name)?.type;
+        return { ...p, recordSize: ctype ? sizes(ctype) : undefined };
+      }),
+    );
+  }
+  return { source, functions };
+}
+
+/** The size of the record a C type is or points to (through typedefs), when there is one. */
+function recordSizes(ir: ModuleIR): (t: CType) => number | undefined {
+  const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
+  const records = new Map(ir.records.map((r) => [r.name, r.size]));
+  const size = (t: CType, depth: number): number | undefined => {
+    if (depth > 8) return undefined;
+    if (t.kind === 'pointer') return depth === 0 ? size(t.to, 1) : undefined;
+    if (t.kind !== 'named') return undefined;
+    if (records.has(t.name)) return records.get(t.name);
+    const td = typedefs.get(t.name);
+    return td ? size(td, depth === 0 ? 0 : depth + 1) : undefined;
+  };
+  return (t) => size(t, 0);
+}
