@@ -369,7 +369,10 @@ function stageModule(root: RootPackage, dist: string, dir: string, e: ModuleEntr
   const title = spec?.title ?? `${e.module} API`;
   const name = `${SCOPE}/${e.module}`;
   // A real function of this module for the README's example (typed-layer functions start lowercase).
-  const example = (names[`generated/${e.release}/${e.module}/index`] ?? []).find((n) => /^[a-z]/.test(n) && n !== 'configure') ?? 'configure';
+  // (C functions: cu…, nv…, nccl…; a version query when there is one, as it needs no set-up.)
+  const functions = (names[`generated/${e.release}/${e.module}/index`] ?? []).filter((n) => /^(cu|nv|nccl)[A-Z]/.test(n));
+  const versions = functions.filter((n) => /Version$/.test(n)).sort((a, b) => a.length - b.length);
+  const example = functions.find((n) => ['cuDriverGetVersion', 'cudaRuntimeGetVersion', 'nvmlSystemGetDriverVersion'].includes(n)) ?? versions[0] ?? functions[0] ?? 'configure';
   writeJson(join(dir, 'package.json'), {
     name,
     version,

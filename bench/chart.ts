@@ -1,0 +1,108 @@
+// An SVG chart of benchmark ratios to native C: one group of horizontal bars per row (operation), one
+// bar per implementation, and a line at 1× (= C). Pure: rows in, SVG text out (bench/run.ts writes it).
+
+/** One benchmark row: the operation and each implementation's ratio to native C (absent: not measured). */
+export interface ChartRow {
+  /** The operation, as the table names it (`empty kernel launch (enqueue)`). */
+  label: string;
+  /** Implementation → ratio to C (1.05 = 5 % slower than C for times). */
+  ratios: Record<string, number | null | undefined>;
+  /** For throughput rows (GB/s), where a ratio above 1 is better; said next to the label. */
+  higherIsBetter?: boolean;
+}
+
+/** Options of {@link ratioChart}. */
+export interface ChartOptions {
+  /** The chart's title (default: "Ratio to native C (lower is better)"). */
+  title?: string;
+  /** A line under the title: machine, date, run. */
+  subtitle?: string;
+  /** Ratios above this are drawn clipped at it, with their value written (default: the largest ratio, at least 1.5). */
+  maxRatio?: number;
+  /** Width of the whole image in pixels (default 900). */
+  width?: number;
+}
+
+const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+}
+
+function checkRows(rows: unknown): asserts rows is ChartRow[] {
+  if (!Array.isArray(rows)) throw new TypeError(`ratioChart: rows must be an array of { label, ratios }, got ${typeof rows}`);
+  rows.forEach((row, i) => {
+    if (typeof row !== 'object' || row === null) throw new TypeError(`ratioChart: rows[${i}] must be an object { label, ratios }`);
+    const r = row as Partial<ChartRow>;
+    if (typeof r.label !== 'string') throw new TypeError(`ratioChart: rows[${i}].label must be a string`);
+    if (typeof r.ratios !== 'object' || r.ratios === null) throw new TypeError(`ratioChart: rows[${i}].ratios must be an object of implementation → ratio`);
+    for (const [impl, v] of Object.entries(r.ratios)) {
+      if (v === undefined || v === null) continue;
+      if (typeof v !== 'number') throw new TypeError(`ratioChart: rows[${i}].ratios[${JSON.stringify(impl)}] must be a number, got ${typeof v}`);
+      if (!Number.isFinite(v) || v <= 0) throw new RangeError(`ratioChart: rows[${i}].ratios[${JSON.stringify(impl)}] must be a finite ratio above 0, got ${v}`);
+    }
+  });
+}
+
+/**
+ * The SVG of `rows`: per row a group of bars, one per implementation that has a ratio, in the order
+ * implementations first appear; a dashed line marks 1× (native C). Each bar is labelled with its
+ * ratio (`1.05×`).
+ * @throws TypeError or RangeError naming the bad row and implementation (a ratio must be finite and > 0)
+ */
+export function ratioChart(rows: readonly ChartRow[], options: ChartOptions = {}): string {
+  checkRows(rows);
+  const impls: string[] = [];
+  for (const row of rows) for (const [impl, v] of Object.entries(row.ratios)) if (v != null && !impls.includes(impl)) impls.push(impl);
+  const values = rows.flatMap((r) => Object.values(r.ratios).filter((v): v is number => v != null));
+  const maxRatio = options.maxRatio ?? Math.max(1.5, ...values);
+  if (!(Number.isFinite(maxRatio) && maxRatio > 0)) throw new RangeError(`ratioChart: options.maxRatio must be a finite number above 0, got ${maxRatio}`);
+  const width = options.width ?? 900;
+  const labelWidth = 280;
+  const plotWidth = width - labelWidth - 90;
+  const bar = 14;
+  const gap = 10;
+  const top = options.subtitle ? 64 : 48;
+  const legendHeight = 24 * Math.ceil(impls.length / 4);
+  const x = (ratio: number) => labelWidth + (Math.min(ratio, maxRatio) / maxRatio) * plotWidth;
+
+  const out: string[] = [];
+  let y = top;
+  for (const row of rows) {
+    const present = impls.filter((impl) => row.ratios[impl] != null);
+    const height = Math.max(1, present.length) * bar;
+    const label = row.higherIsBetter ? `${row.label} (higher is better)` : row.label;
+    out.push(`<text x="${labelWidth - 8}" y="${y + height / 2 + 4}" text-anchor="end">${escapeXml(label)}</text>`);
+    present.forEach((impl, k) => {
+      const ratio = row.ratios[impl] as number;
+      const by = y + k * bar;
+      const color = PALETTE[impls.indexOf(impl) % PALETTE.length];
+      const w = Math.max(1, x(ratio) - labelWidth);
+      out.push(`<rect class="bar" data-impl="${escapeXml(impl)}" data-ratio="${ratio}" x="${labelWidth}" y="${by + 1}" width="${w.toFixed(1)}" height="${bar - 2}" fill="${color}"><title>${escapeXml(`${impl}: ${ratio.toFixed(2)}×`)}</title></rect>`);
+      out.push(`<text x="${(labelWidth + w + 4).toFixed(1)}" y="${by + bar - 3}" class="value">${ratio.toFixed(2)}×${ratio > maxRatio ? ' ▸' : ''}</text>`);
+    });
+    y += height + gap;
+  }
+  const plotBottom = y;
+  const one = x(1);
+  const legend = impls.map((impl, i) => {
+    const lx = 20 + (i % 4) * ((width - 40) / 4);
+    const ly = plotBottom + 16 + Math.floor(i / 4) * 24;
+    return `<rect x="${lx.toFixed(1)}" y="${ly}" width="12" height="12" fill="${PALETTE[i % PALETTE.length]}"/><text x="${(lx + 18).toFixed(1)}" y="${ly + 11}">${escapeXml(impl)}</text>`;
+  });
+  const height = plotBottom + 24 + legendHeight;
+  const title = options.title ?? 'Ratio to native C (lower is better)';
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    '<style>.value{fill:#333;font-size:11px}</style>',
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    `<text x="20" y="24" font-size="16" font-weight="bold">${escapeXml(title)}</text>`,
+    ...(options.subtitle ? [`<text x="20" y="44" fill="#555">${escapeXml(options.subtitle)}</text>`] : []),
+    ...out,
+    `<line class="native" x1="${one.toFixed(1)}" y1="${top - 6}" x2="${one.toFixed(1)}" y2="${plotBottom - gap + 4}" stroke="#000" stroke-dasharray="4 3"/>`,
+    `<text x="${one.toFixed(1)}" y="${top - 10}" text-anchor="middle" fill="#000">1× = C</text>`,
+    ...legend,
+    '</svg>',
+    '',
+  ].join('\n');
+}
