@@ -183,6 +183,37 @@ export interface WaitOptions {
 }
 
 const NCCL_IN_PROGRESS = 7; // ncclInProgress
+
+/** A non-blocking communicator is destroyed in NCCL's order: finalize, wait until its state leaves
+ *  ncclInProgress (bounded: 30 s, then abort), destroy. ncclCommDestroy alone may answer in progress. */
+function destroyNonBlocking(handle: nccl.ncclComm_t): void {
+  const settle = (what: string) => {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const state = ncclRaw.ncclCommGetAsyncError(handle, asyncState);
+      if (state !== nccl.ncclResult_t.ncclSuccess) throw new nccl.NcclError('ncclCommGetAsyncError', state);
+      if (asyncState[0] !== NCCL_IN_PROGRESS) return asyncState[0];
+      if (Date.now() > until) {
+        ncclRaw.ncclCommAbort(handle);
+        throw new nccl.NcclError(what, NCCL_IN_PROGRESS);
+      }
+      Atomics.wait(sleeper, 0, 0, 1);
+    }
+  };
+  const finalized = ncclRaw.ncclCommFinalize(handle);
+  if (finalized !== nccl.ncclResult_t.ncclSuccess && finalized !== NCCL_IN_PROGRESS) {
+    ncclRaw.ncclCommAbort(handle);
+    throw new nccl.NcclError('ncclCommFinalize', finalized);
+  }
+  const state = settle('ncclCommFinalize');
+  if (state !== nccl.ncclResult_t.ncclSuccess) {
+    ncclRaw.ncclCommAbort(handle);
+    throw new nccl.NcclError('ncclCommFinalize', state);
+  }
+  const destroyed = ncclRaw.ncclCommDestroy(handle);
+  if (destroyed !== nccl.ncclResult_t.ncclSuccess && destroyed !== NCCL_IN_PROGRESS) throw new nccl.NcclError('ncclCommDestroy', destroyed);
+}
+const asyncState = new Int32Array(1);
 const NCCL_CONFIG_BYTES = 80; // sizeof(ncclConfig_t) of NCCL 2.28
 const stateSlot = new Int32Array(1);
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -220,7 +251,7 @@ export class Communicator extends Resource {
   readonly device: Device;
   /** The device's primary context, current for every call. */
   readonly context: Context;
-  private readonly ending: { abort: boolean };
+  private readonly ending: { abort: boolean; nonBlocking: boolean };
   /** Default timeout of awaited collectives ({@link Communicator.synchronized}) in ms. */
   timeoutMs = 600_000;
   /** The store this communicator met through (rendezvous), for barriers and small values; undefined otherwise. */
@@ -230,11 +261,12 @@ export class Communicator extends Resource {
   private readonly nb = { nonBlocking: false, pending: false, epoch: 0 };
 
   private constructor(handle: nccl.ncclComm_t, rank: number, count: number, device: Device, context: Context) {
-    const ending = { abort: false };
+    const ending = { abort: false, nonBlocking: false };
     super('Communicator', () => whenNoHostFuncs(() => {
       // A context lost to a sticky error leaves nothing to flush: abort instead of waiting on it.
       const abort = ending.abort || !context.bindForFree();
       if (abort) nccl.ncclCommAbort(handle);
+      else if (ending.nonBlocking) destroyNonBlocking(handle);
       else nccl.ncclCommDestroy(handle);
     }), [context]);
     this.handle = handle;
@@ -497,6 +529,7 @@ export class Communicator extends Resource {
     }
     const comm = new Communicator(handle, rank, nranks, dev, ctx);
     comm.nb.nonBlocking = true;
+    comm.ending.nonBlocking = true;
     comm.nb.pending = status === NCCL_IN_PROGRESS;
     comm.nb.epoch = groupEpoch;
     return comm;

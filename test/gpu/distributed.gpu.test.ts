@@ -76,7 +76,7 @@ describeWith(2, 'rendezvous: two processes, one GPU each, through cuda-ts-run', 
   for (const [mode, env] of [['default transports', {}], ['network transport over loopback', NETWORK_ONLY]] as const) {
     test(`all-reduce is correct (${mode})`, async () => {
       const r = await run([RUN, '--nproc-per-node', String(ranks), RANK, 'allreduce'], env, 180_000);
-      if (r.code !== 0) console.log(r.stderr.slice(-4000));
+      if (r.code !== 0) console.log(`${JSON.stringify(r.lines).slice(-3000)}\n${r.stderr.slice(-4000)}`);
       expect(r.code).toBe(0);
       const rows = r.lines.filter((l) => 'bad' in l).sort((a, b) => (a.rank as number) - (b.rank as number));
       expect(rows.map((l) => [l.rank, l.size, l.device, l.bad, l.first, l.nonBlocking])).toEqual(
