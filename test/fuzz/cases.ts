@@ -34,6 +34,14 @@ export function typedCases(module: string, functions: Map<string, FuzzParam[]>, 
         args[position] = { bad: value as BadValueId };
         cases.push({ id: nextId++, layer: 'typed', module, fn, param: p.name, position, accepts: describeParam(p), value, args });
       }
+      // a record object with one field of the wrong JS type, for every field a string cannot fill
+      if (p.accepts === 'record') {
+        for (const field of p.recordFields ?? []) {
+          const args = base.slice();
+          args[position] = { badField: field };
+          cases.push({ id: nextId++, layer: 'typed', module, fn, param: p.name, position, accepts: 'record field', value: `{${field}:'x'}`, args });
+        }
+      }
     });
   }
   return cases;

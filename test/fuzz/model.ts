@@ -22,6 +22,8 @@ export interface TypedParam {
 /** A parameter as the fuzz uses it: the model's facts plus the record size from the IR (for neutral values). */
 export interface FuzzParam extends TypedParam {
   recordSize?: number;
+  /** Fields of the record (top level) to which a string is plainly wrong: numbers, enums, pointers, records, non-char arrays. */
+  recordFields?: string[];
 }
 
 export interface ModuleSignatures {
@@ -47,7 +49,7 @@ export interface IRFunction {
 export interface ModuleIR {
   functions: IRFunction[];
   enums: { name: string; size: number; signed: boolean }[];
-  records: { name: string; size: number }[];
+  records: { name: string; size: number; fields?: { name: string; type: CType }[] }[];
   typedefs: { name: string; type: CType }[];
   opaque: string[];
 }
@@ -69,7 +71,7 @@ export function semanticsAvailable(root: string): boolean {
  */
 export function loadSignatures(root: string, version: string, module: string): ModuleSignatures {
   const ir = readIR(root, version, module);
-  const sizes = recordSizes(ir);
+  const recordOf = recordLookup(ir);
   let source: ModuleSignatures['source'];
   let raw: Map<string, TypedParam[]>;
   if (process.env.FUZZ_SIGNATURES !== 'adapter' && semanticsAvailable(root)) {
@@ -92,24 +94,34 @@ export function loadSignatures(root: string, version: string, module: string): M
       params.map((p) => {
         if (p.accepts !== 'record') return { ...p };
         const ctype = cfn?.params.find((q) => q.name === p.name)?.type;
-        return { ...p, recordSize: ctype ? sizes(ctype) : undefined };
+        const record = ctype ? recordOf(ctype) : undefined;
+        return { ...p, recordSize: record?.size, recordFields: record?.stringIsWrong };
       }),
     );
   }
   return { source, functions };
 }
 
-/** The size of the record a C type is or points to (through typedefs), when there is one. */
-function recordSizes(ir: ModuleIR): (t: CType) => number | undefined {
+/** The record a C type is or points to (through typedefs): its size and the fields a string cannot fill. */
+function recordLookup(ir: ModuleIR): (t: CType) => { size: number; stringIsWrong: string[] } | undefined {
   const typedefs = new Map(ir.typedefs.map((t) => [t.name, t.type]));
-  const records = new Map(ir.records.map((r) => [r.name, r.size]));
-  const size = (t: CType, depth: number): number | undefined => {
-    if (depth > 8) return undefined;
-    if (t.kind === 'pointer') return depth === 0 ? size(t.to, 1) : undefined;
-    if (t.kind !== 'named') return undefined;
-    if (records.has(t.name)) return records.get(t.name);
-    const td = typedefs.get(t.name);
-    return td ? size(td, depth === 0 ? 0 : depth + 1) : undefined;
+  const records = new Map(ir.records.map((r) => [r.name, r]));
+  const isChar = (t: CType): boolean => {
+    for (let depth = 0; depth < 10; depth++) {
+      if (t.kind === 'builtin') return /char$/.test(t.name);
+      if (t.kind !== 'named' || !typedefs.has(t.name)) return false;
+      t = typedefs.get(t.name)!;
+    }
+    return false;
   };
-  return (t) => size(t, 0);
+  const find = (t: CType, depth: number): { size: number; stringIsWrong: string[] } | undefined => {
+    if (depth > 8) return undefined;
+    if (t.kind === 'pointer') return depth === 0 ? find(t.to, 1) : undefined;
+    if (t.kind !== 'named') return undefined;
+    const r = records.get(t.name);
+    if (r) return { size: r.size, stringIsWrong: (r.fields ?? []).filter((f) => f.name && !(f.type.kind === 'array' && isChar(f.type.of))).map((f) => f.name) };
+    const td = typedefs.get(t.name);
+    return td ? find(td, depth === 0 ? 0 : depth + 1) : undefined;
+  };
+  return (t) => find(t, 0);
 }

@@ -46,7 +46,8 @@ export type ArgSpec =
   | { n: 'jsarray' }
   | { n: 'fn' }
   | { n: 'typed'; ctor: TypedArrayName; length: number }
-  | { bad: BadValueId };
+  | { bad: BadValueId }
+  | { badField: string };
 
 const TYPED_ARRAYS = { Uint8Array, Int16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array };
 
@@ -95,6 +96,7 @@ export function neutral(p: FuzzParam): ArgSpec {
 
 export function materialise(a: ArgSpec): unknown {
   if ('bad' in a) return BAD_VALUES[a.bad]();
+  if ('badField' in a) return { [a.badField]: 'x' }; // a string in a numeric/pointer/record field: koffi.encode aborts on it
   switch (a.n) {
     case 'zero':
       return 0;
