@@ -106,3 +106,41 @@ export function ratioChart(rows: readonly ChartRow[], options: ChartOptions = {}
     '',
   ].join('\n');
 }
+
+/** The shape of bench results this module reads (bench/common.ts's ImplResult, structurally). */
+export interface ChartInput {
+  impl: string;
+  skipped?: string;
+  rows?: Record<string, { median?: number; unit?: string } | { skipped: string }>;
+}
+
+/**
+ * Chart rows from bench results: for each row measured by a native C implementation (the first of
+ * `bases` that has it), every other implementation's median divided by C's. Rows in first-seen order;
+ * `import_first_call*` rows (no C counterpart) are left out.
+ * @param results bench/run.ts's `all`
+ * @param bases the C implementations, preferred first
+ */
+export function chartRowsFrom(results: readonly ChartInput[], bases: readonly string[] = ['native-c-inproc', 'native-c']): ChartRow[] {
+  if (!Array.isArray(results)) throw new TypeError(`chartRowsFrom: results must be an array of bench results, got ${typeof results}`);
+  const median = (impl: ChartInput, row: string): { median: number; unit?: string } | undefined => {
+    const r = impl.skipped ? undefined : impl.rows?.[row];
+    return r && 'median' in r && typeof r.median === 'number' && Number.isFinite(r.median) && r.median > 0 ? { median: r.median, unit: r.unit } : undefined;
+  };
+  const rowNames: string[] = [];
+  for (const r of results) for (const k of Object.keys(r.rows ?? {})) if (!rowNames.includes(k)) rowNames.push(k);
+  const out: ChartRow[] = [];
+  for (const row of rowNames) {
+    const base = bases.map((b) => results.find((r) => r.impl === b)).find((r) => r && median(r, row));
+    if (!base) continue;
+    const c = median(base, row)!;
+    const ratios: Record<string, number> = {};
+    for (const r of results) {
+      if (bases.includes(r.impl)) continue;
+      const m = median(r, row);
+      if (m) ratios[r.impl] = m.median / c.median;
+    }
+    if (Object.keys(ratios).length > 0) out.push({ label: row, ratios, ...(c.unit === 'GB/s' ? { higherIsBetter: true } : {}) });
+  }
+  return out;
+}

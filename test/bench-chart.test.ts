@@ -1,5 +1,5 @@
 // bench/chart.ts: the SVG of benchmark ratios to C (pure; no GPU).
-import { ratioChart, type ChartRow } from '../bench/chart';
+import { chartRowsFrom, ratioChart, type ChartRow } from '../bench/chart';
 
 const rows: ChartRow[] = [
   { label: 'empty kernel launch (enqueue)', ratios: { 'cuda-ts objects': 1.05, 'cuda-python': 1.49, CuPy: 1.27 } },
@@ -52,5 +52,22 @@ describe('ratioChart', () => {
     expect(() => ratioChart([{ label: 'x', ratios: { a: 1 } }, { label: 'y', ratios: { b: -1 } }])).toThrow(/rows\[1\]\.ratios\["b"\] must be a finite ratio above 0, got -1/);
     expect(() => ratioChart([{ label: 'x', ratios: { a: '1' as unknown as number } }])).toThrow(TypeError);
     expect(() => ratioChart(rows, { maxRatio: 0 })).toThrow(/options\.maxRatio/);
+  });
+});
+
+describe('chartRowsFrom', () => {
+  test('ratios to the preferred C implementation, skipped cells and C-less rows left out, GB/s marked', () => {
+    const rows = chartRowsFrom([
+      { impl: 'native-c', rows: { launch: { median: 4, unit: 'ns' }, h2d: { median: 50, unit: 'GB/s' } } },
+      { impl: 'native-c-inproc', rows: { launch: { median: 2, unit: 'ns' } } },
+      { impl: 'cuda-ts-objects', rows: { launch: { median: 3, unit: 'ns' }, h2d: { median: 55, unit: 'GB/s' }, import_first_call: { median: 9, unit: 'ms' } } },
+      { impl: 'cupy', rows: { launch: { skipped: 'no cupy' }, h2d: { median: 25, unit: 'GB/s' } } },
+      { impl: 'cuda.core', skipped: 'not installed' },
+    ]);
+    expect(rows).toEqual([
+      { label: 'launch', ratios: { 'cuda-ts-objects': 1.5 } },
+      { label: 'h2d', ratios: { 'cuda-ts-objects': 1.1, cupy: 0.5 }, higherIsBetter: true },
+    ]);
+    expect(() => ratioChart(rows)).not.toThrow();
   });
 });
