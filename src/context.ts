@@ -144,6 +144,8 @@ export class Context extends Resource implements drv.Bindable {
       known.delete(handle);
       dropContextCache(handle, false);
       drv.forget(handle);
+      // Leave no thread pointing at a destroyed context: the next Context.current() falls back to the primary.
+      if (drv.currentContextHandle() === handle) drv.setCurrentHandle(0);
       destroy();
     }, 'Context (green)');
     return ctx;
